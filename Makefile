@@ -1,0 +1,52 @@
+# Showroom's front door. `make run` and `make test` do all set-up on a fresh
+# machine: system packages, the model files, the Go build. Everything fetched
+# is cached outside the repository, under $(CACHE).
+
+SHELL := /bin/bash
+GO ?= go
+CACHE ?= $(HOME)/.cache/showroom
+TOOLS := $(CACHE)/bin
+export SHOWROOM_MODEL_DIR ?= $(CACHE)/models
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.Version=$(VERSION)
+DATA_DIR ?= ./data
+STATICCHECK_VERSION := 2025.1.1
+
+.PHONY: all run build test lint bench models deps gallery clean
+
+all: build
+
+## deps: install system packages the build needs (libvips)
+deps:
+	@scripts/system-deps.sh
+
+## models: fetch and verify the ONNX Runtime library and the model files
+models:
+	@scripts/models.sh "$(SHOWROOM_MODEL_DIR)"
+
+## build: write bin/showroom
+build: deps
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/showroom ./cmd/showroom
+
+## run: start every role on 127.0.0.1:8080 with data in $(DATA_DIR)
+run: build models
+	bin/showroom serve --demo --data-dir "$(DATA_DIR)"
+
+## test: the whole test suite (CI runs exactly this)
+test: deps models
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 20m ./...
+
+## lint: vet, gofmt and staticcheck
+lint: deps
+	$(GO) vet ./...
+	@out=$$(gofmt -l cmd internal); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@test -x "$(TOOLS)/staticcheck" || GOBIN="$(TOOLS)" $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	"$(TOOLS)/staticcheck" ./...
+
+## bench: the benchmarks recorded in docs/benchmarks.md
+bench: deps models
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
+
+clean:
+	rm -rf bin

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/showroom/showroom/internal/auth"
+	"github.com/showroom/showroom/internal/showroom"
+	"golang.org/x/term"
+)
+
+const adminUsage = `Usage:
+  showroom admin --data-dir DIR company add NAME
+  showroom admin --data-dir DIR user add --company NAME --username U [--system showroom]   (password on stdin)
+  showroom admin --data-dir DIR user passwd --username U                                   (password on stdin)
+  showroom admin --data-dir DIR rotate-keys`
+
+func (m *Main) runAdmin(ctx context.Context, args []string) error {
+	var dataDir string
+	fs := m.newFlagSet("admin")
+	fs.String(&dataDir, "data-dir", "./data", "directory of the SQLite database")
+	fs.Usage = func() { fmt.Fprintln(m.Stderr, adminUsage); fs.PrintDefaults() }
+	rest, err := fs.Parse(args)
+	if err != nil {
+		return err
+	}
+	if len(rest) == 0 {
+		fmt.Fprintln(m.Stderr, adminUsage)
+		return usageError("admin: no command given")
+	}
+	db, err := openDB(ctx, dataDir)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	switch cmd := strings.Join(rest[:min(2, len(rest))], " "); {
+	case cmd == "company add":
+		if len(rest) != 3 {
+			return usageError("usage: showroom admin company add NAME")
+		}
+		if err := validCompanyName(rest[2]); err != nil {
+			return err
+		}
+		if _, err := db.CreateCompany(ctx, rest[2]); err != nil {
+			return err
+		}
+		fmt.Fprintf(m.Stdout, "company %q created\n", rest[2])
+		return nil
+	case cmd == "user add":
+		var company, username string
+		var systems stringList
+		ufs := m.newFlagSet("admin user add")
+		ufs.String(&company, "company", "", "company of the user (must exist)")
+		ufs.String(&username, "username", "", "login name")
+		ufs.Var(&systems, "system", "a system the user may log in to; repeat or separate with commas (default showroom)")
+		if _, err := ufs.Parse(rest[2:]); err != nil {
+			return err
+		}
+		if company == "" || username == "" {
+			return usageError("user add needs --company and --username")
+		}
+		if len(systems) == 0 {
+			systems = stringList{showroom.DefaultSystem}
+		}
+		password, err := m.readPassword()
+		if err != nil {
+			return err
+		}
+		if err := createUser(ctx, db, company, username, password, systems, false); err != nil {
+			return err
+		}
+		fmt.Fprintf(m.Stdout, "user %q created in company %q (systems: %s)\n", username, company, strings.Join(systems, ", "))
+		return nil
+	case cmd == "user passwd":
+		var username string
+		ufs := m.newFlagSet("admin user passwd")
+		ufs.String(&username, "username", "", "login name")
+		if _, err := ufs.Parse(rest[2:]); err != nil {
+			return err
+		}
+		if username == "" {
+			return usageError("user passwd needs --username")
+		}
+		password, err := m.readPassword()
+		if err != nil {
+			return err
+		}
+		hash, err := auth.HashPassword(password)
+		if err != nil {
+			return err
+		}
+		if err := db.SetPassword(ctx, username, hash, time.Now()); err != nil {
+			return err
+		}
+		fmt.Fprintf(m.Stdout, "password of %q changed; the user's refresh tokens are revoked\n", username)
+		return nil
+	case cmd == "rotate-keys":
+		keys, err := auth.NewKeyRing(ctx, db, auth.DefaultConfig().RefreshTTL)
+		if err != nil {
+			return err
+		}
+		k, err := keys.Rotate(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(m.Stdout, "new signing key %s; tokens signed by earlier keys stay valid until they expire\n", k.ID)
+		return nil
+	default:
+		fmt.Fprintln(m.Stderr, adminUsage)
+		return usageError(fmt.Sprintf("admin: unknown command %q", strings.Join(rest, " ")))
+	}
+}
+
+// createUser creates a user, and its company too when createCompany is set.
+func createUser(ctx context.Context, db showroom.AuthStore, company, username, password string, systems []string, createCompany bool) error {
+	if err := validUsername(username); err != nil {
+		return err
+	}
+	if n := utf8.RuneCountInString(password); n < 8 || n > 1024 {
+		return errors.New("the password must have 8 to 1024 characters")
+	}
+	c, err := db.FindCompany(ctx, company)
+	if showroom.ErrorCode(err) == showroom.ENotFound && createCompany {
+		c, err = db.CreateCompany(ctx, company)
+	}
+	if showroom.ErrorCode(err) == showroom.ENotFound {
+		return fmt.Errorf("company %q does not exist; create it with 'showroom admin company add'", company)
+	} else if err != nil {
+		return err
+	}
+	hash, err := auth.HashPassword(password)
+	if err != nil {
+		return err
+	}
+	return db.CreateUser(ctx, &showroom.User{Username: username, PasswordHash: hash, CompanyID: c.ID, Systems: systems})
+}
+
+func validCompanyName(s string) error {
+	if s == "" || utf8.RuneCountInString(s) > 64 || strings.TrimSpace(s) != s || strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return errors.New("a company name has 1 to 64 characters, no control characters and no leading or trailing space")
+	}
+	return nil
+}
+
+func validUsername(s string) error {
+	if s == "" || utf8.RuneCountInString(s) > 128 || strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+		return errors.New("a username has 1 to 128 characters and no spaces or control characters")
+	}
+	return nil
+}
+
+// readPassword reads the password from the first line of standard input; on
+// a terminal it prompts and does not echo.
+func (m *Main) readPassword() (string, error) {
+	if f, ok := m.Stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprint(m.Stderr, "Password: ")
+		b, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(m.Stderr)
+		return string(b), err
+	}
+	line, err := bufio.NewReader(m.Stdin).ReadString('\n')
+	if err != nil && line == "" {
+		return "", errors.New("no password on standard input")
+	}
+	return strings.TrimRight(line, "\r\n"), nil
+}
+
+// stringList is a repeatable, comma-separated flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(s string) error {
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			*l = append(*l, v)
+		}
+	}
+	return nil
+}

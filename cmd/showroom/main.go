@@ -1,0 +1,112 @@
+// Command showroom is the Showroom car-photo service: the auth service, the
+// processing API, the workers and the admin and batch tools in one binary.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// Version is set at build time with -ldflags "-X main.Version=...".
+var Version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	m := NewMain()
+	if err := m.Run(ctx, os.Args[1:]); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "showroom:", err)
+		}
+		os.Exit(exitCode(err))
+	}
+}
+
+// Main is the program: its streams and environment are fields so that tests
+// drive the real program in-process.
+type Main struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Getenv reads the environment; flags fall back to SHOWROOM_* variables.
+	Getenv func(string) string
+
+	// ready, when set, receives the base URL once a server listens.
+	ready func(baseURL string)
+}
+
+// NewMain returns a Main on the process's streams and environment.
+func NewMain() *Main {
+	return &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+}
+
+type command struct {
+	run  func(m *Main, ctx context.Context, args []string) error
+	help string
+}
+
+var commands = map[string]command{
+	"serve":   {(*Main).runServe, "run every role in one process: auth under /auth, the API, the workers"},
+	"auth":    {(*Main).runAuth, "run the auth service alone"},
+	"api":     {(*Main).runAPI, "run the processing API alone, verifying tokens with the auth service's keys"},
+	"admin":   {(*Main).runAdmin, "manage companies, users and signing keys"},
+	"eval":    {(*Main).runEval, "measure the car mask against hand-made masks"},
+	"version": {(*Main).runVersion, "print the version"},
+}
+
+// Run runs the subcommand args[0] with the rest of args.
+func (m *Main) Run(ctx context.Context, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		m.usage()
+		if len(args) == 0 {
+			return usageError("no command given")
+		}
+		return nil
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		m.usage()
+		return usageError(fmt.Sprintf("unknown command %q", args[0]))
+	}
+	return c.run(m, ctx, args[1:])
+}
+
+func (m *Main) usage() {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("Usage: showroom COMMAND [flags]\n\nCommands:\n")
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %-8s %s\n", n, commands[n].help)
+	}
+	b.WriteString("\nRun 'showroom COMMAND -h' for a command's flags.\n")
+	fmt.Fprint(m.Stderr, b.String())
+}
+
+func (m *Main) runVersion(ctx context.Context, args []string) error {
+	fmt.Fprintln(m.Stdout, "showroom", Version)
+	return nil
+}
+
+// usageError is a mistake in the command line: exit code 2.
+type usageError string
+
+func (e usageError) Error() string { return string(e) }
+
+func exitCode(err error) int {
+	var u usageError
+	if errors.As(err, &u) || errors.Is(err, flag.ErrHelp) {
+		return 2
+	}
+	return 1
+}

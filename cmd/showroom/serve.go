@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/showroom/showroom/internal/auth"
+	"github.com/showroom/showroom/internal/httpapi"
+	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/sqlite"
+)
+
+// common holds the flags every server role shares.
+type common struct {
+	addr            string
+	dataDir         string
+	system          string
+	logFormat       string
+	logLevel        string
+	shutdownTimeout time.Duration
+}
+
+func (c *common) register(fs *flagSet, defAddr string) {
+	fs.String(&c.addr, "addr", defAddr, "address to listen on")
+	fs.String(&c.dataDir, "data-dir", "./data", "directory of the SQLite database and the blobs")
+	fs.String(&c.system, "system", showroom.DefaultSystem, "system name access tokens must carry")
+	fs.String(&c.logFormat, "log-format", "json", "log format: json or text")
+	fs.String(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.Duration(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long a graceful shutdown waits for running work")
+}
+
+func (c *common) logger(m *Main) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
+		return nil, usageError(fmt.Sprintf("--log-level: %q is not debug, info, warn or error", c.logLevel))
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler
+	switch c.logFormat {
+	case "json":
+		h = slog.NewJSONHandler(m.Stderr, opts)
+	case "text":
+		h = slog.NewTextHandler(m.Stderr, opts)
+	default:
+		return nil, usageError(fmt.Sprintf("--log-format: %q is not json or text", c.logFormat))
+	}
+	return slog.New(httpapi.LogHandler{Handler: h}), nil
+}
+
+// openDB opens the database in the data directory, creating both if needed.
+func openDB(ctx context.Context, dataDir string) (*sqlite.DB, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	return sqlite.Open(ctx, filepath.Join(dataDir, "showroom.db"))
+}
+
+// authService builds the key ring and the auth service on db.
+func authService(ctx context.Context, db showroom.AuthStore) (*auth.Service, error) {
+	cfg := auth.DefaultConfig()
+	keys, err := auth.NewKeyRing(ctx, db, cfg.RefreshTTL)
+	if err != nil {
+		return nil, err
+	}
+	return auth.NewService(cfg, db, keys)
+}
+
+func (m *Main) runServe(ctx context.Context, args []string) error {
+	var c common
+	var demo bool
+	fs := m.newFlagSet("serve")
+	c.register(fs, "127.0.0.1:8080")
+	fs.Bool(&demo, "demo", false, "on an empty database, create a demo company and user and print how to log in")
+	if _, err := fs.Parse(args); err != nil {
+		return err
+	}
+	log, err := c.logger(m)
+	if err != nil {
+		return err
+	}
+	db, err := openDB(ctx, c.dataDir)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	svc, err := authService(ctx, db)
+	if err != nil {
+		return err
+	}
+	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system}, svc.Verifier(), db, log)
+	mux := http.NewServeMux()
+	mux.Handle("/auth/", http.StripPrefix("/auth", httpapi.NewAuthServer(svc, db, log)))
+	mux.Handle("/", api)
+
+	return m.listenAndServe(ctx, c, httpapi.Handler(mux, log, nil), log, func(base string) error {
+		fmt.Fprintf(m.Stdout, "Showroom is listening on %s\n  auth_url: %s/auth\n  base_url: %s\n", base, base, base)
+		if demo {
+			return m.demo(ctx, db, c, base)
+		}
+		return nil
+	})
+}
+
+func (m *Main) runAuth(ctx context.Context, args []string) error {
+	var c common
+	fs := m.newFlagSet("auth")
+	c.register(fs, "127.0.0.1:8081")
+	if _, err := fs.Parse(args); err != nil {
+		return err
+	}
+	log, err := c.logger(m)
+	if err != nil {
+		return err
+	}
+	db, err := openDB(ctx, c.dataDir)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	svc, err := authService(ctx, db)
+	if err != nil {
+		return err
+	}
+	return m.listenAndServe(ctx, c, httpapi.Handler(httpapi.NewAuthServer(svc, db, log), log, nil), log, func(base string) error {
+		fmt.Fprintf(m.Stdout, "Showroom auth service is listening on %s\n", base)
+		return nil
+	})
+}
+
+func (m *Main) runAPI(ctx context.Context, args []string) error {
+	var c common
+	var authURL string
+	fs := m.newFlagSet("api")
+	c.register(fs, "127.0.0.1:8080")
+	fs.String(&authURL, "auth-url", "http://127.0.0.1:8081", "base URL of the auth service, whose JWKS verifies tokens")
+	if _, err := fs.Parse(args); err != nil {
+		return err
+	}
+	log, err := c.logger(m)
+	if err != nil {
+		return err
+	}
+	db, err := openDB(ctx, c.dataDir)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	verifier := auth.NewVerifier(auth.NewJWKSClient(strings.TrimSuffix(authURL, "/")+"/.well-known/jwks.json", nil))
+	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system}, verifier, db, log)
+	return m.listenAndServe(ctx, c, httpapi.Handler(api, log, nil), log, func(base string) error {
+		fmt.Fprintf(m.Stdout, "Showroom API is listening on %s (tokens verified by %s)\n", base, authURL)
+		return nil
+	})
+}
+
+// listenAndServe serves h on c.addr until ctx ends, then shuts down
+// gracefully. started runs once the listener is bound.
+func (m *Main) listenAndServe(ctx context.Context, c common, h http.Handler, log *slog.Logger, started func(base string) error) error {
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return err
+	}
+	base := "http://" + ln.Addr().String()
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	log.Info("listening", "addr", ln.Addr().String())
+	if err := started(base); err != nil {
+		srv.Close()
+		return err
+	}
+	if m.ready != nil {
+		m.ready(base)
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), c.shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// demoCredentials is the file in the data directory where --demo keeps the
+// demo user's password, so that later runs can print it again.
+const demoCredentials = "demo-credentials.txt"
+
+// demo creates a demo company and user on an empty database and prints how
+// to log in.
+func (m *Main) demo(ctx context.Context, db *sqlite.DB, c common, base string) error {
+	file := filepath.Join(c.dataDir, demoCredentials)
+	n, err := db.CountUsers(ctx)
+	if err != nil {
+		return err
+	}
+	var password string
+	switch b, err := os.ReadFile(file); {
+	case n == 0:
+		buf := make([]byte, 12)
+		rand.Read(buf)
+		password = base64.RawURLEncoding.EncodeToString(buf)
+		if err := createUser(ctx, db, "demo", "demo", password, []string{c.system}, true); err != nil {
+			return err
+		}
+		if err := os.WriteFile(file, []byte(password+"\n"), 0o600); err != nil {
+			return err
+		}
+	case err == nil:
+		password = strings.TrimSpace(string(b))
+	default:
+		fmt.Fprintf(m.Stdout, "\nThe database has users already; create one with 'showroom admin user add'.\n")
+		return nil
+	}
+	fmt.Fprintf(m.Stdout, `
+Demo login (company "demo"): username demo, password %s
+  curl -s -X POST %s/auth/login -H 'Content-Type: application/json' \
+    -d '{"username":"demo","password":"%s","system":"%s"}'
+`, password, base, password, c.system)
+	return nil
+}

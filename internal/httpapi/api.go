@@ -1,0 +1,68 @@
+// Package httpapi is Showroom's HTTP interface: the auth service's routes,
+// the processing API under /v1/, and the one place that writes the
+// contract's error body. Handlers decode, call a service and encode; rules
+// live in the domain and pipeline packages.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/showroom/showroom/internal/auth"
+	"github.com/showroom/showroom/internal/showroom"
+)
+
+// TokenVerifier checks an access token for a system.
+type TokenVerifier interface {
+	VerifyAccess(ctx context.Context, raw, system string) (*showroom.Principal, error)
+}
+
+// APIConfig configures the processing API.
+type APIConfig struct {
+	// System is the name tokens must carry as their audience.
+	System string
+}
+
+// APIServer serves everything under /v1/ of the contract.
+type APIServer struct {
+	cfg      APIConfig
+	verifier TokenVerifier
+	db       Pinger
+	log      *slog.Logger
+	rt       *router
+}
+
+// NewAPIServer returns the API's routes; wrap it with Handler.
+func NewAPIServer(cfg APIConfig, verifier TokenVerifier, db Pinger, log *slog.Logger) *APIServer {
+	if cfg.System == "" {
+		cfg.System = showroom.DefaultSystem
+	}
+	s := &APIServer{cfg: cfg, verifier: verifier, db: db, log: log, rt: newRouter(log)}
+	s.rt.handle("GET", "/healthz", healthz)
+	s.rt.handle("GET", "/readyz", readyz(db))
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *APIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.rt.ServeHTTP(w, r) }
+
+// authed wraps h so that it runs only for a valid access token, with the
+// principal in the request's context.
+func (s *APIServer) authed(h handlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		raw, ok := tokenFrom(r)
+		if !ok {
+			return showroom.Errorf(showroom.EUnauthorized, "an access token is required in the Authorization header")
+		}
+		p, err := s.verifier.VerifyAccess(r.Context(), raw, s.cfg.System)
+		if err != nil {
+			return err
+		}
+		return h(w, r.WithContext(context.WithValue(r.Context(), principalKey, p)))
+	}
+}
+
+func tokenFrom(r *http.Request) (string, bool) {
+	return auth.TokenFromHeader(r.Header.Get("Authorization"))
+}

@@ -1,0 +1,106 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/showroom/showroom/internal/auth"
+)
+
+// maxAuthBody bounds login, refresh and logout bodies.
+const maxAuthBody = 64 << 10
+
+// Pinger is something whose health /readyz reports (the database).
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// AuthServer serves the auth service: login, refresh, logout, the JWKS and
+// health, with routes at its root.
+type AuthServer struct {
+	svc *auth.Service
+	db  Pinger
+	log *slog.Logger
+	rt  *router
+}
+
+// NewAuthServer returns the auth service's routes; wrap it with Handler.
+func NewAuthServer(svc *auth.Service, db Pinger, log *slog.Logger) http.Handler {
+	s := &AuthServer{svc: svc, db: db, log: log, rt: newRouter(log)}
+	s.rt.handle("POST", "/login", s.login)
+	s.rt.handle("POST", "/refresh", s.refresh)
+	s.rt.handle("POST", "/logout", s.logout)
+	s.rt.handle("GET", "/.well-known/jwks.json", s.jwks)
+	s.rt.handle("GET", "/healthz", healthz)
+	s.rt.handle("GET", "/readyz", readyz(db))
+	return s.rt
+}
+
+func (s *AuthServer) login(w http.ResponseWriter, r *http.Request) error {
+	f, err := stringFields(w, r, maxAuthBody, "all parameters username, password and system are required",
+		"username", "password", "system")
+	if err != nil {
+		return err
+	}
+	tok, err := s.svc.Login(r.Context(), f["username"], f["password"], f["system"], clientAddr(r))
+	if err != nil {
+		return err
+	}
+	writeTokens(w, tok)
+	return nil
+}
+
+func (s *AuthServer) refresh(w http.ResponseWriter, r *http.Request) error {
+	f, err := stringFields(w, r, maxAuthBody, "parameter refresh_token is required", "refresh_token")
+	if err != nil {
+		return err
+	}
+	tok, err := s.svc.Refresh(r.Context(), f["refresh_token"])
+	if err != nil {
+		return err
+	}
+	writeTokens(w, tok)
+	return nil
+}
+
+func (s *AuthServer) logout(w http.ResponseWriter, r *http.Request) error {
+	f, err := stringFields(w, r, maxAuthBody, "parameter refresh_token is required", "refresh_token")
+	if err != nil {
+		return err
+	}
+	if err := s.svc.Logout(r.Context(), f["refresh_token"]); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func writeTokens(w http.ResponseWriter, tok *auth.TokenResponse) {
+	// RFC 6749 section 5.1: token responses must not be cached.
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Pragma", "no-cache")
+	writeJSON(w, http.StatusOK, tok)
+}
+
+func (s *AuthServer) jwks(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	writeJSON(w, http.StatusOK, s.svc.Keys().JWKS())
+	return nil
+}
+
+func healthz(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	return nil
+}
+
+func readyz(db Pinger) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := db.Ping(r.Context()); err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "database": "unreachable"})
+			return nil
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		return nil
+	}
+}

@@ -1,0 +1,136 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"time"
+
+	"github.com/showroom/showroom/internal/showroom"
+)
+
+type ctxKey int
+
+const (
+	requestIDKey ctxKey = iota
+	principalKey
+)
+
+var requestIDRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// RequestID returns the request's ID, for logs.
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// LogHandler is a slog.Handler that adds the request ID of the context to
+// every record, so every log line of a request can be found together.
+type LogHandler struct{ slog.Handler }
+
+// Handle implements slog.Handler.
+func (h LogHandler) Handle(ctx context.Context, r slog.Record) error {
+	if id := RequestID(ctx); id != "" {
+		r.AddAttrs(slog.String("request_id", id))
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+// WithAttrs implements slog.Handler.
+func (h LogHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return LogHandler{h.Handler.WithAttrs(as)}
+}
+
+// WithGroup implements slog.Handler.
+func (h LogHandler) WithGroup(name string) slog.Handler { return LogHandler{h.Handler.WithGroup(name)} }
+
+// statusRecorder remembers the status written, for the access log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// Observer is told about every finished request (metrics).
+type Observer func(r *http.Request, route string, status int, d time.Duration)
+
+// Handler adds a request ID, panic recovery, an access log line and
+// baseline security headers to h. observe may be nil.
+func Handler(h http.Handler, log *slog.Logger, observe Observer) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get("X-Request-ID")
+		if !requestIDRE.MatchString(id) {
+			b := make([]byte, 8)
+			rand.Read(b)
+			id = hex.EncodeToString(b)
+		}
+		ctx := context.WithValue(r.Context(), requestIDKey, id)
+		r = r.WithContext(ctx)
+		w.Header().Set("X-Request-ID", id)
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.ErrorContext(ctx, "panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				if rec.status == 0 {
+					writeError(rec, r, log, showroom.Internal(fmt.Errorf("panic: %v", v)))
+				}
+			}
+			d := time.Since(start)
+			// The path is logged, never the query string or headers: they
+			// may carry tokens.
+			log.InfoContext(ctx, "request", "method", r.Method, "path", r.URL.Path,
+				"status", rec.status, "bytes", rec.bytes, "duration_ms", d.Milliseconds(), "remote", clientAddr(r))
+			if observe != nil {
+				observe(r, r.Pattern, rec.status, d)
+			}
+		}()
+		h.ServeHTTP(rec, r)
+	})
+}
+
+// clientAddr is the caller's IP address, for limits and logs. Forwarded
+// headers are not trusted: a proxy in front should be configured to pass
+// the address in a way this service is told about.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// PrincipalFrom returns the authenticated caller of an API request.
+func PrincipalFrom(ctx context.Context) *showroom.Principal {
+	p, _ := ctx.Value(principalKey).(*showroom.Principal)
+	return p
+}

@@ -1,0 +1,67 @@
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/showroom/showroom/internal/showroom"
+)
+
+// handlerFunc is an HTTP handler that returns its error instead of writing
+// it; the router writes every error in the contract's body.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// router wraps http.ServeMux so that a wrong method gets 405 with Allow and
+// an unknown path 404, both in the contract's error body rather than the
+// mux's plain text.
+type router struct {
+	mux     *http.ServeMux
+	log     *slog.Logger
+	methods map[string][]string // path pattern -> methods
+}
+
+func newRouter(log *slog.Logger) *router {
+	rt := &router{mux: http.NewServeMux(), log: log, methods: map[string][]string{}}
+	rt.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, rt.log, showroom.Errorf(showroom.ENotFound, "no such resource: %s", r.URL.Path))
+	})
+	return rt
+}
+
+// handle routes method and path to h.
+func (rt *router) handle(method, path string, h handlerFunc) {
+	rt.mux.Handle(method+" "+path, rt.adapt(h))
+	if _, seen := rt.methods[path]; !seen && path != "/" {
+		rt.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			allow := rt.allowed(path)
+			w.Header().Set("Allow", allow)
+			writeError(w, r, rt.log, showroom.Errorf(showroom.EMethodNotAllowed,
+				"method %s is not allowed here; allowed: %s", r.Method, allow))
+		})
+	}
+	rt.methods[path] = append(rt.methods[path], method)
+}
+
+func (rt *router) allowed(path string) string {
+	ms := append([]string(nil), rt.methods[path]...)
+	for _, m := range ms {
+		if m == http.MethodGet {
+			ms = append(ms, http.MethodHead)
+		}
+	}
+	sort.Strings(ms)
+	return strings.Join(ms, ", ")
+}
+
+func (rt *router) adapt(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			writeError(w, r, rt.log, err)
+		}
+	})
+}
+
+// ServeHTTP implements http.Handler.
+func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) { rt.mux.ServeHTTP(w, r) }

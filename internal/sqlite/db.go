@@ -1,0 +1,158 @@
+// Package sqlite implements Showroom's storage interfaces on an embedded
+// SQLite database (modernc.org/sqlite, no cgo). Migrations are embedded and
+// each runs in its own transaction; times are stored as Unix milliseconds.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/showroom/showroom/internal/showroom"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// DB is a Showroom database in one SQLite file.
+type DB struct {
+	db *sql.DB
+}
+
+// Open opens (creating if needed) the database file at path and applies
+// pending migrations.
+func Open(ctx context.Context, file string) (*DB, error) {
+	q := url.Values{}
+	for _, p := range []string{
+		"foreign_keys(1)",
+		"journal_mode(WAL)",
+		"busy_timeout(10000)",
+		"synchronous(NORMAL)",
+	} {
+		q.Add("_pragma", p)
+	}
+	// BEGIN IMMEDIATE takes the write lock up front, so two writers wait for
+	// each other instead of failing when a read transaction upgrades.
+	q.Set("_txlock", "immediate")
+	sqldb, err := sql.Open("sqlite", "file:"+file+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", file, err)
+	}
+	db := &DB{db: sqldb}
+	if err := db.migrate(ctx); err != nil {
+		sqldb.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Close closes the database.
+func (db *DB) Close() error { return db.db.Close() }
+
+// SQL returns the underlying handle, for components that share the file
+// (the job queue).
+func (db *DB) SQL() *sql.DB { return db.db }
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error { return db.db.PingContext(ctx) }
+
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY,
+		name TEXT NOT NULL,
+		applied_at INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		base := path.Base(name)
+		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+		if err != nil {
+			return fmt.Errorf("migration %s: name must start with a number", base)
+		}
+		body, err := migrationFS.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		if err := db.tx(ctx, func(tx *sql.Tx) error {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+				version, base, ms(time.Now()))
+			return err
+		}); err != nil {
+			return fmt.Errorf("migration %s: %w", base, err)
+		}
+	}
+	return nil
+}
+
+// tx runs fn in a transaction, committing if it returns nil.
+func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// ms converts a time to the stored form; the zero time is stored as 0.
+func ms(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// fromMS is the inverse of ms.
+func fromMS(v int64) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(v).UTC()
+}
+
+// isUnique reports whether err is a UNIQUE or PRIMARY KEY violation.
+func isUnique(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		c := se.Code()
+		return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	}
+	return false
+}
+
+// notFound turns sql.ErrNoRows into the domain's not-found error.
+func notFound(err error, code, format string, args ...any) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return showroom.Errorf(code, format, args...)
+	}
+	return err
+}
