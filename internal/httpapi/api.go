@@ -41,7 +41,17 @@ func NewAPIServer(cfg APIConfig, verifier TokenVerifier, db Pinger, log *slog.Lo
 	s := &APIServer{cfg: cfg, verifier: verifier, db: db, log: log, rt: newRouter(log)}
 	s.rt.handle("GET", "/healthz", healthz)
 	s.rt.handle("GET", "/readyz", readyz(db))
+	s.rt.handle("GET", "/v1/me", s.authed(s.me))
 	return s
+}
+
+// Combined serves the auth service under /auth and the API at the root: the
+// one-port layout of 'showroom serve'.
+func Combined(authServer, api http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/auth/", http.StripPrefix("/auth", authServer))
+	mux.Handle("/", api)
+	return mux
 }
 
 // ServeHTTP implements http.Handler.
@@ -61,6 +71,13 @@ func (s *APIServer) authed(h handlerFunc) handlerFunc {
 		}
 		return h(w, r.WithContext(context.WithValue(r.Context(), principalKey, p)))
 	}
+}
+
+// me answers who the token speaks for: a way for a user to check a token.
+func (s *APIServer) me(w http.ResponseWriter, r *http.Request) error {
+	p := PrincipalFrom(r.Context())
+	writeJSON(w, http.StatusOK, map[string]string{"username": p.Username, "company": p.Company, "system": p.System})
+	return nil
 }
 
 func tokenFrom(r *http.Request) (string, bool) {

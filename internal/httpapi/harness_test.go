@@ -1,0 +1,187 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/showroom/showroom/internal/auth"
+	"github.com/showroom/showroom/internal/httpapi"
+	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/sqlite"
+)
+
+// env is a running Showroom (auth under /auth, the API at the root) on a
+// fresh database, for HTTP tests.
+type env struct {
+	t   testing.TB
+	url string
+	db  *sqlite.DB
+	svc *auth.Service
+}
+
+const testPassword = "correct horse battery"
+
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "showroom.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	keys, err := auth.NewKeyRing(ctx, db, auth.DefaultConfig().RefreshTTL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := auth.NewService(auth.DefaultConfig(), db, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	api := httpapi.NewAPIServer(httpapi.APIConfig{}, svc.Verifier(), db, log)
+	srv := httptest.NewServer(httpapi.Handler(httpapi.Combined(httpapi.NewAuthServer(svc, db, log), api), log, nil))
+	t.Cleanup(srv.Close)
+	return &env{t: t, url: srv.URL, db: db, svc: svc}
+}
+
+// addUser creates company (if needed) and a user in it with testPassword.
+func (e *env) addUser(company, username string, systems ...string) {
+	e.t.Helper()
+	ctx := context.Background()
+	c, err := e.db.FindCompany(ctx, company)
+	if showroom.ErrorCode(err) == showroom.ENotFound {
+		c, err = e.db.CreateCompany(ctx, company)
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	hash, err := auth.HashPassword(testPassword)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if len(systems) == 0 {
+		systems = []string{showroom.DefaultSystem}
+	}
+	if err := e.db.CreateUser(ctx, &showroom.User{Username: username, PasswordHash: hash, CompanyID: c.ID, Systems: systems}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// login logs username in and returns the token response.
+func (e *env) login(username string) auth.TokenResponse {
+	e.t.Helper()
+	res := e.do("POST", "/auth/login", jsonBody(map[string]string{
+		"username": username, "password": testPassword, "system": showroom.DefaultSystem,
+	}), nil)
+	res.wantStatus(http.StatusOK)
+	var tok auth.TokenResponse
+	res.decode(&tok)
+	return tok
+}
+
+// response is a finished request, body read.
+type response struct {
+	t      testing.TB
+	req    string
+	status int
+	header http.Header
+	body   []byte
+}
+
+// do sends a request to the test server. body may be nil; headers are set
+// on top of a JSON content type when body is a *bytes.Reader made by
+// jsonBody.
+func (e *env) do(method, path string, body io.Reader, headers map[string]string) *response {
+	e.t.Helper()
+	req, err := http.NewRequest(method, e.url+path, body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if _, ok := body.(*jsonReader); ok {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range headers {
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return &response{t: e.t, req: method + " " + path, status: res.StatusCode, header: res.Header, body: b}
+}
+
+type jsonReader struct{ *bytes.Reader }
+
+// jsonBody encodes v as a JSON request body.
+func jsonBody(v any) io.Reader {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return &jsonReader{bytes.NewReader(b)}
+}
+
+// rawJSON is a JSON request body given as text, valid or not.
+func rawJSON(s string) io.Reader { return &jsonReader{bytes.NewReader([]byte(s))} }
+
+func (r *response) wantStatus(status int) *response {
+	r.t.Helper()
+	if r.status != status {
+		r.t.Fatalf("%s: status %d, want %d; body: %s", r.req, r.status, status, r.body)
+	}
+	return r
+}
+
+func (r *response) decode(v any) {
+	r.t.Helper()
+	if err := json.Unmarshal(r.body, v); err != nil {
+		r.t.Fatalf("%s: decode %s: %v", r.req, r.body, err)
+	}
+}
+
+// wantError checks that the response is the contract's error body with
+// status and code, every field present and consistent.
+func (r *response) wantError(status int, code string) map[string]any {
+	r.t.Helper()
+	r.wantStatus(status)
+	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		r.t.Errorf("%s: Content-Type %q, want application/json", r.req, ct)
+	}
+	var body map[string]any
+	r.decode(&body)
+	if got := body["status"]; got != float64(status) {
+		r.t.Errorf("%s: body status %v, want %d", r.req, got, status)
+	}
+	if got := body["reason"]; got != http.StatusText(status) {
+		r.t.Errorf("%s: reason %v, want %q", r.req, got, http.StatusText(status))
+	}
+	if got := body["errorCode"]; got != code {
+		r.t.Errorf("%s: errorCode %v, want %s (body %s)", r.req, got, code, r.body)
+	}
+	if msg, _ := body["message"].(string); msg == "" {
+		r.t.Errorf("%s: no message in %s", r.req, r.body)
+	}
+	ts, _ := body["timestamp"].(float64)
+	if d := time.Since(time.UnixMilli(int64(ts))); d < -time.Minute || d > time.Minute {
+		r.t.Errorf("%s: timestamp %v is not now in Unix ms", r.req, body["timestamp"])
+	}
+	return body
+}
