@@ -134,7 +134,7 @@ func (v *Verifier) VerifyAccess(ctx context.Context, raw, system string) (*showr
 // forms of the contract are accepted: "Bearer <token>" and the bare token.
 func TokenFromHeader(h string) (string, bool) {
 	h = strings.TrimSpace(h)
-	if h == "" {
+	if h == "" || strings.EqualFold(h, "bearer") {
 		return "", false
 	}
 	if scheme, rest, ok := strings.Cut(h, " "); ok {
