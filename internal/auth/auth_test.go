@@ -1,0 +1,178 @@
+package auth
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/sqlite"
+)
+
+func TestPassword(t *testing.T) {
+	h, err := HashPassword("s3cret pass")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(h, "$argon2id$v=19$m=19456,t=2,p=1$") || strings.Contains(h, "s3cret") {
+		t.Errorf("hash %q", h)
+	}
+	h2, _ := HashPassword("s3cret pass")
+	if h == h2 {
+		t.Error("two hashes of one password are equal: no salt")
+	}
+	for _, tc := range []struct {
+		pw   string
+		want bool
+	}{{"s3cret pass", true}, {"s3cret pas", false}, {"", false}} {
+		if ok, err := CheckPassword(h, tc.pw); ok != tc.want || err != nil {
+			t.Errorf("CheckPassword(%q) = %v, %v", tc.pw, ok, err)
+		}
+	}
+	for _, bad := range []string{"", "plain", "$argon2i$v=19$m=1,t=1,p=1$AAAA$AAAA", "$argon2id$v=19$m=x$AAAA$AAAA", "$argon2id$v=19$m=8,t=1,p=1$!!$AAAA"} {
+		if _, err := CheckPassword(bad, "x"); err == nil {
+			t.Errorf("CheckPassword accepted hash %q", bad)
+		}
+	}
+}
+
+func TestFailureLimiter(t *testing.T) {
+	l := newFailureLimiter(2, time.Minute, 3)
+	t0 := time.Unix(1000, 0)
+	if w := l.wait("a", t0); w != 0 {
+		t.Fatalf("fresh key waits %v", w)
+	}
+	l.fail("a", t0)
+	l.fail("a", t0.Add(10*time.Second))
+	if w := l.wait("a", t0.Add(20*time.Second)); w != 40*time.Second {
+		t.Errorf("after 2 failures wait %v, want 40s (window end)", w)
+	}
+	if w := l.wait("a", t0.Add(time.Minute)); w != 0 {
+		t.Errorf("after the window wait %v, want 0", w)
+	}
+	l.reset("a")
+	if w := l.wait("a", t0.Add(20*time.Second)); w != 0 {
+		t.Errorf("after reset wait %v", w)
+	}
+	// The map is bounded: live windows beyond maxKeys are not recorded.
+	for _, k := range []string{"b", "c", "d", "e"} {
+		l.fail(k, t0)
+	}
+	if len(l.slots) > 3 {
+		t.Errorf("limiter holds %d keys, cap 3", len(l.slots))
+	}
+	// Ended windows are swept to make room.
+	l.fail("f", t0.Add(2*time.Minute))
+	if _, ok := l.slots["f"]; !ok {
+		t.Error("a new key was not recorded after old windows ended")
+	}
+}
+
+func newTestRing(t *testing.T, grace time.Duration) (*KeyRing, *sqlite.DB) {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	r, err := NewKeyRing(context.Background(), db, grace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, db
+}
+
+func TestKeyRingGracePeriod(t *testing.T) {
+	ctx := context.Background()
+	r, _ := newTestRing(t, time.Hour)
+	first, _ := r.Signer()
+	if _, err := r.Rotate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.PublicKey(ctx, first.ID); err != nil {
+		t.Errorf("retired key no longer verifies within its grace: %v", err)
+	}
+	if n := len(r.JWKS().Keys); n != 2 {
+		t.Errorf("JWKS has %d keys, want 2", n)
+	}
+	later := time.Now().Add(2 * time.Hour)
+	r.now = func() time.Time { return later }
+	if _, err := r.PublicKey(ctx, first.ID); err == nil {
+		t.Error("retired key still verifies after its grace period")
+	}
+	if n := len(r.JWKS().Keys); n != 1 {
+		t.Errorf("JWKS after grace has %d keys, want 1", n)
+	}
+}
+
+// TestKeyRingSeesRotationElsewhere checks that a replica picks up a key that
+// another process rotated in, when it meets a token signed by it.
+func TestKeyRingSeesRotationElsewhere(t *testing.T) {
+	ctx := context.Background()
+	r, db := newTestRing(t, time.Hour)
+	other, err := NewKeyRing(ctx, db, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := other.Rotate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.lastReload = time.Time{} // as if minReload had passed
+	if _, err := r.PublicKey(ctx, k.ID); err != nil {
+		t.Errorf("replica does not find the rotated key: %v", err)
+	}
+}
+
+// TestJWKSClientVerifies checks that a separately running API verifies
+// tokens through the auth service's JWKS, and refetches after a rotation.
+func TestJWKSClientVerifies(t *testing.T) {
+	ctx := context.Background()
+	r, db := newTestRing(t, time.Hour)
+	c, _ := db.CreateCompany(ctx, "acme")
+	u := &showroom.User{Username: "alice", PasswordHash: "x", CompanyID: c.ID, Company: "acme", Systems: []string{"showroom"}}
+	var fetches atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		fetches.Add(1)
+		json.NewEncoder(w).Encode(r.JWKS())
+	}))
+	defer srv.Close()
+	client := NewJWKSClient(srv.URL, nil)
+	v := NewVerifier(client)
+
+	key, _ := r.Signer()
+	tok, _, err := sign(key, u, "showroom", TypeAccess, time.Now(), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := v.VerifyAccess(ctx, tok, "showroom")
+	if err != nil || p.Username != "alice" || p.Company != "acme" {
+		t.Fatalf("VerifyAccess = %+v, %v", p, err)
+	}
+	if _, err := v.VerifyAccess(ctx, tok, "showroom"); err != nil || fetches.Load() != 1 {
+		t.Errorf("second verification: %v, %d fetches; want the cached set", err, fetches.Load())
+	}
+	k2, err := r.Rotate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok2, _, _ := sign(k2, u, "showroom", TypeAccess, time.Now(), time.Hour)
+	client.lastFetch = time.Time{}
+	if _, err := v.VerifyAccess(ctx, tok2, "showroom"); err != nil {
+		t.Errorf("token of the new key: %v", err)
+	}
+	// Unknown kids do not make a fetch each.
+	before := fetches.Load()
+	for range 5 {
+		v.VerifyAccess(ctx, strings.Replace(tok2, "e", "f", 1), "showroom")
+	}
+	if fetches.Load() > before+1 {
+		t.Errorf("%d fetches for 5 bad tokens", fetches.Load()-before)
+	}
+}
