@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/showroom/showroom/internal/showroom"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=...".
@@ -24,7 +26,7 @@ func main() {
 	m := NewMain()
 	if err := m.Run(ctx, os.Args[1:]); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "showroom:", err)
+			fmt.Fprintln(os.Stderr, "showroom:", message(err))
 		}
 		os.Exit(exitCode(err))
 	}
@@ -102,6 +104,16 @@ func (m *Main) runVersion(ctx context.Context, args []string) error {
 type usageError string
 
 func (e usageError) Error() string { return string(e) }
+
+// message is what a user is told of err: the public message of a
+// *showroom.Error, the whole text of anything else.
+func message(err error) string {
+	var e *showroom.Error
+	if errors.As(err, &e) && e.Code != showroom.EInternal {
+		return e.Message
+	}
+	return err.Error()
+}
 
 func exitCode(err error) int {
 	var u usageError

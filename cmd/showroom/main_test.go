@@ -1,0 +1,274 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe to write from the server goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// run runs the program with args and stdin, as a user would from a shell,
+// and returns what it printed.
+func run(t *testing.T, env map[string]string, stdin string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errOut syncBuffer
+	m := &Main{
+		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut,
+		Getenv: func(k string) string { return env[k] },
+	}
+	err = m.Run(context.Background(), args)
+	return out.String(), errOut.String(), err
+}
+
+// startServer runs `showroom <args>` until the test ends and returns its
+// base URL and output.
+func startServer(t *testing.T, env map[string]string, args ...string) (string, *syncBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errOut syncBuffer
+	ready := make(chan string, 1)
+	m := &Main{
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut,
+		Getenv: func(k string) string { return env[k] },
+		ready:  func(base string) { ready <- base },
+	}
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx, args) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("server stopped with %v; stderr:\n%s", err, errOut.String())
+		}
+	})
+	select {
+	case base := <-ready:
+		return base, &out
+	case err := <-done:
+		t.Fatalf("server did not start: %v\n%s", err, errOut.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("server did not start in 30s\n%s", errOut.String())
+	}
+	return "", nil
+}
+
+func post(t *testing.T, url string, body any, into any) int {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	res, err := http.Post(url, "application/json", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if into != nil {
+		data, _ := io.ReadAll(res.Body)
+		if err := json.Unmarshal(data, into); err != nil {
+			t.Fatalf("POST %s: %d %s", url, res.StatusCode, data)
+		}
+	}
+	return res.StatusCode
+}
+
+func get(t *testing.T, url, token string) (int, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, b
+}
+
+type tokens struct {
+	AccessToken  string `json:"access_token"`
+	RefreshToken string `json:"refresh_token"`
+	TokenType    string `json:"token_type"`
+	ExpiresIn    int    `json:"expires_in"`
+}
+
+// TestServeEndToEnd sets up a company and a user with the admin commands,
+// starts `showroom serve` on a random port and logs in, refreshes and calls
+// the API, as the README tells a new user to.
+func TestServeEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"SHOWROOM_DATA_DIR": dir} // flags fall back to the environment
+	if out, _, err := run(t, env, "", "admin", "company", "add", "acme"); err != nil || !strings.Contains(out, "acme") {
+		t.Fatalf("company add: %q, %v", out, err)
+	}
+	if _, _, err := run(t, env, "hunter2hunter2\n", "admin", "user", "add", "--company", "acme", "--username", "alice"); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := startServer(t, env, "serve", "--addr", "127.0.0.1:0", "--log-format", "text")
+
+	var tok tokens
+	if code := post(t, base+"/auth/login", map[string]string{"username": "alice", "password": "hunter2hunter2", "system": "showroom"}, &tok); code != 200 {
+		t.Fatalf("login: %d", code)
+	}
+	if tok.TokenType != "bearer" || tok.ExpiresIn != 86400 || tok.AccessToken == "" || tok.RefreshToken == "" {
+		t.Fatalf("token response %+v", tok)
+	}
+	if code, body := get(t, base+"/v1/me", tok.AccessToken); code != 200 || !strings.Contains(string(body), `"company":"acme"`) {
+		t.Errorf("/v1/me: %d %s", code, body)
+	}
+	var fresh tokens
+	if code := post(t, base+"/auth/refresh", map[string]string{"refresh_token": tok.RefreshToken}, &fresh); code != 200 || fresh.AccessToken == "" {
+		t.Errorf("refresh: %d %+v", code, fresh)
+	}
+	var errBody map[string]any
+	if code := post(t, base+"/auth/login", map[string]string{"username": "alice", "password": "wrong", "system": "showroom"}, &errBody); code != 403 || errBody["errorCode"] != "INVALID_CREDENTIALS" {
+		t.Errorf("wrong password: %d %v", code, errBody)
+	}
+	if code, body := get(t, base+"/auth/.well-known/jwks.json", ""); code != 200 || !strings.Contains(string(body), `"Ed25519"`) {
+		t.Errorf("jwks: %d %s", code, body)
+	}
+	for _, p := range []string{"/healthz", "/readyz", "/auth/healthz"} {
+		if code, _ := get(t, base+p, ""); code != 200 {
+			t.Errorf("%s: %d", p, code)
+		}
+	}
+
+	// A password change through admin revokes the refresh token at once,
+	// while the server runs.
+	if _, _, err := run(t, env, "another password\n", "admin", "user", "passwd", "--username", "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if code := post(t, base+"/auth/refresh", map[string]string{"refresh_token": tok.RefreshToken}, &errBody); code != 401 || errBody["errorCode"] != "INVALID_TOKEN" {
+		t.Errorf("refresh after passwd: %d %v", code, errBody)
+	}
+	// Rotation: the running server's old tokens keep working.
+	if out, _, err := run(t, env, "", "admin", "rotate-keys"); err != nil || !strings.Contains(out, "new signing key") {
+		t.Fatalf("rotate-keys: %q %v", out, err)
+	}
+	if code, _ := get(t, base+"/v1/me", tok.AccessToken); code != 200 {
+		t.Errorf("old access token after rotation: %d", code)
+	}
+}
+
+// TestSplitRoles runs the auth service and the API as separate processes'
+// worth of Main: the API verifies tokens through the auth service's JWKS.
+func TestSplitRoles(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{}
+	run(t, env, "", "admin", "--data-dir", dir, "company", "add", "acme")
+	if _, _, err := run(t, env, "hunter2hunter2\n", "admin", "--data-dir", dir, "user", "add", "--company", "acme", "--username", "alice"); err != nil {
+		t.Fatal(err)
+	}
+	authURL, _ := startServer(t, env, "auth", "--addr", "127.0.0.1:0", "--data-dir", dir)
+	apiURL, _ := startServer(t, env, "api", "--addr", "127.0.0.1:0", "--data-dir", dir, "--auth-url", authURL)
+	var tok tokens
+	if code := post(t, authURL+"/login", map[string]string{"username": "alice", "password": "hunter2hunter2", "system": "showroom"}, &tok); code != 200 {
+		t.Fatalf("login at the auth service's root: %d", code)
+	}
+	if code, body := get(t, apiURL+"/v1/me", tok.AccessToken); code != 200 {
+		t.Errorf("API alone: %d %s", code, body)
+	}
+	if code, _ := get(t, apiURL+"/v1/me", tok.RefreshToken); code != 401 {
+		t.Errorf("refresh token as access token: %d", code)
+	}
+}
+
+func TestDemo(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"SHOWROOM_DATA_DIR": dir}
+	base, out := startServer(t, env, "serve", "--addr", "127.0.0.1:0", "--demo")
+	text := out.String()
+	i := strings.Index(text, "password ")
+	if i < 0 || !strings.Contains(text, "curl -s -X POST "+base+"/auth/login") {
+		t.Fatalf("demo output lacks credentials or curl line:\n%s", text)
+	}
+	password := strings.Fields(text[i+len("password "):])[0]
+	var tok tokens
+	if code := post(t, base+"/auth/login", map[string]string{"username": "demo", "password": password, "system": "showroom"}, &tok); code != 200 {
+		t.Fatalf("demo login: %d", code)
+	}
+}
+
+func TestDemoReusesData(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"SHOWROOM_DATA_DIR": dir, "SHOWROOM_DEMO": "true"}
+	ctx, cancel := context.WithCancel(context.Background())
+	var out1 syncBuffer
+	m := &Main{Stdin: strings.NewReader(""), Stdout: &out1, Stderr: io.Discard, Getenv: func(k string) string { return env[k] },
+		ready: func(string) { cancel() }}
+	if err := m.Run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}); err != nil {
+		t.Fatal(err)
+	}
+	_, out2 := startServer(t, env, "serve", "--addr", "127.0.0.1:0")
+	pw := func(s string) string {
+		i := strings.Index(s, "password ")
+		if i < 0 {
+			t.Fatalf("no password in %q", s)
+		}
+		return strings.Fields(s[i+9:])[0]
+	}
+	if pw(out1.String()) != pw(out2.String()) {
+		t.Errorf("second run printed a different demo password")
+	}
+}
+
+func TestCommandLineErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name  string
+		env   map[string]string
+		stdin string
+		args  []string
+		code  int
+		want  string
+	}{
+		{"no command", nil, "", nil, 2, "Usage"},
+		{"unknown command", nil, "", []string{"frobnicate"}, 2, "unknown command"},
+		{"bad flag", nil, "", []string{"serve", "--nope"}, 2, "flag provided but not defined"},
+		{"bad env duration", map[string]string{"SHOWROOM_SHUTDOWN_TIMEOUT": "soon"}, "", []string{"serve"}, 2, "SHOWROOM_SHUTDOWN_TIMEOUT"},
+		{"bad log format", nil, "", []string{"serve", "--log-format", "xml", "--data-dir", dir}, 2, "log-format"},
+		{"admin without command", nil, "", []string{"admin", "--data-dir", dir}, 2, "no command"},
+		{"user add without company", nil, "pw", []string{"admin", "--data-dir", dir, "user", "add", "--username", "x"}, 2, "--company"},
+		{"user in missing company", nil, "long enough\n", []string{"admin", "--data-dir", dir, "user", "add", "--company", "nope", "--username", "x"}, 1, "does not exist"},
+		{"short password", nil, "short\n", []string{"admin", "--data-dir", dir, "user", "add", "--company", "nope", "--username", "x"}, 1, "8 to 1024"},
+		{"no password", nil, "", []string{"admin", "--data-dir", dir, "user", "passwd", "--username", "x"}, 1, "no password"},
+		{"passwd unknown user", nil, "long enough\n", []string{"admin", "--data-dir", dir, "user", "passwd", "--username", "ghost"}, 1, "not found"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, err := run(t, tc.env, tc.stdin, tc.args...)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if got := exitCode(err); got != tc.code {
+				t.Errorf("exit code %d, want %d (%v)", got, tc.code, err)
+			}
+			if !strings.Contains(err.Error()+stderr, tc.want) {
+				t.Errorf("error %q / stderr %q lacks %q", err, stderr, tc.want)
+			}
+		})
+	}
+	if out, _, err := run(t, nil, "", "version"); err != nil || !strings.HasPrefix(out, "showroom ") {
+		t.Errorf("version: %q %v", out, err)
+	}
+}
