@@ -10,7 +10,7 @@ export SHOWROOM_MODEL_DIR ?= $(CACHE)/models
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.Version=$(VERSION)
 DATA_DIR ?= ./data
-STATICCHECK_VERSION := 2025.1.1
+STATICCHECK_VERSION := v0.7.0
 
 .PHONY: all run build test lint bench models deps gallery clean
 
@@ -30,7 +30,7 @@ build: deps
 
 ## run: start every role on 127.0.0.1:8080 with data in $(DATA_DIR)
 run: build models
-	bin/showroom serve --demo --data-dir "$(DATA_DIR)"
+	bin/showroom serve --demo --log-format text --data-dir "$(DATA_DIR)"
 
 ## test: the whole test suite (CI runs exactly this)
 test: deps models
