@@ -1,0 +1,269 @@
+// Package queue runs processing jobs on River: every run, synchronous ones
+// too, is a River job in the same database as Showroom's own job records,
+// executed by a fixed number of workers. A full queue is refused, a job
+// whose worker died is retried, and a result is recorded and charged once.
+package queue
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/showroom/showroom/internal/showroom"
+)
+
+// Config configures the queue.
+type Config struct {
+	// Workers is how many runs execute at once in this process.
+	Workers int
+	// MaxQueued is how many jobs may be queued or running before a new one
+	// is refused with SERVICE_OVERLOADED.
+	MaxQueued int
+	// JobTimeout cancels a run that takes longer.
+	JobTimeout time.Duration
+	// RescueAfter is when a job left running by a dead worker is retried; it
+	// must exceed JobTimeout.
+	RescueAfter time.Duration
+	// MaxAttempts bounds retries of a job that fails for an internal reason.
+	MaxAttempts int
+	// Retention is how long finished jobs and their results are kept.
+	Retention time.Duration
+	// PollInterval is how often idle workers look for new jobs (SQLite has
+	// no notifications).
+	PollInterval time.Duration
+	// Work, when false, makes this process only enqueue (an API replica).
+	Work bool
+}
+
+// DefaultConfig returns settings for the 2-core machine Showroom is sized
+// for: two runs at once, a queue of 32.
+func DefaultConfig() Config {
+	return Config{
+		Workers:      2,
+		MaxQueued:    32,
+		JobTimeout:   2 * time.Minute,
+		RescueAfter:  3 * time.Minute,
+		MaxAttempts:  3,
+		Retention:    7 * 24 * time.Hour,
+		PollInterval: 200 * time.Millisecond,
+		Work:         true,
+	}
+}
+
+// Validate reports a configuration that cannot work.
+func (c Config) Validate() error {
+	switch {
+	case c.Workers < 1:
+		return errors.New("queue: workers must be at least 1")
+	case c.MaxQueued < 1:
+		return errors.New("queue: the queue length must be at least 1")
+	case c.JobTimeout <= 0 || c.RescueAfter <= c.JobTimeout:
+		return errors.New("queue: the job timeout must be positive and the rescue delay longer than it")
+	case c.MaxAttempts < 1:
+		return errors.New("queue: max attempts must be at least 1")
+	case c.Retention <= 0 || c.PollInterval <= 0:
+		return errors.New("queue: retention and poll interval must be positive")
+	}
+	return nil
+}
+
+// Blobs is the blob storage the queue keeps photos and results in.
+type Blobs interface {
+	Put(ctx context.Context, key string, r io.Reader) error
+	Get(ctx context.Context, key string) (io.ReadCloser, error)
+	Delete(ctx context.Context, key string) error
+}
+
+// Output is what a run produced.
+type Output struct {
+	Image     []byte
+	MediaType string
+	Timings   []showroom.Timing
+}
+
+// Runner runs a job's configuration on its photo.
+type Runner func(ctx context.Context, job *showroom.Job, photo []byte) (*Output, error)
+
+// Observer is told about finished runs (metrics). Any field may be nil.
+type Observer struct {
+	JobFinished func(configuration string, status showroom.JobStatus, d time.Duration)
+	Charged     func(company string, amount int64)
+}
+
+// Queue accepts jobs and, when configured to work, runs them.
+type Queue struct {
+	cfg     Config
+	store   showroom.JobStore
+	blobs   Blobs
+	run     Runner
+	log     *slog.Logger
+	observe Observer
+	client  *river.Client[*sql.Tx]
+
+	running atomic.Int64
+	mu      sync.Mutex
+	waiters map[string]chan struct{}      // closed when the job finishes here
+	cancels map[string]context.CancelFunc // of runs executing here
+}
+
+func errOverloaded() error {
+	return &showroom.Error{Code: showroom.EServiceOverloaded, Message: "the processing queue is full; try again shortly", RetryAfter: 5 * time.Second}
+}
+
+// New makes a queue over db (the SQLite database that also holds store's
+// tables) and applies River's migrations.
+func New(ctx context.Context, cfg Config, db *sql.DB, store showroom.JobStore, blobs Blobs, run Runner, log *slog.Logger, observe Observer) (*Queue, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	driver := riversqlite.New(db)
+	migrator, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: quiet(log)})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return nil, fmt.Errorf("queue migrations: %w", err)
+	}
+	q := &Queue{cfg: cfg, store: store, blobs: blobs, run: run, log: log, observe: observe, waiters: map[string]chan struct{}{}, cancels: map[string]context.CancelFunc{}}
+	rc := &river.Config{
+		Logger:               quiet(log),
+		JobTimeout:           cfg.JobTimeout,
+		RescueStuckJobsAfter: cfg.RescueAfter,
+		MaxAttempts:          cfg.MaxAttempts,
+		FetchPollInterval:    cfg.PollInterval,
+		FetchCooldown:        min(cfg.PollInterval, 100*time.Millisecond),
+	}
+	if cfg.Work {
+		workers := river.NewWorkers()
+		river.AddWorker(workers, &processWorker{q: q})
+		river.AddWorker(workers, &cleanupWorker{q: q})
+		rc.Workers = workers
+		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
+		rc.PeriodicJobs = []*river.PeriodicJob{
+			river.NewPeriodicJob(river.PeriodicInterval(time.Hour), func() (river.JobArgs, *river.InsertOpts) {
+				return cleanupArgs{}, nil
+			}, &river.PeriodicJobOpts{RunOnStart: true}),
+		}
+	}
+	if q.client, err = river.NewClient(driver, rc); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// quiet keeps River's own chatter at warnings and above.
+func quiet(log *slog.Logger) *slog.Logger {
+	return slog.New(levelFilter{log.Handler(), slog.LevelWarn})
+}
+
+type levelFilter struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (f levelFilter) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= f.min && f.Handler.Enabled(ctx, l)
+}
+
+// Start starts the workers (if configured to work).
+func (q *Queue) Start(ctx context.Context) error {
+	if !q.cfg.Work {
+		return nil
+	}
+	return q.client.Start(ctx)
+}
+
+// Stop stops taking jobs and waits for running ones until ctx ends; then it
+// cancels them (they will be retried on the next start).
+func (q *Queue) Stop(ctx context.Context) error {
+	if !q.cfg.Work {
+		return nil
+	}
+	err := q.client.Stop(ctx)
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return q.client.StopAndCancel(cctx)
+	}
+	return err
+}
+
+// Running is how many runs execute now in this process.
+func (q *Queue) Running() int { return int(q.running.Load()) }
+
+// Depth is how many jobs are queued or running, in every process.
+func (q *Queue) Depth(ctx context.Context) (int, error) { return q.store.CountActiveJobs(ctx) }
+
+type processArgs struct {
+	JobID string `json:"job_id"`
+}
+
+func (processArgs) Kind() string { return "showroom_process" }
+
+// Submission is a photo to run through a configuration.
+type Submission struct {
+	Company    *showroom.Company
+	User       string
+	Name       string          // configuration name
+	Processors json.RawMessage // the configuration's processors
+	Cost       int64
+	Format     string
+	Quality    int
+	Photo      io.Reader // the photo's bytes, already size-limited by the caller
+}
+
+func newJobID() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Submit stores the photo and enqueues a job for it; the job and River's row
+// are written in one transaction. A full queue answers SERVICE_OVERLOADED,
+// a short balance INSUFFICIENT_CREDITS, both before any work.
+func (q *Queue) Submit(ctx context.Context, s Submission) (*showroom.Job, error) {
+	j := &showroom.Job{
+		ID:            newJobID(),
+		CompanyID:     s.Company.ID,
+		Company:       s.Company.Name,
+		CreatedBy:     s.User,
+		Configuration: s.Name,
+		Processors:    s.Processors,
+		Cost:          s.Cost,
+		Format:        s.Format,
+		Quality:       s.Quality,
+		CreatedAt:     time.Now().UTC().Truncate(time.Millisecond),
+	}
+	j.InputKey = "jobs/" + j.ID + "/input"
+	// A cheap look before storing the photo spares the disk under a flood;
+	// CreateJob checks again, exactly, in its transaction.
+	if n, err := q.store.CountActiveJobs(ctx); err != nil {
+		return nil, err
+	} else if n >= q.cfg.MaxQueued {
+		return nil, errOverloaded()
+	}
+	if err := q.blobs.Put(ctx, j.InputKey, s.Photo); err != nil {
+		return nil, err
+	}
+	err := q.store.CreateJob(ctx, j, q.cfg.MaxQueued, func(tx *sql.Tx) error {
+		_, err := q.client.InsertTx(ctx, tx, processArgs{JobID: j.ID}, nil)
+		return err
+	})
+	if err != nil {
+		q.blobs.Delete(context.WithoutCancel(ctx), j.InputKey)
+		return nil, err
+	}
+	return j, nil
+}

@@ -1,0 +1,236 @@
+package queue
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/showroom/showroom/internal/showroom"
+)
+
+// processWorker runs one job: the photo through its configuration.
+type processWorker struct {
+	river.WorkerDefaults[processArgs]
+	q *Queue
+}
+
+func (w *processWorker) Work(ctx context.Context, rj *river.Job[processArgs]) error {
+	q := w.q
+	complete := func(tx *sql.Tx) error {
+		_, err := river.JobCompleteTx[*riversqlite.Driver](ctx, tx, rj)
+		return err
+	}
+	j, err := q.store.StartJob(ctx, rj.Args.JobID, time.Now())
+	if showroom.ErrorCode(err) == showroom.EJobNotFound {
+		return river.JobCancel(err) // removed by retention while queued
+	} else if err != nil {
+		return err
+	}
+	if j.Status != showroom.JobRunning {
+		return nil // finished by an earlier attempt, or cancelled while queued
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	q.mu.Lock()
+	q.cancels[j.ID] = cancel
+	q.mu.Unlock()
+	q.running.Add(1)
+	defer func() {
+		q.running.Add(-1)
+		q.mu.Lock()
+		delete(q.cancels, j.ID)
+		q.mu.Unlock()
+		cancel()
+		q.notify(j.ID)
+	}()
+
+	start := time.Now()
+	out, err := q.execute(ctx, j)
+	if err != nil {
+		return w.fail(ctx, rj, j, err, time.Since(start))
+	}
+	j.ResultKey = "jobs/" + j.ID + "/result"
+	j.ResultType = out.MediaType
+	j.ResultSize = int64(len(out.Image))
+	j.Timings = out.Timings
+	j.FinishedAt = time.Now().UTC().Truncate(time.Millisecond)
+	// The result's key is the job's own: a retry after a crash overwrites the
+	// same blob, and only the transaction below makes it visible.
+	if err := q.blobs.Put(ctx, j.ResultKey, bytes.NewReader(out.Image)); err != nil {
+		return err
+	}
+	if err := q.store.SucceedJob(ctx, j, complete); err != nil {
+		return err
+	}
+	if fin, err := q.store.FindJob(context.WithoutCancel(ctx), 0, j.ID); err == nil {
+		if fin.Status == showroom.JobSucceeded && q.observe.Charged != nil && j.Cost > 0 {
+			q.observe.Charged(j.Company, j.Cost)
+		}
+		q.finished(fin, time.Since(start))
+	}
+	return nil
+}
+
+func (q *Queue) execute(ctx context.Context, j *showroom.Job) (*Output, error) {
+	r, err := q.blobs.Get(ctx, j.InputKey)
+	if err != nil {
+		return nil, fmt.Errorf("read photo: %w", err)
+	}
+	photo, err := io.ReadAll(r)
+	r.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read photo: %w", err)
+	}
+	return q.run(ctx, j, photo)
+}
+
+// fail records why a run failed. A client's mistake (a photo without a car,
+// content since deleted) fails the job at once; an internal error is
+// retried until the attempts run out.
+func (w *processWorker) fail(ctx context.Context, rj *river.Job[processArgs], j *showroom.Job, err error, d time.Duration) error {
+	q := w.q
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	code := showroom.ErrorCode(err)
+	var jerr *showroom.JobError
+	var e *showroom.Error
+	switch {
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		// Cancelled: by Cancel (the row says so already), by Stop, or by
+		// the timeout; River retries the last two.
+		if fin, ferr := q.store.FindJob(context.WithoutCancel(ctx), 0, j.ID); ferr == nil && fin.Status == showroom.JobFailed {
+			return river.JobCancel(err)
+		}
+		return err
+	case code != showroom.EInternal && errors.As(err, &e):
+		jerr = &showroom.JobError{Code: e.Code, Message: e.Message}
+	case rj.Attempt >= rj.MaxAttempts:
+		q.log.ErrorContext(ctx, "job failed", "job", j.ID, "attempt", rj.Attempt, "err", err)
+		jerr = &showroom.JobError{Code: showroom.EInternal, Message: "the photo could not be processed"}
+	default:
+		q.log.WarnContext(ctx, "job attempt failed; will retry", "job", j.ID, "attempt", rj.Attempt, "err", err)
+		return err
+	}
+	if ferr := q.store.FailJob(context.WithoutCancel(ctx), j.ID, jerr, nil, now, nil); ferr != nil {
+		return ferr
+	}
+	j.Status = showroom.JobFailed
+	q.finished(j, d)
+	return river.JobCancel(err)
+}
+
+func (q *Queue) finished(j *showroom.Job, d time.Duration) {
+	if q.observe.JobFinished != nil {
+		q.observe.JobFinished(j.Configuration, j.Status, d)
+	}
+}
+
+// waiter returns a channel closed when job id finishes in this process.
+func (q *Queue) waiter(id string) chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	ch, ok := q.waiters[id]
+	if !ok {
+		ch = make(chan struct{})
+		q.waiters[id] = ch
+	}
+	return ch
+}
+
+func (q *Queue) notify(id string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if ch, ok := q.waiters[id]; ok {
+		close(ch)
+		delete(q.waiters, id)
+	}
+}
+
+func (q *Queue) forget(id string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	delete(q.waiters, id)
+}
+
+// Wait waits until the job has finished and returns it. A job run by this
+// process wakes the waiter at once; one run elsewhere is polled for.
+func (q *Queue) Wait(ctx context.Context, companyID int64, id string) (*showroom.Job, error) {
+	ch := q.waiter(id)
+	defer q.forget(id)
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		j, err := q.store.FindJob(ctx, companyID, id)
+		if err != nil {
+			return nil, err
+		}
+		if j.Status == showroom.JobSucceeded || j.Status == showroom.JobFailed {
+			return j, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-ch:
+			ch = q.waiter(id)
+		case <-tick.C:
+		}
+	}
+}
+
+// Cancel gives up on a job whose client went away: a queued job will not
+// run, a running one here is stopped.
+func (q *Queue) Cancel(ctx context.Context, id string) error {
+	err := q.store.FailJob(ctx, id, &showroom.JobError{Code: showroom.ECancelled,
+		Message: "the client went away before the result was ready"}, nil, time.Now().UTC(), nil)
+	q.mu.Lock()
+	if cancel, ok := q.cancels[id]; ok {
+		cancel()
+	}
+	q.mu.Unlock()
+	return err
+}
+
+// Result opens a succeeded job's result.
+func (q *Queue) Result(ctx context.Context, j *showroom.Job) (io.ReadCloser, error) {
+	if j.Status != showroom.JobSucceeded {
+		return nil, showroom.Errorf(showroom.EConflict, "job %s has no result: it is %s", j.ID, j.Status)
+	}
+	return q.blobs.Get(ctx, j.ResultKey)
+}
+
+type cleanupArgs struct{}
+
+func (cleanupArgs) Kind() string { return "showroom_cleanup" }
+
+// cleanupWorker removes finished jobs past the retention time and their
+// blobs.
+type cleanupWorker struct {
+	river.WorkerDefaults[cleanupArgs]
+	q *Queue
+}
+
+func (w *cleanupWorker) Work(ctx context.Context, _ *river.Job[cleanupArgs]) error {
+	return w.q.Cleanup(ctx, time.Now().Add(-w.q.cfg.Retention))
+}
+
+// Cleanup removes jobs finished before t, and their photos and results.
+func (q *Queue) Cleanup(ctx context.Context, t time.Time) error {
+	for {
+		keys, err := q.store.DeleteJobsFinishedBefore(ctx, t, 500)
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err := q.blobs.Delete(ctx, k); err != nil {
+				q.log.WarnContext(ctx, "cleanup: blob not deleted", "key", k, "err", err)
+			}
+		}
+		if len(keys) == 0 {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package showroom
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+)
+
+// JobStatus is where a processing job is in its life.
+type JobStatus string
+
+// The statuses a job passes through: queued → running → succeeded or
+// failed. A job whose worker died goes from running back to running when it
+// is retried.
+const (
+	JobQueued    JobStatus = "queued"
+	JobRunning   JobStatus = "running"
+	JobSucceeded JobStatus = "succeeded"
+	JobFailed    JobStatus = "failed"
+)
+
+// ECancelled is the code of a job whose client went away before a
+// synchronous answer was ready.
+const ECancelled = "CANCELLED"
+
+// Job is one run of a configuration on a photo. The configuration is copied
+// into the job when it is accepted, so that editing the configuration later
+// does not change what a queued job does.
+type Job struct {
+	ID            string
+	CompanyID     int64
+	Company       string
+	CreatedBy     string
+	Configuration string          // the configuration's name
+	Processors    json.RawMessage // the configuration's processors as accepted
+	Cost          int64
+	Format        string // requested output format; "" = automatic
+	Quality       int    // 0 = default
+	Status        JobStatus
+	Attempts      int
+	InputKey      string // blob key of the photo
+	ResultKey     string // blob key of the result, once succeeded
+	ResultType    string // media type of the result
+	ResultSize    int64
+	Error         *JobError
+	Timings       []Timing
+	CreatedAt     time.Time
+	StartedAt     time.Time
+	FinishedAt    time.Time
+}
+
+// JobError is why a job failed, as the client would have been told.
+type JobError struct {
+	Code    string `json:"errorCode"`
+	Message string `json:"message"`
+}
+
+// Timing is how long one step of a run took.
+type Timing struct {
+	Name     string        `json:"name"`
+	Duration time.Duration `json:"-"`
+}
+
+// Charge is one debit of a company's credits for a succeeded job.
+type Charge struct {
+	JobID         string
+	Configuration string
+	Amount        int64
+	CreatedAt     time.Time
+}
+
+// Usage is a company's credit balance and recent charges.
+type Usage struct {
+	Unlimited bool
+	Balance   int64 // meaningful unless Unlimited
+	Charges   []Charge
+}
+
+// JobStore keeps jobs and credits. Methods that take an enqueue or complete
+// callback run it inside the same transaction, so that the job queue's own
+// rows change atomically with Showroom's (a crash never leaves a job that
+// the queue does not know, or a result without its charge).
+type JobStore interface {
+	// CreateJob stores j as queued, unless maxQueued jobs (of all
+	// companies) are queued or running already (EServiceOverloaded) or the
+	// company's balance is below j.Cost (EInsufficientCredits).
+	CreateJob(ctx context.Context, j *Job, maxQueued int, enqueue func(tx *sql.Tx) error) error
+	FindJob(ctx context.Context, companyID int64, id string) (*Job, error)
+	// ListJobs returns a company's jobs, newest first, starting after the
+	// job with ID after ("" for the first page).
+	ListJobs(ctx context.Context, companyID int64, after string, limit int) ([]*Job, error)
+	// StartJob marks j running and counts an attempt. It returns the job as
+	// stored; a job already succeeded or failed is returned unchanged.
+	StartJob(ctx context.Context, id string, at time.Time) (*Job, error)
+	// SucceedJob records the result and charges the job's cost, exactly once
+	// however often it is called, in one transaction with complete. When the
+	// balance no longer covers the cost it fails the job with
+	// EInsufficientCredits instead.
+	SucceedJob(ctx context.Context, j *Job, complete func(tx *sql.Tx) error) error
+	// FailJob records a failure, in one transaction with complete.
+	FailJob(ctx context.Context, id string, jerr *JobError, timings []Timing, at time.Time, complete func(tx *sql.Tx) error) error
+	// CountActiveJobs counts queued and running jobs of all companies.
+	CountActiveJobs(ctx context.Context) (int, error)
+	// DeleteJobsFinishedBefore removes finished jobs and returns their blob
+	// keys, for the caller to delete.
+	DeleteJobsFinishedBefore(ctx context.Context, t time.Time, limit int) (keys []string, err error)
+
+	// SetCredits sets a company's balance; nil makes it unlimited.
+	SetCredits(ctx context.Context, companyID int64, balance *int64) error
+	// AddCredits adds n (which may be negative) to a finite balance.
+	AddCredits(ctx context.Context, companyID int64, n int64) error
+	Usage(ctx context.Context, companyID int64, recent int) (*Usage, error)
+}
