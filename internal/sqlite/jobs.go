@@ -311,4 +311,3 @@ func (db *DB) Usage(ctx context.Context, companyID int64, recent int) (*showroom
 	}
 	return u, rows.Err()
 }
-
