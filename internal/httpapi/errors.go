@@ -15,6 +15,7 @@ import (
 // same table; TestErrorTableDocumented keeps the two in step.
 var statusOf = map[string]int{
 	showroom.EInvalidBody:         http.StatusBadRequest,
+	showroom.EInvalidParameter:    http.StatusBadRequest,
 	showroom.EUnauthorized:        http.StatusUnauthorized,
 	showroom.EInvalidToken:        http.StatusUnauthorized,
 	showroom.ETokenExpired:        http.StatusUnauthorized,
@@ -30,6 +31,7 @@ var statusOf = map[string]int{
 	showroom.ENotAcceptable:       http.StatusNotAcceptable,
 	showroom.EConflict:            http.StatusConflict,
 	showroom.EContentInUse:        http.StatusConflict,
+	showroom.ECancelled:           http.StatusConflict,
 	showroom.EPayloadTooLarge:     http.StatusRequestEntityTooLarge,
 	showroom.EUnsupportedMedia:    http.StatusUnsupportedMediaType,
 	showroom.EInvalidName:         http.StatusUnprocessableEntity,

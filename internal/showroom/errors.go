@@ -11,6 +11,7 @@ import (
 // never rename one.
 const (
 	EInvalidBody         = "INVALID_BODY"            // 400
+	EInvalidParameter    = "INVALID_PARAMETER"       // 400: a query parameter
 	EUnauthorized        = "UNAUTHORIZED"            // 401: no credentials
 	EInvalidToken        = "INVALID_TOKEN"           // 401
 	ETokenExpired        = "TOKEN_EXPIRED"           // 401
@@ -26,6 +27,7 @@ const (
 	ENotAcceptable       = "NOT_ACCEPTABLE"          // 406
 	EConflict            = "CONFLICT"                // 409
 	EContentInUse        = "CONTENT_IN_USE"          // 409
+	ECancelled           = "CANCELLED"               // 409: a job whose client went away
 	EPayloadTooLarge     = "PAYLOAD_TOO_LARGE"       // 413
 	EUnsupportedMedia    = "UNSUPPORTED_MEDIA_TYPE"  // 415
 	EInvalidName         = "INVALID_NAME"            // 422

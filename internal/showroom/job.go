@@ -20,10 +20,6 @@ const (
 	JobFailed    JobStatus = "failed"
 )
 
-// ECancelled is the code of a job whose client went away before a
-// synchronous answer was ready.
-const ECancelled = "CANCELLED"
-
 // Job is one run of a configuration on a photo. The configuration is copied
 // into the job when it is accepted, so that editing the configuration later
 // does not change what a queued job does.

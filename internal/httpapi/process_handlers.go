@@ -1,0 +1,443 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/showroom/showroom/internal/queue"
+	"github.com/showroom/showroom/internal/showroom"
+)
+
+// ConfigResolver finds the configuration a company may run by name: its own
+// or a predefined one. Another company's is not found.
+type ConfigResolver interface {
+	ResolveConfiguration(ctx context.Context, company, name string) (processors json.RawMessage, cost int64, err error)
+}
+
+// Processing is what the processing endpoints need.
+type Processing struct {
+	Queue     *queue.Queue
+	Jobs      showroom.JobStore
+	Companies interface {
+		FindCompany(ctx context.Context, name string) (*showroom.Company, error)
+	}
+	Configs ConfigResolver
+	// MaxPhotoBytes bounds the photo's size.
+	MaxPhotoBytes int64
+	// RatePerMinute and Burst limit processing requests per company.
+	RatePerMinute float64
+	Burst         int
+
+	limiter *companyLimiter
+}
+
+func (p *Processing) register(rt *router, authed func(handlerFunc) handlerFunc) {
+	p.limiter = newCompanyLimiter(p.RatePerMinute/60, p.Burst)
+	rt.handle("POST", "/v1/process/single/{configuration_name}", authed(p.process))
+	rt.handle("GET", "/v1/process/jobs", authed(p.listJobs))
+	rt.handle("GET", "/v1/process/jobs/{id}", authed(p.getJob))
+	rt.handle("GET", "/v1/process/jobs/{id}/result", authed(p.getResult))
+	rt.handle("GET", "/v1/usage", authed(p.usage))
+}
+
+// company finds the caller's company.
+func (p *Processing) company(ctx context.Context) (*showroom.Company, error) {
+	c, err := p.Companies.FindCompany(ctx, PrincipalFrom(ctx).Company)
+	if showroom.ErrorCode(err) == showroom.ENotFound {
+		// The token is genuine but its company is gone.
+		return nil, showroom.Errorf(showroom.EInvalidToken, "the token's company no longer exists")
+	}
+	return c, err
+}
+
+var formats = map[string]string{"jpeg": "image/jpeg", "jpg": "image/jpeg", "png": "image/png", "webp": "image/webp"}
+
+// outputFormat reads ?format= or, without it, the Accept header. "" lets
+// the pipeline choose (JPEG, or PNG when the result has transparency).
+func outputFormat(r *http.Request) (string, error) {
+	if f := r.URL.Query().Get("format"); f != "" {
+		if _, ok := formats[strings.ToLower(f)]; !ok {
+			return "", showroom.Errorf(showroom.EInvalidParameter, "format %q is not one of jpeg, png, webp", f)
+		}
+		if strings.EqualFold(f, "jpg") {
+			return "jpeg", nil
+		}
+		return strings.ToLower(f), nil
+	}
+	accept := r.Header.Get("Accept")
+	if accept == "" {
+		return "", nil
+	}
+	best, bestQ := "", -1.0
+	for _, part := range strings.Split(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		q := 1.0
+		if v, ok := params["q"]; ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				q = f
+			}
+		}
+		if q <= 0 {
+			continue
+		}
+		var f string
+		switch mt {
+		case "*/*", "image/*":
+			f = "auto"
+		case "image/jpeg":
+			f = "jpeg"
+		case "image/png":
+			f = "png"
+		case "image/webp":
+			f = "webp"
+		default:
+			continue
+		}
+		if q > bestQ {
+			best, bestQ = f, q
+		}
+	}
+	switch best {
+	case "":
+		return "", showroom.Errorf(showroom.ENotAcceptable, "results are image/jpeg, image/png or image/webp; the Accept header allows none of them")
+	case "auto":
+		return "", nil
+	}
+	return best, nil
+}
+
+func quality(r *http.Request) (int, error) {
+	s := r.URL.Query().Get("quality")
+	if s == "" {
+		return 0, nil
+	}
+	q, err := strconv.Atoi(s)
+	if err != nil || q < 1 || q > 100 {
+		return 0, showroom.Errorf(showroom.EInvalidParameter, "quality must be a whole number from 1 to 100")
+	}
+	return q, nil
+}
+
+// wantsAsync reports whether the client asked not to wait.
+func wantsAsync(r *http.Request) (bool, error) {
+	if v := r.URL.Query().Get("async"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return false, showroom.Errorf(showroom.EInvalidParameter, "async must be true or false")
+		}
+		return b, nil
+	}
+	for _, pref := range r.Header.Values("Prefer") {
+		for _, p := range strings.Split(pref, ",") {
+			if strings.EqualFold(strings.TrimSpace(p), "respond-async") {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// sniffPhoto reads the photo's first bytes and refuses anything that is not
+// JPEG, PNG or WebP before it is stored or queued.
+func sniffPhoto(body io.Reader) (io.Reader, error) {
+	head := make([]byte, 16)
+	n, err := io.ReadFull(body, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, err
+	}
+	head = head[:n]
+	if n == 0 {
+		return nil, showroom.Errorf(showroom.EInvalidImage, "the request body is empty; send the photo's bytes")
+	}
+	if imageType(head) == "" {
+		return nil, showroom.Errorf(showroom.EUnsupportedMedia, "the photo must be JPEG, PNG or WebP")
+	}
+	return io.MultiReader(bytes.NewReader(head), body), nil
+}
+
+// imageType names the image format of data's first bytes, or "".
+func imageType(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, []byte{0xFF, 0xD8, 0xFF}):
+		return "image/jpeg"
+	case bytes.HasPrefix(head, []byte("\x89PNG\r\n\x1a\n")):
+		return "image/png"
+	case len(head) >= 12 && string(head[:4]) == "RIFF" && string(head[8:12]) == "WEBP":
+		return "image/webp"
+	}
+	return ""
+}
+
+func (p *Processing) process(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	pr := PrincipalFrom(ctx)
+	if wait := p.limiter.take(pr.Company, time.Now()); wait > 0 {
+		return &showroom.Error{Code: showroom.ETooManyRequests, Message: "too many processing requests for this company; slow down", RetryAfter: wait}
+	}
+	company, err := p.company(ctx)
+	if err != nil {
+		return err
+	}
+	name := r.PathValue("configuration_name")
+	processors, cost, err := p.Configs.ResolveConfiguration(ctx, company.Name, name)
+	if err != nil {
+		return err
+	}
+	format, err := outputFormat(r)
+	if err != nil {
+		return err
+	}
+	q, err := quality(r)
+	if err != nil {
+		return err
+	}
+	async, err := wantsAsync(r)
+	if err != nil {
+		return err
+	}
+	if r.ContentLength > p.MaxPhotoBytes {
+		return errTooLarge(p.MaxPhotoBytes)
+	}
+	photo, err := sniffPhoto(http.MaxBytesReader(w, r.Body, p.MaxPhotoBytes))
+	if err != nil {
+		return bodyError(err, p.MaxPhotoBytes)
+	}
+	job, err := p.Queue.Submit(ctx, queue.Submission{
+		Company: company, User: pr.Username, Name: name, Processors: processors, Cost: cost,
+		Format: format, Quality: q, Photo: photo,
+	})
+	if err != nil {
+		return bodyError(err, p.MaxPhotoBytes)
+	}
+	if async {
+		w.Header().Set("Location", jobPath(job.ID))
+		writeJSON(w, http.StatusAccepted, jobRecord(job))
+		return nil
+	}
+	done, err := p.Queue.Wait(ctx, company.ID, job.ID)
+	if err != nil {
+		if ctx.Err() != nil {
+			// The client went away: stop its job rather than run it for
+			// nobody.
+			p.Queue.Cancel(context.WithoutCancel(ctx), job.ID)
+			return nil
+		}
+		return err
+	}
+	return p.writeResult(w, r, done)
+}
+
+// bodyError turns a failure to read the body into the client's error.
+func bodyError(err error, limit int64) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return errTooLarge(limit)
+	}
+	return err
+}
+
+func (p *Processing) writeResult(w http.ResponseWriter, r *http.Request, j *showroom.Job) error {
+	w.Header().Set("X-Job-ID", j.ID)
+	if st := serverTiming(j.Timings); st != "" {
+		w.Header().Set("Server-Timing", st)
+	}
+	if j.Status == showroom.JobFailed {
+		return jobError(j)
+	}
+	if j.Status != showroom.JobSucceeded {
+		return &showroom.Error{Code: showroom.EConflict, Message: fmt.Sprintf("job %s is %s; its result is not ready", j.ID, j.Status), RetryAfter: time.Second}
+	}
+	body, err := p.Queue.Result(r.Context(), j)
+	if err != nil {
+		return err
+	}
+	defer body.Close()
+	w.Header().Set("Content-Type", j.ResultType)
+	w.Header().Set("Content-Length", strconv.FormatInt(j.ResultSize, 10))
+	w.Header().Set("Cache-Control", "private, max-age=3600")
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		io.Copy(w, body)
+	}
+	return nil
+}
+
+// jobError is the error a failed job answers with.
+func jobError(j *showroom.Job) error {
+	if j.Error == nil {
+		return showroom.Internal(fmt.Errorf("job %s failed without an error", j.ID))
+	}
+	return &showroom.Error{Code: j.Error.Code, Message: j.Error.Message}
+}
+
+// serverTiming formats timings for the Server-Timing header.
+func serverTiming(ts []showroom.Timing) string {
+	parts := make([]string, 0, len(ts))
+	for i, t := range ts {
+		// Metric names must be unique tokens; a processor may appear twice.
+		parts = append(parts, fmt.Sprintf("%s;dur=%.1f;desc=\"%d\"", t.Name, float64(t.Duration.Microseconds())/1000, i+1))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func jobPath(id string) string { return "/v1/process/jobs/" + id }
+
+// jobJSON is a job as the API shows it.
+type jobJSON struct {
+	ID            string       `json:"id"`
+	Status        string       `json:"status"`
+	Configuration string       `json:"configuration"`
+	Company       string       `json:"company"`
+	CreatedBy     string       `json:"createdBy"`
+	Cost          int64        `json:"cost"`
+	Attempts      int          `json:"attempts"`
+	Format        string       `json:"format,omitempty"`
+	CreatedDate   int64        `json:"createdDate"`
+	StartedDate   *int64       `json:"startedDate"`
+	FinishedDate  *int64       `json:"finishedDate"`
+	Timings       []timingJSON `json:"timings"`
+	Result        *resultJSON  `json:"result,omitempty"`
+	Error         *errorBody   `json:"error,omitempty"`
+	Href          string       `json:"href"`
+}
+
+type timingJSON struct {
+	Name string  `json:"name"`
+	MS   float64 `json:"ms"`
+}
+
+type resultJSON struct {
+	Href      string `json:"href"`
+	MediaType string `json:"mediaType"`
+	Size      int64  `json:"size"`
+}
+
+func msPtr(t time.Time) *int64 {
+	if t.IsZero() {
+		return nil
+	}
+	v := t.UnixMilli()
+	return &v
+}
+
+func jobRecord(j *showroom.Job) jobJSON {
+	out := jobJSON{
+		ID: j.ID, Status: string(j.Status), Configuration: j.Configuration, Company: j.Company, CreatedBy: j.CreatedBy,
+		Cost: j.Cost, Attempts: j.Attempts, Format: j.Format,
+		CreatedDate: j.CreatedAt.UnixMilli(), StartedDate: msPtr(j.StartedAt), FinishedDate: msPtr(j.FinishedAt),
+		Timings: []timingJSON{}, Href: jobPath(j.ID),
+	}
+	for _, t := range j.Timings {
+		out.Timings = append(out.Timings, timingJSON{t.Name, float64(t.Duration.Microseconds()) / 1000})
+	}
+	if j.Status == showroom.JobSucceeded {
+		out.Result = &resultJSON{Href: jobPath(j.ID) + "/result", MediaType: j.ResultType, Size: j.ResultSize}
+	}
+	if j.Status == showroom.JobFailed && j.Error != nil {
+		status := statusOf[j.Error.Code]
+		if status == 0 {
+			status = http.StatusInternalServerError
+		}
+		out.Error = &errorBody{Status: status, Reason: http.StatusText(status), ErrorCode: j.Error.Code,
+			Message: j.Error.Message, Timestamp: j.FinishedAt.UnixMilli()}
+	}
+	return out
+}
+
+func (p *Processing) findJob(r *http.Request) (*showroom.Job, error) {
+	c, err := p.company(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	return p.Jobs.FindJob(r.Context(), c.ID, r.PathValue("id"))
+}
+
+func (p *Processing) getJob(w http.ResponseWriter, r *http.Request) error {
+	j, err := p.findJob(r)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, jobRecord(j))
+	return nil
+}
+
+func (p *Processing) getResult(w http.ResponseWriter, r *http.Request) error {
+	j, err := p.findJob(r)
+	if err != nil {
+		return err
+	}
+	return p.writeResult(w, r, j)
+}
+
+func (p *Processing) listJobs(w http.ResponseWriter, r *http.Request) error {
+	c, err := p.company(r.Context())
+	if err != nil {
+		return err
+	}
+	limit := 50
+	if s := r.URL.Query().Get("limit"); s != "" {
+		if limit, err = strconv.Atoi(s); err != nil || limit < 1 || limit > 200 {
+			return showroom.Errorf(showroom.EInvalidParameter, "limit must be a whole number from 1 to 200")
+		}
+	}
+	jobs, err := p.Jobs.ListJobs(r.Context(), c.ID, r.URL.Query().Get("after"), limit+1)
+	if err != nil {
+		return err
+	}
+	page := struct {
+		Jobs []jobJSON `json:"jobs"`
+		Next string    `json:"next,omitempty"`
+	}{Jobs: []jobJSON{}}
+	for i, j := range jobs {
+		if i == limit {
+			page.Next = fmt.Sprintf("/v1/process/jobs?limit=%d&after=%s", limit, jobs[i-1].ID)
+			break
+		}
+		page.Jobs = append(page.Jobs, jobRecord(j))
+	}
+	writeJSON(w, http.StatusOK, page)
+	return nil
+}
+
+func (p *Processing) usage(w http.ResponseWriter, r *http.Request) error {
+	c, err := p.company(r.Context())
+	if err != nil {
+		return err
+	}
+	u, err := p.Jobs.Usage(r.Context(), c.ID, 50)
+	if err != nil {
+		return err
+	}
+	type charge struct {
+		JobID         string `json:"jobId"`
+		Configuration string `json:"configuration"`
+		Amount        int64  `json:"amount"`
+		Date          int64  `json:"date"`
+	}
+	out := struct {
+		Company   string   `json:"company"`
+		Unlimited bool     `json:"unlimited"`
+		Balance   *int64   `json:"balance"`
+		Charges   []charge `json:"recentCharges"`
+	}{Company: c.Name, Unlimited: u.Unlimited, Charges: []charge{}}
+	if !u.Unlimited {
+		out.Balance = &u.Balance
+	}
+	for _, ch := range u.Charges {
+		out.Charges = append(out.Charges, charge{ch.JobID, ch.Configuration, ch.Amount, ch.CreatedAt.UnixMilli()})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
