@@ -1,0 +1,120 @@
+// Package metrics holds Showroom's Prometheus metrics: HTTP requests, the
+// processing queue, job and processor durations, model inference time and
+// credits charged. One Metrics value is made in main and handed to the
+// components that report into it; nothing is registered globally.
+package metrics
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/showroom/showroom/internal/showroom"
+)
+
+// Metrics is the set of Showroom's metrics on their own registry.
+type Metrics struct {
+	reg *prometheus.Registry
+
+	requests        *prometheus.CounterVec
+	requestDuration *prometheus.HistogramVec
+	jobDuration     *prometheus.HistogramVec
+	processor       *prometheus.HistogramVec
+	inference       *prometheus.HistogramVec
+	credits         *prometheus.CounterVec
+}
+
+// Queue is what the queue gauges read.
+type Queue interface {
+	Running() int
+	Depth(ctx context.Context) (int, error)
+}
+
+// New makes the metrics and registers them, with the Go runtime and process
+// collectors.
+func New() *Metrics {
+	secs := []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "showroom_http_requests_total", Help: "HTTP requests by route and status.",
+		}, []string{"route", "status"}),
+		requestDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "showroom_http_request_duration_seconds", Help: "HTTP request latency by route.", Buckets: secs,
+		}, []string{"route"}),
+		jobDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "showroom_job_duration_seconds", Help: "Processing job run time by configuration and outcome.", Buckets: secs,
+		}, []string{"configuration", "status"}),
+		processor: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "showroom_processor_duration_seconds", Help: "Time of each pipeline step (decode, processors, render, encode).", Buckets: secs,
+		}, []string{"processor"}),
+		inference: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "showroom_model_inference_seconds", Help: "Segmentation model inference time by model.", Buckets: secs,
+		}, []string{"model"}),
+		credits: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "showroom_credits_charged_total", Help: "Credits charged by company.",
+		}, []string{"company"}),
+	}
+	m.reg.MustRegister(m.requests, m.requestDuration, m.jobDuration, m.processor, m.inference, m.credits,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// WatchQueue adds gauges of q's depth and running jobs.
+func (m *Metrics) WatchQueue(q Queue) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "showroom_queue_depth", Help: "Processing jobs queued or running, in every process.",
+		}, func() float64 {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			n, err := q.Depth(ctx)
+			if err != nil {
+				return -1
+			}
+			return float64(n)
+		}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "showroom_jobs_running", Help: "Processing jobs running in this process.",
+		}, func() float64 { return float64(q.Running()) }),
+	)
+}
+
+// Handler serves the metrics in Prometheus' text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// Request records a finished HTTP request. route is the matched pattern,
+// never the raw path, so that label values stay few.
+func (m *Metrics) Request(route string, status int, d time.Duration) {
+	if route == "" {
+		route = "unmatched"
+	}
+	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
+	m.requestDuration.WithLabelValues(route).Observe(d.Seconds())
+}
+
+// Job records a finished job.
+func (m *Metrics) Job(configuration string, status showroom.JobStatus, d time.Duration) {
+	m.jobDuration.WithLabelValues(configuration, string(status)).Observe(d.Seconds())
+}
+
+// Step records one pipeline step's time.
+func (m *Metrics) Step(name string, d time.Duration) {
+	m.processor.WithLabelValues(name).Observe(d.Seconds())
+}
+
+// Inference records one model run.
+func (m *Metrics) Inference(model string, d time.Duration) {
+	m.inference.WithLabelValues(model).Observe(d.Seconds())
+}
+
+// Charged records credits charged to company.
+func (m *Metrics) Charged(company string, amount int64) {
+	m.credits.WithLabelValues(company).Add(float64(amount))
+}
