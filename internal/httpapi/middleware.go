@@ -20,7 +20,17 @@ type ctxKey int
 const (
 	requestIDKey ctxKey = iota
 	principalKey
+	routeKey
 )
+
+// setRoute tells the access log and metrics which route served r. The
+// holder lives in the context because handlers below http.StripPrefix see a
+// copy of the request, whose Pattern the outer middleware never sees.
+func setRoute(r *http.Request, route string) {
+	if p, ok := r.Context().Value(routeKey).(*string); ok {
+		*p = route
+	}
+}
 
 var requestIDRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
@@ -76,8 +86,9 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the real writer.
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// Observer is told about every finished request (metrics).
-type Observer func(r *http.Request, route string, status int, d time.Duration)
+// Observer is told about every finished request (metrics). route is the
+// matched pattern, such as "GET /v1/content/{contentName}".
+type Observer func(route string, status int, d time.Duration)
 
 // Handler adds a request ID, panic recovery, an access log line and
 // baseline security headers to h. observe may be nil.
@@ -90,7 +101,8 @@ func Handler(h http.Handler, log *slog.Logger, observe Observer) http.Handler {
 			rand.Read(b)
 			id = hex.EncodeToString(b)
 		}
-		ctx := context.WithValue(r.Context(), requestIDKey, id)
+		route := new(string)
+		ctx := context.WithValue(context.WithValue(r.Context(), requestIDKey, id), routeKey, route)
 		r = r.WithContext(ctx)
 		w.Header().Set("X-Request-ID", id)
 		w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -108,10 +120,10 @@ func Handler(h http.Handler, log *slog.Logger, observe Observer) http.Handler {
 			d := time.Since(start)
 			// The path is logged, never the query string or headers: they
 			// may carry tokens.
-			log.InfoContext(ctx, "request", "method", r.Method, "path", r.URL.Path,
+			log.InfoContext(ctx, "request", "method", r.Method, "path", r.URL.Path, "route", *route,
 				"status", rec.status, "bytes", rec.bytes, "duration_ms", d.Milliseconds(), "remote", clientAddr(r))
 			if observe != nil {
-				observe(r, r.Pattern, rec.status, d)
+				observe(*route, rec.status, d)
 			}
 		}()
 		h.ServeHTTP(rec, r)

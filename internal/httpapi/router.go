@@ -25,6 +25,7 @@ type router struct {
 func newRouter(log *slog.Logger) *router {
 	rt := &router{mux: http.NewServeMux(), log: log, methods: map[string][]string{}}
 	rt.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		setRoute(r, "unmatched")
 		writeError(w, r, rt.log, showroom.Errorf(showroom.ENotFound, "no such resource: %s", r.URL.Path))
 	})
 	return rt
@@ -32,9 +33,11 @@ func newRouter(log *slog.Logger) *router {
 
 // handle routes method and path to h.
 func (rt *router) handle(method, path string, h handlerFunc) {
-	rt.mux.Handle(method+" "+path, rt.adapt(h))
+	route := method + " " + path
+	rt.mux.Handle(route, rt.adapt(route, h))
 	if _, seen := rt.methods[path]; !seen && path != "/" {
 		rt.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			setRoute(r, path)
 			allow := rt.allowed(path)
 			w.Header().Set("Allow", allow)
 			writeError(w, r, rt.log, showroom.Errorf(showroom.EMethodNotAllowed,
@@ -55,8 +58,9 @@ func (rt *router) allowed(path string) string {
 	return strings.Join(ms, ", ")
 }
 
-func (rt *router) adapt(h handlerFunc) http.Handler {
+func (rt *router) adapt(route string, h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setRoute(r, route)
 		if err := h(w, r); err != nil {
 			writeError(w, r, rt.log, err)
 		}
