@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -20,7 +21,10 @@ const adminUsage = `Usage:
   showroom admin --data-dir DIR company add NAME
   showroom admin --data-dir DIR user add --company NAME --username U [--system showroom]   (password on stdin)
   showroom admin --data-dir DIR user passwd --username U                                   (password on stdin)
-  showroom admin --data-dir DIR rotate-keys`
+  showroom admin --data-dir DIR rotate-keys
+  showroom admin --data-dir DIR credits add --company NAME N
+  showroom admin --data-dir DIR credits set --company NAME (N | --unlimited)
+  showroom admin --data-dir DIR credits show --company NAME`
 
 func (m *Main) runAdmin(ctx context.Context, args []string) error {
 	var dataDir string
@@ -113,6 +117,8 @@ func (m *Main) runAdmin(ctx context.Context, args []string) error {
 		}
 		fmt.Fprintf(m.Stdout, "new signing key %s; tokens signed by earlier keys stay valid until they expire\n", k.ID)
 		return nil
+	case cmd == "credits add" || cmd == "credits set" || cmd == "credits show":
+		return m.adminCredits(ctx, db, rest[1], rest[2:])
 	default:
 		fmt.Fprintln(m.Stderr, adminUsage)
 		return usageError(fmt.Sprintf("admin: unknown command %q", strings.Join(rest, " ")))
@@ -183,6 +189,74 @@ func (l *stringList) Set(s string) error {
 		if v = strings.TrimSpace(v); v != "" {
 			*l = append(*l, v)
 		}
+	}
+	return nil
+}
+
+// creditStore is what the credits commands need.
+type creditStore interface {
+	FindCompany(ctx context.Context, name string) (*showroom.Company, error)
+	SetCredits(ctx context.Context, companyID int64, balance *int64) error
+	AddCredits(ctx context.Context, companyID int64, n int64) error
+	Usage(ctx context.Context, companyID int64, recent int) (*showroom.Usage, error)
+}
+
+func (m *Main) adminCredits(ctx context.Context, db creditStore, verb string, args []string) error {
+	var company string
+	var unlimited bool
+	fs := m.newFlagSet("admin credits " + verb)
+	fs.String(&company, "company", "", "the company")
+	if verb == "set" {
+		fs.BoolVar(&unlimited, "unlimited", false, "make the balance unlimited (the default for a new company)")
+	}
+	rest, err := fs.Parse(args)
+	if err != nil {
+		return err
+	}
+	if company == "" {
+		return usageError("credits " + verb + " needs --company")
+	}
+	var n int64
+	switch {
+	case verb == "show":
+		if len(rest) != 0 {
+			return usageError("credits show takes no amount")
+		}
+	case unlimited:
+		if len(rest) != 0 {
+			return usageError("give an amount or --unlimited, not both")
+		}
+	default:
+		if len(rest) != 1 {
+			return usageError("credits " + verb + " needs one amount, a whole number")
+		}
+		if n, err = strconv.ParseInt(rest[0], 10, 64); err != nil || (verb == "set" && n < 0) {
+			return usageError(fmt.Sprintf("%q is not a valid amount", rest[0]))
+		}
+	}
+	c, err := db.FindCompany(ctx, company)
+	if err != nil {
+		return err
+	}
+	switch {
+	case verb == "add":
+		err = db.AddCredits(ctx, c.ID, n)
+	case verb == "set" && unlimited:
+		err = db.SetCredits(ctx, c.ID, nil)
+	case verb == "set":
+		err = db.SetCredits(ctx, c.ID, &n)
+	}
+	if err != nil {
+		return err
+	}
+	u, err := db.Usage(ctx, c.ID, 0)
+	if err != nil {
+		return err
+	}
+	if u.Unlimited {
+		fmt.Fprintf(m.Stdout, "company %q: credits unlimited\n", company)
+	} else {
+		fmt.Fprintf(m.Stdout, "company %q: balance %d credits\n", company, u.Balance)
 	}
 	return nil
 }

@@ -272,3 +272,35 @@ func TestCommandLineErrors(t *testing.T) {
 		t.Errorf("version: %q %v", out, err)
 	}
 }
+
+func TestAdminCredits(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"SHOWROOM_DATA_DIR": dir}
+	run(t, env, "", "admin", "company", "add", "acme")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"credits", "show", "--company", "acme"}, "unlimited"},
+		{[]string{"credits", "set", "--company", "acme", "10"}, "balance 10"},
+		{[]string{"credits", "add", "--company", "acme", "5"}, "balance 15"},
+		{[]string{"credits", "add", "--company", "acme", "--", "-3"}, "balance 12"}, // a negative amount after --
+		{[]string{"credits", "set", "--company", "acme", "--unlimited"}, "unlimited"},
+	} {
+		out, _, err := run(t, env, "", append([]string{"admin"}, tc.args...)...)
+		if err != nil || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: %q, %v; want %q", tc.args, out, err, tc.want)
+		}
+	}
+	for _, args := range [][]string{
+		{"credits", "add", "--company", "acme", "5"},                // unlimited: nothing to add to
+		{"credits", "set", "--company", "acme", "-1"},               // negative
+		{"credits", "set", "--company", "acme", "x"},                // not a number
+		{"credits", "set", "--company", "nope", "1"},                // no such company
+		{"credits", "set", "--company", "acme", "--unlimited", "3"}, // both
+	} {
+		if _, _, err := run(t, env, "", append([]string{"admin"}, args...)...); err == nil {
+			t.Errorf("%v: no error", args)
+		}
+	}
+}
