@@ -1,0 +1,58 @@
+// Package blob keeps the bytes of uploaded content, photos and results
+// behind a small Store interface, with a local-folder implementation (S3
+// follows). Keys are made by the service, never taken from user input; a
+// Put is atomic, so a reader sees the whole blob or none of it.
+package blob
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"path"
+	"regexp"
+	"strings"
+)
+
+// ErrNotFound is returned for a key that holds no blob.
+var ErrNotFound = errors.New("blob not found")
+
+// Store keeps blobs by key. Keys are slash-separated paths of letters,
+// digits, '-', '_' and '.' made by NewKey, never by users.
+type Store interface {
+	// Put stores the bytes read from r under key, replacing any blob there.
+	// Until Put returns nil, no reader sees a partial blob; on error nothing
+	// is left behind.
+	Put(ctx context.Context, key string, r io.Reader) error
+	// Get opens the blob; the caller closes it. ErrNotFound if absent.
+	Get(ctx context.Context, key string) (io.ReadCloser, error)
+	// Size returns the blob's length in bytes. ErrNotFound if absent.
+	Size(ctx context.Context, key string) (int64, error)
+	// Delete removes the blob; deleting a missing blob is not an error.
+	Delete(ctx context.Context, key string) error
+}
+
+var keyRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$`)
+
+// ValidKey reports whether key is a well-formed key: no empty, "." or ".."
+// segments, so a key can never name a path outside the store.
+func ValidKey(key string) bool {
+	if !keyRE.MatchString(key) || len(key) > 512 {
+		return false
+	}
+	for _, seg := range strings.Split(key, "/") {
+		if seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// NewKey returns a fresh random key under prefix, e.g. content/7/3f9a...:
+// a new blob never overwrites one a record still points at.
+func NewKey(prefix string) string {
+	var b [16]byte
+	rand.Read(b[:])
+	return path.Join(prefix, hex.EncodeToString(b[:]))
+}

@@ -1,0 +1,130 @@
+package blob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Local is a Store in a folder of the local file system.
+type Local struct {
+	root string
+}
+
+var _ Store = (*Local)(nil)
+
+// NewLocal returns a Store in the folder root, creating it if needed.
+func NewLocal(root string) (*Local, error) {
+	if err := os.MkdirAll(root, 0o750); err != nil {
+		return nil, fmt.Errorf("blob store: %w", err)
+	}
+	return &Local{root: root}, nil
+}
+
+func (l *Local) path(key string) (string, error) {
+	if !ValidKey(key) {
+		return "", fmt.Errorf("blob store: invalid key %q", key)
+	}
+	return filepath.Join(l.root, filepath.FromSlash(key)), nil
+}
+
+// Put implements Store: the bytes go to a temporary file in the target's
+// folder, are synced, and the file is renamed into place, so a crash leaves
+// either the old blob or the new one, never a partial file under the key.
+func (l *Local) Put(ctx context.Context, key string, r io.Reader) (err error) {
+	p, err := l.path(key)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(p)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return fmt.Errorf("blob store: %w", err)
+	}
+	// The leading dot keeps temporary files apart from keys' last segments
+	// only by convention; they never match a key made by NewKey.
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("blob store: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = io.Copy(f, ctxReader{ctx, r}); err != nil {
+		return fmt.Errorf("blob store: write %s: %w", key, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("blob store: sync %s: %w", key, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("blob store: close %s: %w", key, err)
+	}
+	if err = os.Rename(f.Name(), p); err != nil {
+		return fmt.Errorf("blob store: rename %s: %w", key, err)
+	}
+	// Sync the folder so the rename itself survives a crash.
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// Get implements Store.
+func (l *Local) Get(ctx context.Context, key string) (io.ReadCloser, error) {
+	p, err := l.path(key)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrNotFound
+	}
+	return f, err
+}
+
+// Size implements Store.
+func (l *Local) Size(ctx context.Context, key string) (int64, error) {
+	p, err := l.path(key)
+	if err != nil {
+		return 0, err
+	}
+	fi, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, ErrNotFound
+	} else if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}
+
+// Delete implements Store.
+func (l *Local) Delete(ctx context.Context, key string) error {
+	p, err := l.path(key)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("blob store: %w", err)
+	}
+	return nil
+}
+
+// ctxReader stops a long copy when the context is cancelled.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
