@@ -1,0 +1,134 @@
+package httpapi
+
+import (
+	"bytes"
+	"io"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/showroom/showroom/internal/showroom"
+)
+
+func TestOutputFormat(t *testing.T) {
+	for _, tc := range []struct {
+		query, accept string
+		want          string
+		code          string
+	}{
+		{"", "", "", ""},
+		{"format=png", "", "png", ""},
+		{"format=JPG", "image/png", "jpeg", ""}, // the query wins over Accept
+		{"format=webp", "", "webp", ""},
+		{"format=gif", "", "", showroom.EInvalidParameter},
+		{"", "image/webp", "webp", ""},
+		{"", "image/png;q=0.5, image/jpeg;q=0.9", "jpeg", ""},
+		{"", "image/*", "", ""},
+		{"", "*/*", "", ""},
+		{"", "text/html, image/webp;q=0.1", "webp", ""},
+		{"", "text/html", "", showroom.ENotAcceptable},
+		{"", "image/png;q=0", "", showroom.ENotAcceptable},
+	} {
+		r := httptest.NewRequest("POST", "/v1/process/single/x?"+tc.query, nil)
+		if tc.accept != "" {
+			r.Header.Set("Accept", tc.accept)
+		}
+		got, err := outputFormat(r)
+		if code := showroom.ErrorCode(err); got != tc.want || code != tc.code {
+			t.Errorf("format %q accept %q: %q, %q; want %q, %q", tc.query, tc.accept, got, code, tc.want, tc.code)
+		}
+	}
+}
+
+func TestWantsAsyncAndQuality(t *testing.T) {
+	for _, tc := range []struct {
+		query, prefer string
+		async         bool
+		err           bool
+	}{
+		{"", "", false, false},
+		{"async=true", "", true, false},
+		{"async=1", "", true, false},
+		{"async=false", "respond-async", false, false},
+		{"", "respond-async", true, false},
+		{"", "handling=lenient, respond-async", true, false},
+		{"async=maybe", "", false, true},
+	} {
+		r := httptest.NewRequest("POST", "/x?"+tc.query, nil)
+		if tc.prefer != "" {
+			r.Header.Set("Prefer", tc.prefer)
+		}
+		got, err := wantsAsync(r)
+		if got != tc.async || (err != nil) != tc.err {
+			t.Errorf("%q %q: %v, %v", tc.query, tc.prefer, got, err)
+		}
+	}
+	for q, ok := range map[string]bool{"": true, "1": true, "100": true, "0": false, "101": false, "x": false} {
+		_, err := quality(httptest.NewRequest("POST", "/x?quality="+q, nil))
+		if (err == nil) != ok {
+			t.Errorf("quality %q: %v", q, err)
+		}
+	}
+}
+
+func TestSniffPhoto(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		data []byte
+		code string
+	}{
+		{"jpeg", []byte{0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3}, ""},
+		{"png", []byte("\x89PNG\r\n\x1a\nrest"), ""},
+		{"webp", []byte("RIFF\x00\x00\x00\x00WEBPVP8 "), ""},
+		{"gif", []byte("GIF89a......"), showroom.EUnsupportedMedia},
+		{"text", []byte("hello"), showroom.EUnsupportedMedia},
+		{"empty", nil, showroom.EInvalidImage},
+	} {
+		r, err := sniffPhoto(bytes.NewReader(tc.data))
+		if code := showroom.ErrorCode(err); code != tc.code {
+			t.Errorf("%s: code %q, want %q", tc.name, code, tc.code)
+			continue
+		}
+		if err == nil {
+			got, _ := io.ReadAll(r)
+			if !bytes.Equal(got, tc.data) {
+				t.Errorf("%s: sniffing lost bytes", tc.name)
+			}
+		}
+	}
+}
+
+func TestCompanyLimiter(t *testing.T) {
+	l := newCompanyLimiter(1, 2) // a token a second, burst 2
+	t0 := time.Unix(1000, 0)
+	if l.take("a", t0) != 0 || l.take("a", t0) != 0 {
+		t.Fatal("burst refused")
+	}
+	if w := l.take("a", t0); w != time.Second {
+		t.Errorf("third request waits %v, want 1s", w)
+	}
+	if w := l.take("b", t0); w != 0 {
+		t.Errorf("another company waits %v", w)
+	}
+	if w := l.take("a", t0.Add(1500*time.Millisecond)); w != 0 {
+		t.Errorf("after refill waits %v", w)
+	}
+	// Idle companies are forgotten.
+	l.take("c", t0)
+	l.take("x", t0.Add(10*time.Minute))
+	if _, ok := l.buckets["c"]; ok {
+		t.Error("idle bucket kept")
+	}
+	var off *companyLimiter
+	if off.take("a", t0) != 0 {
+		t.Error("a nil limiter limits")
+	}
+}
+
+func TestServerTiming(t *testing.T) {
+	got := serverTiming([]showroom.Timing{{Name: "decode", Duration: 12300 * time.Microsecond}, {Name: "DetectCarMaskProcessor", Duration: time.Second}})
+	want := `decode;dur=12.3;desc="1", DetectCarMaskProcessor;dur=1000.0;desc="2"`
+	if got != want {
+		t.Errorf("Server-Timing %q, want %q", got, want)
+	}
+}
