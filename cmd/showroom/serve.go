@@ -98,11 +98,8 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system}, svc.Verifier(), db, log)
-	mux := http.NewServeMux()
-	mux.Handle("/auth/", http.StripPrefix("/auth", httpapi.NewAuthServer(svc, db, log)))
-	mux.Handle("/", api)
-
-	return m.listenAndServe(ctx, c, httpapi.Handler(mux, log, nil), log, func(base string) error {
+	h := httpapi.Combined(httpapi.NewAuthServer(svc, db, log), api)
+	return m.listenAndServe(ctx, c, httpapi.Handler(h, log, nil), log, func(base string) error {
 		fmt.Fprintf(m.Stdout, "Showroom is listening on %s\n  auth_url: %s/auth\n  base_url: %s\n", base, base, base)
 		if demo {
 			return m.demo(ctx, db, c, base)
