@@ -1,0 +1,166 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/showroom/showroom/internal/showroom"
+)
+
+// SystemCompany is the company field of what ships with the system: the
+// predefined configurations and the built-in content. No real company can
+// see it as its own; every company can use it.
+const SystemCompany = "system"
+
+// StudioBackground is the name of the built-in BACKGROUND_SIMPLE content:
+// a rendered studio (wall and floor) that default_showroom uses. Every
+// company can use and download it; nobody can replace or delete it.
+const StudioBackground = "showroomStudio"
+
+// StudioHorizon is where the studio's floor meets the wall, as a share of
+// its height from the top: the horizonLine that puts a car on its floor.
+const StudioHorizon = 0.72
+
+// StudioWidth and StudioHeight are the rendered studio's size in pixels.
+const (
+	StudioWidth  = 1920
+	StudioHeight = 1280
+)
+
+// predefinedDate is when the predefined configurations were last changed;
+// it is their createdDate and lastModifiedDate.
+var predefinedDate = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+
+type predefined struct {
+	name  string
+	steps []Step
+	en    showroom.NameDescription
+	de    showroom.NameDescription
+}
+
+var predefinedList = []predefined{
+	{
+		name: "default_white",
+		steps: []Step{
+			{"processorName": DetectCarMask},
+			{"processorName": DetectCarShadow},
+			{"processorName": SemiTransparentWindows, "windowTransparency": 0.5},
+			{"processorName": CleanBackground, "enableShadow": true, "color": "#FFFFFF"},
+			{"processorName": PlaceCar, "background": "#FFFFFF"},
+		},
+		en: showroom.NameDescription{Name: "White background",
+			Description: "The car on a clean white background with its shadow kept, centred, windows see-through."},
+		de: showroom.NameDescription{Name: "Weißer Hintergrund",
+			Description: "Das Auto auf sauberem weißem Hintergrund mit seinem Schatten, zentriert, Scheiben durchsichtig."},
+	},
+	{
+		name: "default_transparent",
+		steps: []Step{
+			{"processorName": DetectCarMask},
+			{"processorName": SemiTransparentWindows, "windowTransparency": 0.5},
+		},
+		en: showroom.NameDescription{Name: "Transparent background",
+			Description: "The car cut out on transparency (PNG), windows half transparent, ready for your own layout."},
+		de: showroom.NameDescription{Name: "Transparenter Hintergrund",
+			Description: "Das Auto freigestellt auf Transparenz (PNG), Scheiben halb durchsichtig, bereit für Ihr eigenes Layout."},
+	},
+	{
+		name: "default_showroom",
+		steps: []Step{
+			{"processorName": DetectCarMask},
+			{"processorName": DetectCarShadow},
+			{"processorName": SemiTransparentWindows, "windowTransparency": 0.6},
+			{"processorName": AddBackgroundAndCrop, "background": StudioBackground, "horizonLine": StudioHorizon},
+			{"processorName": PlaceShadow, "opacity": 0.7},
+		},
+		en: showroom.NameDescription{Name: "Showroom",
+			Description: "The car in a bright studio with a soft floor shadow, as if photographed in a showroom."},
+		de: showroom.NameDescription{Name: "Showroom",
+			Description: "Das Auto in einem hellen Studio mit weichem Bodenschatten, wie im Showroom fotografiert."},
+	},
+	{
+		name:  "free_cutout",
+		steps: []Step{{"processorName": DetectCarMask}},
+		en: showroom.NameDescription{Name: "Free cut-out",
+			Description: "The car cut out on transparency, nothing else. Free of charge."},
+		de: showroom.NameDescription{Name: "Kostenloses Freistellen",
+			Description: "Das Auto freigestellt auf Transparenz, sonst nichts. Kostenlos."},
+	},
+}
+
+// PredefinedConfigurations returns the configurations that ship with the
+// system, sorted by name. Their company is SystemCompany; their thumbnail
+// is their own name (ThumbnailFullPath is left for the HTTP layer, which
+// knows the server's address); free_* ones cost 0, the others the sum of
+// their processors' costs.
+func PredefinedConfigurations() []*showroom.Configuration {
+	out := make([]*showroom.Configuration, 0, len(predefinedList))
+	for _, p := range predefinedList {
+		raw := stepsJSON(p.steps)
+		cost := Cost(p.steps)
+		if strings.HasPrefix(p.name, "free_") {
+			cost = 0
+		}
+		out = append(out, &showroom.Configuration{
+			Company:    SystemCompany,
+			Name:       p.name,
+			Type:       showroom.ConfigExterior,
+			Processors: raw,
+			Cost:       cost,
+			UI: showroom.UIConfiguration{
+				Thumbnail:        p.name,
+				NameDescriptions: map[string]showroom.NameDescription{"en": p.en, "de": p.de},
+			},
+			CreatedAt: predefinedDate,
+			UpdatedAt: predefinedDate,
+			CreatedBy: SystemCompany,
+			UpdatedBy: SystemCompany,
+		})
+	}
+	slices.SortFunc(out, func(a, b *showroom.Configuration) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// PredefinedConfiguration returns the predefined configuration of that name.
+func PredefinedConfiguration(name string) (*showroom.Configuration, bool) {
+	for _, c := range PredefinedConfigurations() {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return nil, false
+}
+
+// stepsJSON encodes steps with processorName first in each object, as people
+// write them.
+func stepsJSON(steps []Step) json.RawMessage {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, s := range steps {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		name, _ := json.Marshal(s.Name())
+		b.WriteString(`{"processorName":`)
+		b.Write(name)
+		for _, k := range sortedKeys(s) {
+			if k == "processorName" {
+				continue
+			}
+			kb, _ := json.Marshal(k)
+			vb, err := json.Marshal(s[k])
+			if err != nil {
+				panic(err) // static data
+			}
+			b.WriteByte(',')
+			b.Write(kb)
+			b.WriteByte(':')
+			b.Write(vb)
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte(']')
+	return json.RawMessage(b.String())
+}

@@ -1,0 +1,219 @@
+package pipeline
+
+import (
+	"image"
+	"image/color"
+	"math"
+)
+
+// The art of the predefined configurations is drawn by the program, not
+// downloaded: the studio background of default_showroom and a thumbnail per
+// predefined configuration (a car silhouette on the configuration's look).
+// Identifiers here start with "art" so they stay clear of the processors'
+// helpers in this package.
+
+// ThumbnailWidth and ThumbnailHeight are the size of rendered thumbnails.
+const (
+	ThumbnailWidth  = 320
+	ThumbnailHeight = 240
+)
+
+// CustomThumbnail names the neutral thumbnail shown for a company's
+// configuration that has no thumbnail of its own.
+const CustomThumbnail = "custom"
+
+// RenderStudio draws the built-in studio: a light wall, brighter where a
+// spotlight falls, meeting a grey floor at StudioHorizon with a soft
+// transition, the floor lighter towards the viewer.
+func RenderStudio(w, h int) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	horizon := StudioHorizon * float64(h)
+	soft := math.Max(2, 0.012*float64(h)) // the cove between wall and floor
+	for y := range h {
+		fy := float64(y) + 0.5
+		// Wall: darker at the top, light near the floor.
+		tw := artClamp(fy / horizon)
+		wall := artMix(0.80, 0.95, math.Pow(tw, 0.8))
+		// Floor: mid grey at the horizon, lighter towards the bottom.
+		tf := artClamp((fy - horizon) / (float64(h) - horizon))
+		floor := artMix(0.82, 0.93, math.Sqrt(tf))
+		k := artSmooth(artClamp((fy - horizon + soft) / (2 * soft)))
+		base := artMix(wall, floor, k)
+		row := img.Pix[y*img.Stride:]
+		for x := range w {
+			fx := (float64(x)+0.5)/float64(w) - 0.5
+			v := base
+			if fy < horizon+soft {
+				// A spotlight on the wall behind where the car stands.
+				d := math.Hypot(fx*1.4, (fy/horizon-0.55)*0.9)
+				v += 0.05 * math.Exp(-d*d*6) * (1 - k)
+			} else {
+				// The floor darkens slightly towards the sides.
+				v -= 0.04 * fx * fx * 4 * k
+			}
+			c := artByte(v)
+			// A faint cool tint, as studio light has.
+			row[4*x], row[4*x+1], row[4*x+2], row[4*x+3] = c, c, artByte(v+0.01), 255
+		}
+	}
+	return img
+}
+
+// RenderThumbnail draws the thumbnail of the named predefined configuration
+// or of CustomThumbnail; false for any other name.
+func RenderThumbnail(name string) (*image.NRGBA, bool) {
+	w, h := ThumbnailWidth, ThumbnailHeight
+	var img *image.NRGBA
+	shadow := 0.0
+	switch name {
+	case "default_white":
+		img = artFill(w, h, color.NRGBA{255, 255, 255, 255})
+		shadow = 0.35
+	case "default_transparent", "free_cutout":
+		img = artChecker(w, h, 16)
+	case "default_showroom":
+		img = RenderStudio(w, h)
+		shadow = 0.45
+	case CustomThumbnail:
+		img = artFill(w, h, color.NRGBA{226, 230, 236, 255})
+		shadow = 0.2
+	default:
+		return nil, false
+	}
+	// The car stands on the horizon line, 70% of the width wide.
+	box := image.Rect(int(0.15*float64(w)), int(0.40*float64(h)), int(0.85*float64(w)), int(StudioHorizon*float64(h)))
+	if shadow > 0 {
+		artEllipse(img, float64(box.Min.X+box.Max.X)/2, float64(box.Max.Y)-2, float64(box.Dx())*0.55, float64(box.Dy())*0.12,
+			color.NRGBA{0, 0, 0, 255}, shadow, true)
+	}
+	artCar(img, box, name == "free_cutout")
+	return img, true
+}
+
+// artCar draws a side view of a car facing right inside box.
+func artCar(img *image.NRGBA, box image.Rectangle, plain bool) {
+	bx, by := float64(box.Min.X), float64(box.Min.Y)
+	bw, bh := float64(box.Dx()), float64(box.Dy())
+	at := func(pts ...float64) [][2]float64 {
+		out := make([][2]float64, 0, len(pts)/2)
+		for i := 0; i+1 < len(pts); i += 2 {
+			out = append(out, [2]float64{bx + pts[i]*bw, by + pts[i+1]*bh})
+		}
+		return out
+	}
+	body := color.NRGBA{44, 62, 90, 255}
+	if plain {
+		body = color.NRGBA{70, 74, 80, 255}
+	}
+	artPolygon(img, at(0.01, 0.86, 0.01, 0.58, 0.06, 0.50, 0.27, 0.44, 0.40, 0.14, 0.68, 0.12,
+		0.83, 0.42, 0.97, 0.48, 0.995, 0.62, 0.99, 0.86), body, 1)
+	// Glass, lighter and half see-through, as the windows processor makes it.
+	artPolygon(img, at(0.42, 0.20, 0.55, 0.19, 0.55, 0.42, 0.32, 0.44), color.NRGBA{190, 215, 235, 255}, 0.75)
+	artPolygon(img, at(0.58, 0.19, 0.67, 0.18, 0.78, 0.42, 0.58, 0.42), color.NRGBA{190, 215, 235, 255}, 0.75)
+	// A highlight along the shoulder line.
+	artPolygon(img, at(0.05, 0.56, 0.95, 0.52, 0.95, 0.55, 0.05, 0.60), color.NRGBA{255, 255, 255, 255}, 0.18)
+	for _, cx := range []float64{0.21, 0.79} {
+		r := 0.105 * bw
+		x, y := bx+cx*bw, by+bh-r
+		artEllipse(img, x, y, r, r, color.NRGBA{24, 24, 26, 255}, 1, false)
+		artEllipse(img, x, y, r*0.55, r*0.55, color.NRGBA{170, 175, 182, 255}, 1, false)
+	}
+}
+
+func artFill(w, h int, c color.NRGBA) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, c.A
+	}
+	return img
+}
+
+// artChecker draws the grey-and-white squares that mean "transparent".
+func artChecker(w, h, cell int) *image.NRGBA {
+	img := artFill(w, h, color.NRGBA{255, 255, 255, 255})
+	for y := range h {
+		for x := range w {
+			if (x/cell+y/cell)%2 == 1 {
+				i := img.PixOffset(x, y)
+				img.Pix[i], img.Pix[i+1], img.Pix[i+2] = 214, 214, 214
+			}
+		}
+	}
+	return img
+}
+
+// artPolygon fills a polygon (even-odd rule) with c at the given opacity,
+// 4x4 supersampled so the edges are smooth.
+func artPolygon(img *image.NRGBA, pts [][2]float64, c color.NRGBA, opacity float64) {
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, p := range pts {
+		minX, maxX = math.Min(minX, p[0]), math.Max(maxX, p[0])
+		minY, maxY = math.Min(minY, p[1]), math.Max(maxY, p[1])
+	}
+	b := image.Rect(int(minX), int(minY), int(maxX)+1, int(maxY)+1).Intersect(img.Bounds())
+	const ss = 4
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			in := 0
+			for sy := range ss {
+				for sx := range ss {
+					if artInside(pts, float64(x)+(float64(sx)+0.5)/ss, float64(y)+(float64(sy)+0.5)/ss) {
+						in++
+					}
+				}
+			}
+			if in > 0 {
+				artBlend(img, x, y, c, opacity*float64(in)/(ss*ss))
+			}
+		}
+	}
+}
+
+func artInside(pts [][2]float64, x, y float64) bool {
+	in := false
+	for i, j := 0, len(pts)-1; i < len(pts); j, i = i, i+1 {
+		xi, yi, xj, yj := pts[i][0], pts[i][1], pts[j][0], pts[j][1]
+		if (yi > y) != (yj > y) && x < (xj-xi)*(y-yi)/(yj-yi)+xi {
+			in = !in
+		}
+	}
+	return in
+}
+
+// artEllipse fills an ellipse; soft makes it fade out towards its edge, as
+// a shadow does.
+func artEllipse(img *image.NRGBA, cx, cy, rx, ry float64, c color.NRGBA, opacity float64, soft bool) {
+	b := image.Rect(int(cx-rx)-1, int(cy-ry)-1, int(cx+rx)+2, int(cy+ry)+2).Intersect(img.Bounds())
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			dx, dy := (float64(x)+0.5-cx)/rx, (float64(y)+0.5-cy)/ry
+			d := math.Sqrt(dx*dx + dy*dy)
+			var a float64
+			if soft {
+				a = artSmooth(artClamp(1 - d))
+			} else {
+				// About one pixel of anti-aliasing at the rim.
+				a = artClamp((1 - d) * math.Min(rx, ry))
+			}
+			if a > 0 {
+				artBlend(img, x, y, c, opacity*a)
+			}
+		}
+	}
+}
+
+func artBlend(img *image.NRGBA, x, y int, c color.NRGBA, a float64) {
+	i := img.PixOffset(x, y)
+	p := img.Pix[i : i+4 : i+4]
+	p[0] = uint8(float64(p[0])*(1-a) + float64(c.R)*a + 0.5)
+	p[1] = uint8(float64(p[1])*(1-a) + float64(c.G)*a + 0.5)
+	p[2] = uint8(float64(p[2])*(1-a) + float64(c.B)*a + 0.5)
+}
+
+func artClamp(v float64) float64 { return math.Max(0, math.Min(1, v)) }
+
+func artMix(a, b, t float64) float64 { return a + (b-a)*t }
+
+func artSmooth(t float64) float64 { return t * t * (3 - 2*t) }
+
+func artByte(v float64) uint8 { return uint8(artClamp(v)*255 + 0.5) }
