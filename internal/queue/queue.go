@@ -21,6 +21,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -45,6 +46,9 @@ type Config struct {
 	PollInterval time.Duration
 	// Work, when false, makes this process only enqueue (an API replica).
 	Work bool
+	// RetryBackoff, when set, is the fixed wait before retrying a failed
+	// attempt, instead of River's growing one (attempt⁴ seconds).
+	RetryBackoff time.Duration
 }
 
 // DefaultConfig returns settings for the 2-core machine Showroom is sized
@@ -145,6 +149,9 @@ func New(ctx context.Context, cfg Config, db *sql.DB, store showroom.JobStore, b
 		FetchPollInterval:    cfg.PollInterval,
 		FetchCooldown:        min(cfg.PollInterval, 100*time.Millisecond),
 	}
+	if cfg.RetryBackoff > 0 {
+		rc.RetryPolicy = fixedRetry(cfg.RetryBackoff)
+	}
 	if cfg.Work {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &processWorker{q: q})
@@ -162,6 +169,11 @@ func New(ctx context.Context, cfg Config, db *sql.DB, store showroom.JobStore, b
 	}
 	return q, nil
 }
+
+// fixedRetry retries after a fixed wait.
+type fixedRetry time.Duration
+
+func (d fixedRetry) NextRetry(*rivertype.JobRow) time.Time { return time.Now().Add(time.Duration(d)) }
 
 // quiet keeps River's own chatter at warnings and above.
 func quiet(log *slog.Logger) *slog.Logger {
