@@ -1,0 +1,140 @@
+// Package library is what a company keeps in Showroom: the images it
+// uploaded (content) and the configurations it saved, and the rules for
+// both — names, image checks, validation against the processor catalog,
+// company isolation, the predefined configurations and built-in content
+// every company shares. HTTP handlers call it; storage is behind the
+// domain's interfaces and the blob store.
+package library
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"time"
+
+	"github.com/showroom/showroom/internal/blob"
+	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/showroom"
+)
+
+// Config holds the library's limits.
+type Config struct {
+	// MaxUploadBytes is the largest upload body accepted (413 above).
+	MaxUploadBytes int64
+	// MaxPixels is the most pixels (width x height) an uploaded image may
+	// have, checked from its header before it is decoded (413 above).
+	MaxPixels int64
+	// MaxDecodes bounds how many uploaded images are fully decoded at once,
+	// so memory stays bounded however many uploads arrive together.
+	MaxDecodes int
+}
+
+// DefaultConfig returns the documented defaults: 25 MB, 60 megapixels, 2
+// concurrent decodes.
+func DefaultConfig() Config {
+	return Config{MaxUploadBytes: 25 << 20, MaxPixels: 60_000_000, MaxDecodes: 2}
+}
+
+// Validate reports a configuration that cannot work.
+func (c Config) Validate() error {
+	switch {
+	case c.MaxUploadBytes <= 0:
+		return errors.New("library: the upload limit must be positive")
+	case c.MaxPixels <= 0:
+		return errors.New("library: the pixel limit must be positive")
+	case c.MaxDecodes <= 0:
+		return errors.New("library: at least one decode must be allowed")
+	}
+	return nil
+}
+
+// CompanyFinder finds a company by name: the principal of a token names its
+// company, the stores key by its id.
+type CompanyFinder interface {
+	FindCompany(ctx context.Context, name string) (*showroom.Company, error)
+}
+
+// Deps are the library's storage.
+type Deps struct {
+	Companies      CompanyFinder
+	Content        showroom.ContentStore
+	Configurations showroom.ConfigurationStore
+	Blobs          blob.Store
+}
+
+// Service is the library. Safe for concurrent use.
+type Service struct {
+	cfg     Config
+	deps    Deps
+	decodes chan struct{}
+	now     func() time.Time
+
+	// builtin is the content every company can use, by name; thumbnails
+	// the predefined configurations' pictures, as PNG.
+	builtin    map[string]*builtinContent
+	thumbnails map[string][]byte
+}
+
+// New returns a library. It renders the built-in studio background and the
+// thumbnails of the predefined configurations once, here.
+func New(cfg Config, deps Deps) (*Service, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if deps.Companies == nil || deps.Content == nil || deps.Configurations == nil || deps.Blobs == nil {
+		return nil, errors.New("library: every store is required")
+	}
+	s := &Service{cfg: cfg, deps: deps, decodes: make(chan struct{}, cfg.MaxDecodes), now: time.Now,
+		builtin: map[string]*builtinContent{}, thumbnails: map[string][]byte{}}
+	started := time.Now().UTC().Truncate(time.Millisecond)
+	studio, err := encodePNG(pipeline.RenderStudio(pipeline.StudioWidth, pipeline.StudioHeight))
+	if err != nil {
+		return nil, err
+	}
+	s.builtin[pipeline.StudioBackground] = newBuiltin(pipeline.StudioBackground, showroom.ContentBackground,
+		pipeline.StudioWidth, pipeline.StudioHeight, studio, started)
+	names := []string{pipeline.CustomThumbnail}
+	for _, c := range pipeline.PredefinedConfigurations() {
+		names = append(names, c.UI.Thumbnail)
+	}
+	for _, n := range names {
+		img, ok := pipeline.RenderThumbnail(n)
+		if !ok {
+			return nil, fmt.Errorf("library: no thumbnail for %s", n)
+		}
+		if s.thumbnails[n], err = encodePNG(img); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Config returns the library's limits.
+func (s *Service) Config() Config { return s.cfg }
+
+// Thumbnail returns the PNG thumbnail of a predefined configuration (by its
+// thumbnail name) or pipeline.CustomThumbnail.
+func (s *Service) Thumbnail(name string) ([]byte, bool) {
+	b, ok := s.thumbnails[name]
+	return b, ok
+}
+
+// company resolves the principal's company.
+func (s *Service) company(ctx context.Context, p *showroom.Principal) (*showroom.Company, error) {
+	c, err := s.deps.Companies.FindCompany(ctx, p.Company)
+	if showroom.ErrorCode(err) == showroom.ENotFound {
+		return nil, &showroom.Error{Code: showroom.EInvalidToken, Message: "the token's company does not exist", Cause: err}
+	}
+	return c, err
+}
+
+func encodePNG(img image.Image) ([]byte, error) {
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
