@@ -59,6 +59,8 @@ var commands = map[string]command{
 	"auth":    {(*Main).runAuth, "run the auth service alone"},
 	"api":     {(*Main).runAPI, "run the processing API alone, verifying tokens with the auth service's keys"},
 	"admin":   {(*Main).runAdmin, "manage companies, users and signing keys"},
+	"worker":  {(*Main).runWorker, "run processing jobs without serving HTTP, beside 'showroom api'"},
+	"process": {(*Main).runProcess, "run a configuration on photos: here, or with --server on a running service"},
 	"eval":    {(*Main).runEval, "measure the car mask against hand-made masks"},
 	"version": {(*Main).runVersion, "print the version"},
 }

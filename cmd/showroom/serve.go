@@ -16,6 +16,7 @@ import (
 
 	"github.com/showroom/showroom/internal/auth"
 	"github.com/showroom/showroom/internal/httpapi"
+	"github.com/showroom/showroom/internal/metrics"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/sqlite"
 )
@@ -77,9 +78,13 @@ func authService(ctx context.Context, db showroom.AuthStore) (*auth.Service, err
 
 func (m *Main) runServe(ctx context.Context, args []string) error {
 	var c common
+	var e engineFlags
+	var q queueFlags
 	var demo bool
 	fs := m.newFlagSet("serve")
 	c.register(fs, "127.0.0.1:8080")
+	e.register(fs)
+	q.register(fs)
 	fs.Bool(&demo, "demo", false, "on an empty database, create a demo company and user and print how to log in")
 	if _, err := fs.Parse(args); err != nil {
 		return err
@@ -93,19 +98,85 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
+	blobs, err := openBlobs(c.dataDir)
+	if err != nil {
+		return err
+	}
 	svc, err := authService(ctx, db)
 	if err != nil {
 		return err
 	}
+	mx := metrics.New()
+	proc, stopProc, err := processing(ctx, db, blobs, e, q, true, mx, log)
+	if err != nil {
+		return err
+	}
 	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system}, svc.Verifier(), db, log)
-	h := httpapi.Combined(httpapi.NewAuthServer(svc, db, log), api)
-	return m.listenAndServe(ctx, c, httpapi.Handler(h, log, nil), log, func(base string) error {
+	api.EnableProcessing(proc)
+	h := withMetrics(httpapi.Combined(httpapi.NewAuthServer(svc, db, log), api), mx)
+	err = m.listenAndServe(ctx, c, httpapi.Handler(h, log, mx.Request), log, func(base string) error {
 		fmt.Fprintf(m.Stdout, "Showroom is listening on %s\n  auth_url: %s/auth\n  base_url: %s\n", base, base, base)
 		if demo {
 			return m.demo(ctx, db, c, base)
 		}
 		return nil
 	})
+	return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
+}
+
+// withMetrics serves the metrics at /metrics beside h.
+func withMetrics(h http.Handler, mx *metrics.Metrics) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", mx.Handler())
+	mux.Handle("/", h)
+	return mux
+}
+
+// stopWithin runs stop with a deadline: the running jobs finish first, up to
+// the shutdown timeout.
+func stopWithin(d time.Duration, stop func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	return stop(ctx)
+}
+
+// runWorker runs processing jobs without serving HTTP: the worker role of a
+// scaled-out deployment, beside 'showroom api' on the same database.
+func (m *Main) runWorker(ctx context.Context, args []string) error {
+	var c common
+	var e engineFlags
+	var q queueFlags
+	fs := m.newFlagSet("worker")
+	c.register(fs, "")
+	e.register(fs)
+	q.register(fs)
+	if _, err := fs.Parse(args); err != nil {
+		return err
+	}
+	log, err := c.logger(m)
+	if err != nil {
+		return err
+	}
+	db, err := openDB(ctx, c.dataDir)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	blobs, err := openBlobs(c.dataDir)
+	if err != nil {
+		return err
+	}
+	_, stopProc, err := processing(ctx, db, blobs, e, q, true, metrics.New(), log)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "Showroom worker is running %d jobs at a time\n", q.workers)
+	if m.ready != nil {
+		m.ready("")
+	}
+	<-ctx.Done()
+	log.Info("stopping: finishing running jobs")
+	return stopWithin(c.shutdownTimeout, stopProc)
 }
 
 func (m *Main) runAuth(ctx context.Context, args []string) error {
@@ -136,9 +207,11 @@ func (m *Main) runAuth(ctx context.Context, args []string) error {
 
 func (m *Main) runAPI(ctx context.Context, args []string) error {
 	var c common
+	var q queueFlags
 	var authURL string
 	fs := m.newFlagSet("api")
 	c.register(fs, "127.0.0.1:8080")
+	q.register(fs)
 	fs.String(&authURL, "auth-url", "http://127.0.0.1:8081", "base URL of the auth service, whose JWKS verifies tokens")
 	if _, err := fs.Parse(args); err != nil {
 		return err
@@ -152,12 +225,24 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
+	blobs, err := openBlobs(c.dataDir)
+	if err != nil {
+		return err
+	}
+	mx := metrics.New()
+	// The API only enqueues; 'showroom worker' processes.
+	proc, stopProc, err := processing(ctx, db, blobs, engineFlags{}, q, false, mx, log)
+	if err != nil {
+		return err
+	}
 	verifier := auth.NewVerifier(auth.NewJWKSClient(strings.TrimSuffix(authURL, "/")+"/.well-known/jwks.json", nil))
 	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system}, verifier, db, log)
-	return m.listenAndServe(ctx, c, httpapi.Handler(api, log, nil), log, func(base string) error {
+	api.EnableProcessing(proc)
+	err = m.listenAndServe(ctx, c, httpapi.Handler(withMetrics(api, mx), log, mx.Request), log, func(base string) error {
 		fmt.Fprintf(m.Stdout, "Showroom API is listening on %s (tokens verified by %s)\n", base, authURL)
 		return nil
 	})
+	return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 }
 
 // listenAndServe serves h on c.addr until ctx ends, then shuts down

@@ -441,3 +441,8 @@ func (p *Processing) usage(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
+
+// EnableProcessing adds the processing endpoints to the API.
+func (s *APIServer) EnableProcessing(p *Processing) {
+	p.register(s.rt, s.authed)
+}

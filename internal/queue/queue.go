@@ -189,12 +189,13 @@ func (f levelFilter) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= f.min && f.Handler.Enabled(ctx, l)
 }
 
-// Start starts the workers (if configured to work).
+// Start starts the workers (if configured to work). Runs are not cancelled
+// when ctx ends (River would cancel them): Stop ends them gracefully.
 func (q *Queue) Start(ctx context.Context) error {
 	if !q.cfg.Work {
 		return nil
 	}
-	return q.client.Start(ctx)
+	return q.client.Start(context.WithoutCancel(ctx))
 }
 
 // Stop stops taking jobs and waits for running ones until ctx ends; then it

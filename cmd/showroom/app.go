@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/showroom/showroom/internal/blob"
+	"github.com/showroom/showroom/internal/httpapi"
+	"github.com/showroom/showroom/internal/metrics"
+	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/queue"
+	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/sqlite"
+	"github.com/showroom/showroom/internal/vision"
+)
+
+// engineFlags configure the image pipeline and its model.
+type engineFlags struct {
+	model      string
+	modelDir   string
+	ortThreads int
+	maxPixels  int
+}
+
+func (e *engineFlags) register(fs *flagSet) {
+	fs.String(&e.model, "model", vision.ModelISNet, "segmentation model: isnet (best) or u2netp (fast)")
+	fs.String(&e.modelDir, "model-dir", defaultModelDir(), "directory of the ONNX Runtime library and the models ('make models' fills it)")
+	fs.Int(&e.ortThreads, "ort-threads", 2, "ONNX Runtime threads per inference")
+	fs.Int(&e.maxPixels, "max-pixels", 60_000_000, "largest photo or content image, in pixels, checked before decoding")
+}
+
+// queueFlags configure processing jobs.
+type queueFlags struct {
+	workers       int
+	queueLength   int
+	jobTimeout    time.Duration
+	rescueAfter   time.Duration
+	retention     time.Duration
+	ratePerMinute int
+	rateBurst     int
+	maxPhotoBytes int64
+}
+
+func (q *queueFlags) register(fs *flagSet) {
+	d := queue.DefaultConfig()
+	fs.Int(&q.workers, "workers", d.Workers, "photos processed at once by this process")
+	fs.Int(&q.queueLength, "queue-length", d.MaxQueued, "jobs queued or running before new ones are refused with 503")
+	fs.Duration(&q.jobTimeout, "job-timeout", d.JobTimeout, "a run taking longer is cancelled")
+	fs.Duration(&q.rescueAfter, "rescue-after", d.RescueAfter, "a job left running by a crashed process is retried after this (more than --job-timeout)")
+	fs.Duration(&q.retention, "job-retention", d.Retention, "how long finished jobs and their results are kept")
+	fs.Int(&q.ratePerMinute, "rate-limit", 600, "processing requests per minute per company (0: no limit)")
+	fs.Int(&q.rateBurst, "rate-burst", 60, "processing requests a company may make at once above the rate")
+	fs.Int64(&q.maxPhotoBytes, "max-photo-bytes", 25<<20, "largest photo accepted for processing, in bytes")
+}
+
+func (q *queueFlags) config(work bool) queue.Config {
+	c := queue.DefaultConfig()
+	c.Workers, c.MaxQueued = q.workers, q.queueLength
+	c.JobTimeout, c.RescueAfter, c.Retention = q.jobTimeout, q.rescueAfter, q.retention
+	c.Work = work
+	return c
+}
+
+func defaultModelDir() string { return vision.DefaultModelDir() }
+
+// newEngine starts the segmentation model and the pipeline over it.
+func newEngine(e engineFlags, content pipeline.ContentLoader, m *metrics.Metrics) (*pipeline.Engine, func(), error) {
+	cfg := vision.DefaultConfig(e.modelDir)
+	cfg.Model = e.model
+	cfg.IntraOpThreads = e.ortThreads
+	if m != nil {
+		cfg.ObserveInference = m.Inference
+	}
+	seg, err := vision.New(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	ecfg := pipeline.EngineConfig{Segmenter: seg, Content: content, MaxPixels: e.maxPixels}
+	if m != nil {
+		ecfg.Observe = m.Step
+	}
+	engine, err := pipeline.NewEngine(ecfg)
+	if err != nil {
+		seg.Close()
+		return nil, nil, err
+	}
+	return engine, func() { seg.Close() }, nil
+}
+
+// runner adapts the engine to the queue.
+func runner(engine *pipeline.Engine) queue.Runner {
+	return func(ctx context.Context, j *showroom.Job, photo []byte) (*queue.Output, error) {
+		res, err := engine.Run(ctx, pipeline.Request{
+			Company: j.Company, Processors: j.Processors, Photo: photo, Format: j.Format, Quality: j.Quality,
+		})
+		if err != nil {
+			return nil, err
+		}
+		out := &queue.Output{Image: res.Image, MediaType: res.MediaType}
+		for _, t := range res.Timings {
+			out.Timings = append(out.Timings, showroom.Timing{Name: t.Name, Duration: t.Duration})
+		}
+		return out, nil
+	}
+}
+
+// openBlobs opens the blob folder in the data directory.
+func openBlobs(dataDir string) (*blob.Local, error) {
+	return blob.NewLocal(filepath.Join(dataDir, "blobs"))
+}
+
+// processing builds the queue, and with work set the engine that runs it.
+// stop shuts both down, waiting up to the context's deadline for runs.
+func processing(ctx context.Context, db *sqlite.DB, blobs blob.Store, e engineFlags, q queueFlags, work bool, m *metrics.Metrics, log *slog.Logger) (p *httpapi.Processing, stop func(context.Context) error, err error) {
+	var run queue.Runner
+	closeEngine := func() {}
+	if work {
+		engine, closeFn, err := newEngine(e, newContentLoader(db, blobs, e.maxPixels), m)
+		if err != nil {
+			return nil, nil, err
+		}
+		run, closeEngine = runner(engine), closeFn
+	}
+	qu, err := queue.New(ctx, q.config(work), db.SQL(), db, blobs, run, log,
+		queue.Observer{JobFinished: m.Job, Charged: m.Charged})
+	if err != nil {
+		closeEngine()
+		return nil, nil, err
+	}
+	if err := qu.Start(ctx); err != nil {
+		closeEngine()
+		return nil, nil, fmt.Errorf("start the queue: %w", err)
+	}
+	m.WatchQueue(qu)
+	p = &httpapi.Processing{
+		Queue: qu, Jobs: db, Companies: db, Configs: configResolver{db},
+		MaxPhotoBytes: q.maxPhotoBytes, RatePerMinute: float64(q.ratePerMinute), Burst: q.rateBurst,
+	}
+	return p, func(ctx context.Context) error {
+		defer closeEngine()
+		return qu.Stop(ctx)
+	}, nil
+}
