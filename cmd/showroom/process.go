@@ -134,10 +134,15 @@ func expandPhotos(args []string) ([]string, error) {
 	return out, nil
 }
 
-// existingResult returns the result file of photo in out, if there is one.
-func existingResult(out, photo string) string {
+// existingResult returns the result file of photo in out, if there is one:
+// in format, or in any format when format is "" (automatic).
+func existingResult(out, photo, format string) string {
 	base := strings.TrimSuffix(filepath.Base(photo), filepath.Ext(photo))
-	for _, ext := range []string{".jpg", ".png", ".webp"} {
+	exts := []string{".jpg", ".png", ".webp"}
+	if format != "" {
+		exts = []string{extensions["image/"+format]}
+	}
+	for _, ext := range exts {
 		p := filepath.Join(out, base+ext)
 		if _, err := os.Stat(p); err == nil {
 			return p
@@ -158,7 +163,7 @@ func (m *Main) batch(ctx context.Context, o processOptions, photos []string, run
 	var todo []string
 	skipped := 0
 	for _, p := range photos {
-		if !o.force && existingResult(o.out, p) != "" {
+		if !o.force && existingResult(o.out, p, o.format) != "" {
 			skipped++
 			continue
 		}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/jpeg"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -349,5 +352,217 @@ func TestFlood(t *testing.T) {
 	t.Logf("answers %v; heap in use %d MB before, %d MB after", codes, before.HeapInuse>>20, after.HeapInuse>>20)
 	if growth > 150<<20 {
 		t.Errorf("heap grew by %d MB under the flood", growth>>20)
+	}
+}
+
+// TestProcessEndpoints checks every answer of the processing endpoints on
+// the real program.
+func TestProcessEndpoints(t *testing.T) {
+	photos := devPhotos(t, 2)
+	photo, _ := os.ReadFile(photos[0])
+	dir := t.TempDir()
+	setupCompany(t, dir, 2)
+	env := map[string]string{"SHOWROOM_DATA_DIR": dir, "SHOWROOM_MODEL": "u2netp"}
+	run(t, env, "", "admin", "company", "add", "other")
+	if _, _, err := run(t, env, "hunter2hunter2\n", "admin", "user", "add", "--company", "other", "--username", "olga"); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := startServer(t, env, "serve", "--addr", "127.0.0.1:0", "--rate-limit", "600", "--rate-burst", "20", "--max-photo-bytes", "2000000")
+	a := login(t, base, "alice", "hunter2hunter2")
+	o := login(t, base, "olga", "hunter2hunter2")
+
+	// Synchronous: the image, with every step's time.
+	res, body := a.do("POST", "/v1/process/single/free_cutout", photo, nil)
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "image/png" || !bytes.HasPrefix(body, []byte("\x89PNG")) {
+		t.Fatalf("sync free_cutout: %d %s %.100q", res.StatusCode, res.Header.Get("Content-Type"), body)
+	}
+	st := res.Header.Get("Server-Timing")
+	for _, step := range []string{"decode", "DetectCarMaskProcessor", "encode"} {
+		if !strings.Contains(st, step+";dur=") {
+			t.Errorf("Server-Timing %q lacks %s", st, step)
+		}
+	}
+	syncID := res.Header.Get("X-Job-ID")
+	// Output format by query and by Accept.
+	if res, _ := a.do("POST", "/v1/process/single/free_cutout?format=webp", photo, nil); res.Header.Get("Content-Type") != "image/webp" {
+		t.Errorf("format=webp: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	if res, _ := a.do("POST", "/v1/process/single/free_cutout", photo, map[string]string{"Accept": "image/jpeg"}); res.Header.Get("Content-Type") != "image/jpeg" {
+		t.Errorf("Accept: image/jpeg: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+
+	// Asynchronous: 202, Location, then the job and its result.
+	res, body = a.do("POST", "/v1/process/single/free_cutout", photo, map[string]string{"Prefer": "respond-async"})
+	if res.StatusCode != 202 {
+		t.Fatalf("async: %d %s", res.StatusCode, body)
+	}
+	var j jobView
+	json.Unmarshal(body, &j)
+	if res.Header.Get("Location") != "/v1/process/jobs/"+j.ID || j.Status != "queued" {
+		t.Errorf("async answer: Location %q, job %+v", res.Header.Get("Location"), j)
+	}
+	for deadline := time.Now().Add(60 * time.Second); a.job(j.ID).Status != "succeeded"; {
+		if time.Now().After(deadline) {
+			t.Fatalf("async job did not finish: %+v", a.job(j.ID))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if res, body := a.do("GET", "/v1/process/jobs/"+j.ID+"/result", nil, nil); res.StatusCode != 200 || !bytes.HasPrefix(body, []byte("\x89PNG")) {
+		t.Errorf("result: %d", res.StatusCode)
+	}
+
+	// The job list, newest first, paginated.
+	res, body = a.do("GET", "/v1/process/jobs?limit=2", nil, nil)
+	var page struct {
+		Jobs []jobView `json:"jobs"`
+		Next string    `json:"next"`
+	}
+	json.Unmarshal(body, &page)
+	if res.StatusCode != 200 || len(page.Jobs) != 2 || page.Jobs[0].ID != j.ID || page.Next == "" {
+		t.Fatalf("job list: %d %s", res.StatusCode, body)
+	}
+	res, body = a.do("GET", page.Next, nil, nil)
+	json.Unmarshal(body, &page)
+	if res.StatusCode != 200 || len(page.Jobs) != 2 {
+		t.Errorf("second page: %d %s", res.StatusCode, body)
+	}
+
+	// A failed run: a plain wall has no car.
+	wall := plainJPEG(t, 640, 480)
+	res, body = a.do("POST", "/v1/process/single/free_cutout", wall, nil)
+	wantAPIError(t, "wall", res, body, 422, "NO_CAR_DETECTED")
+
+	// Credits: default_white costs 1, the balance is 2.
+	for i := range 3 {
+		res, body = a.do("POST", "/v1/process/single/default_white", photo, nil)
+		if i < 2 && res.StatusCode != 200 {
+			t.Fatalf("paid run %d: %d %s", i, res.StatusCode, body)
+		}
+	}
+	wantAPIError(t, "over the balance", res, body, 402, "INSUFFICIENT_CREDITS")
+	if u := a.usage(); u.Balance == nil || *u.Balance != 0 || len(u.Charges) != 2 {
+		t.Errorf("usage after two paid runs: %+v", u)
+	}
+
+	// Bad requests.
+	for _, tc := range []struct {
+		name, path string
+		body       []byte
+		header     map[string]string
+		status     int
+		code       string
+	}{
+		{"unknown configuration", "/v1/process/single/nosuch", photo, nil, 404, "CONFIGURATION_NOT_FOUND"},
+		{"not an image", "/v1/process/single/free_cutout", []byte("hello, world"), nil, 415, "UNSUPPORTED_MEDIA_TYPE"},
+		{"empty body", "/v1/process/single/free_cutout", nil, nil, 422, "INVALID_IMAGE"},
+		{"truncated JPEG", "/v1/process/single/free_cutout", photo[:len(photo)/3], nil, 422, "INVALID_IMAGE"},
+		{"too large", "/v1/process/single/free_cutout", append(append([]byte{}, photo...), make([]byte, 2000000)...), nil, 413, "PAYLOAD_TOO_LARGE"},
+		{"bad format", "/v1/process/single/free_cutout?format=gif", photo, nil, 400, "INVALID_PARAMETER"},
+		{"bad quality", "/v1/process/single/free_cutout?quality=0", photo, nil, 400, "INVALID_PARAMETER"},
+		{"unacceptable", "/v1/process/single/free_cutout", photo, map[string]string{"Accept": "application/pdf"}, 406, "NOT_ACCEPTABLE"},
+		{"no token", "/v1/process/single/free_cutout", photo, map[string]string{"Authorization": ""}, 401, "UNAUTHORIZED"},
+		{"refresh token", "/v1/process/single/free_cutout", photo, map[string]string{"Authorization": "Bearer x.y.z"}, 401, "INVALID_TOKEN"},
+	} {
+		res, body := a.do("POST", tc.path, tc.body, tc.header)
+		wantAPIError(t, tc.name, res, body, tc.status, tc.code)
+	}
+	if res, body := a.do("GET", "/v1/process/single/free_cutout", nil, nil); res.StatusCode != 405 || res.Header.Get("Allow") != "POST" {
+		t.Errorf("GET on the processing path: %d %s (Allow %q)", res.StatusCode, body, res.Header.Get("Allow"))
+	}
+
+	// Company isolation: another company's jobs are not found.
+	for _, p := range []string{"/v1/process/jobs/" + j.ID, "/v1/process/jobs/" + j.ID + "/result", "/v1/process/jobs/" + syncID} {
+		res, body := o.do("GET", p, nil, nil)
+		wantAPIError(t, "other company "+p, res, body, 404, "JOB_NOT_FOUND")
+	}
+	if res, body := o.do("GET", "/v1/process/jobs", nil, nil); res.StatusCode != 200 || strings.Contains(string(body), j.ID) {
+		t.Errorf("other company's job list shows acme's jobs: %s", body)
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	devPhotos(t, 1)
+	dir := t.TempDir()
+	setupCompany(t, dir, 10)
+	env := map[string]string{"SHOWROOM_DATA_DIR": dir, "SHOWROOM_MODEL": "u2netp"}
+	base, _ := startServer(t, env, "serve", "--addr", "127.0.0.1:0", "--rate-limit", "1", "--rate-burst", "2")
+	a := login(t, base, "alice", "hunter2hunter2")
+	var res *http.Response
+	var body []byte
+	for range 3 {
+		res, body = a.do("POST", "/v1/process/single/nosuch", []byte("x"), nil)
+	}
+	wantAPIError(t, "third request", res, body, 429, "TOO_MANY_REQUESTS")
+	if ra, _ := strconv.Atoi(res.Header.Get("Retry-After")); ra < 1 {
+		t.Errorf("Retry-After %q", res.Header.Get("Retry-After"))
+	}
+}
+
+func wantAPIError(t *testing.T, what string, res *http.Response, body []byte, status int, code string) {
+	t.Helper()
+	var e map[string]any
+	json.Unmarshal(body, &e)
+	if res.StatusCode != status || e["errorCode"] != code || e["status"] != float64(status) || e["message"] == "" || e["timestamp"] == nil {
+		t.Errorf("%s: %d %s; want %d %s", what, res.StatusCode, body, status, code)
+	}
+}
+
+// plainJPEG is a photo of a plain wall: nothing salient in it.
+func plainJPEG(t *testing.T, w, h int) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = 182, 178, 170, 255
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestProcessCommand runs a batch locally, then against a running server.
+func TestProcessCommand(t *testing.T) {
+	photos := devPhotos(t, 2)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	bad := filepath.Join(dir, "notaphoto.jpg")
+	os.WriteFile(bad, []byte("not a photo"), 0o644)
+	env := map[string]string{"SHOWROOM_MODEL": "u2netp"}
+
+	stdout, _, err := run(t, env, "", append([]string{"process", "--config", "free_cutout", "--out", out, "--jobs", "2"}, photos...)...)
+	if err != nil || !strings.Contains(stdout, "2 done, 0 skipped") {
+		t.Fatalf("local batch: %v\n%s", err, stdout)
+	}
+	for _, p := range photos {
+		if existingResult(out, p, "") == "" {
+			t.Errorf("no result for %s", p)
+		}
+	}
+	// Existing results are skipped; a bad file fails with its reason.
+	stdout, _, err = run(t, env, "", append([]string{"process", "--config", "free_cutout", "--out", out}, append(photos, bad)...)...)
+	if err == nil || !strings.Contains(stdout, "0 done, 2 skipped") || !strings.Contains(stdout, "failed: "+bad) {
+		t.Errorf("second batch: %v\n%s", err, stdout)
+	}
+	if _, _, err := run(t, env, "", "process", "--config", "mine", "--out", out, photos[0]); err == nil || !strings.Contains(err.Error(), "--company") {
+		t.Errorf("own configuration without --company: %v", err)
+	}
+
+	// The same against a running service, --force redoing the results.
+	data := filepath.Join(dir, "data")
+	setupCompany(t, data, 100)
+	base, _ := startServer(t, map[string]string{"SHOWROOM_DATA_DIR": data, "SHOWROOM_MODEL": "u2netp"}, "serve", "--addr", "127.0.0.1:0")
+	renv := map[string]string{"SHOWROOM_PASSWORD": "hunter2hunter2"}
+	stdout, _, err = run(t, renv, "", append([]string{"process", "--config", "free_cutout", "--out", out, "--force", "--format", "webp",
+		"--server", base, "--username", "alice"}, photos...)...)
+	if err != nil || !strings.Contains(stdout, "2 done") {
+		t.Fatalf("remote batch: %v\n%s", err, stdout)
+	}
+	if got := existingResult(out, photos[0], "webp"); got == "" {
+		t.Errorf("no webp result")
+	}
+	if _, _, err := run(t, map[string]string{"SHOWROOM_PASSWORD": "wrong"}, "", "process", "--config", "free_cutout", "--out", out,
+		"--server", base, "--username", "alice", photos[0]); err == nil || !strings.Contains(err.Error(), "INVALID_CREDENTIALS") {
+		t.Errorf("wrong password: %v", err)
 	}
 }
