@@ -48,5 +48,9 @@ lint: deps
 bench: deps models
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
 
+## gallery: contact sheets of every configuration on the dev photos, in gallery/
+gallery: build models
+	bin/showroom gallery --images ../shared/testdata/cars --out gallery
+
 clean:
 	rm -rf bin
