@@ -22,6 +22,10 @@ type TokenVerifier interface {
 type APIConfig struct {
 	// System is the name tokens must carry as their audience.
 	System string
+	// PublicURL is the API's absolute address as clients reach it (e.g.
+	// https://showroom.example.com), for the FULLPATH: links in records.
+	// Empty means: from each request's scheme and Host header.
+	PublicURL string
 }
 
 // APIServer serves everything under /v1/ of the contract.
@@ -42,6 +46,7 @@ func NewAPIServer(cfg APIConfig, verifier TokenVerifier, db Pinger, log *slog.Lo
 	s.rt.handle("GET", "/healthz", healthz)
 	s.rt.handle("GET", "/readyz", readyz(db))
 	s.rt.handle("GET", "/v1/me", s.authed(s.me))
+	s.rt.handle("GET", "/openapi.yaml", serveOpenAPI)
 	return s
 }
 

@@ -10,11 +10,18 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
 	"github.com/showroom/showroom/internal/auth"
+	"github.com/showroom/showroom/internal/blob"
 	"github.com/showroom/showroom/internal/httpapi"
+	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/sqlite"
 )
@@ -26,11 +33,21 @@ type env struct {
 	url string
 	db  *sqlite.DB
 	svc *auth.Service
+	lib *library.Service
+	// api is the OpenAPI document the server serves; every request and
+	// response of do is checked against it.
+	api routers.Router
 }
 
 const testPassword = "correct horse battery"
 
 func newEnv(t testing.TB) *env {
+	t.Helper()
+	return newEnvWith(t, library.DefaultConfig())
+}
+
+// newEnvWith is newEnv with the library's limits set.
+func newEnvWith(t testing.TB, libCfg library.Config) *env {
 	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "showroom.db"))
@@ -47,10 +64,45 @@ func newEnv(t testing.TB) *env {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	blobs, err := blob.NewLocal(filepath.Join(t.TempDir(), "blobs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := library.New(libCfg, library.Deps{Companies: db, Content: db, Configurations: db, Blobs: blobs})
+	if err != nil {
+		t.Fatal(err)
+	}
 	api := httpapi.NewAPIServer(httpapi.APIConfig{}, svc.Verifier(), db, log)
+	api.EnableLibrary(lib)
 	srv := httptest.NewServer(httpapi.Handler(httpapi.Combined(httpapi.NewAuthServer(svc, db, log), api), log, nil))
 	t.Cleanup(srv.Close)
-	return &env{t: t, url: srv.URL, db: db, svc: svc}
+	return &env{t: t, url: srv.URL, db: db, svc: svc, lib: lib, api: openAPIRouter(t)}
+}
+
+var registerDecoders sync.Once
+
+// openAPIRouter loads the served OpenAPI document, checks that it is a
+// valid OpenAPI 3.0 document, and returns a router over it.
+func openAPIRouter(t testing.TB) routers.Router {
+	t.Helper()
+	registerDecoders.Do(func() {
+		for _, ct := range []string{"image/jpeg", "image/png", "image/webp"} {
+			openapi3filter.RegisterBodyDecoder(ct, openapi3filter.FileBodyDecoder)
+		}
+	})
+	doc, err := openapi3.NewLoader().LoadFromData(httpapi.OpenAPI())
+	if err != nil {
+		t.Fatalf("openapi.yaml: %v", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("openapi.yaml is not valid: %v", err)
+	}
+	doc.Servers = nil // match requests to the test server's address
+	r, err := legacy.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // addUser creates company (if needed) and a user in it with testPassword.
@@ -100,23 +152,42 @@ type response struct {
 // do sends a request to the test server. body may be nil; headers are set
 // on top of a JSON content type when body is a *bytes.Reader made by
 // jsonBody.
+//
+// Every exchange is checked against the OpenAPI document: the response must
+// be one the document describes for the request, and a request the document
+// calls invalid must be refused (4xx). A path the document does not know
+// must answer 404 or 405.
 func (e *env) do(method, path string, body io.Reader, headers map[string]string) *response {
 	e.t.Helper()
-	req, err := http.NewRequest(method, e.url+path, body)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if _, ok := body.(*jsonReader); ok {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for k, v := range headers {
-		if v == "" {
-			req.Header.Del(k)
-		} else {
-			req.Header.Set(k, v)
+	var reqBody []byte
+	if body != nil {
+		var err error
+		if reqBody, err = io.ReadAll(body); err != nil {
+			e.t.Fatal(err)
 		}
 	}
-	res, err := http.DefaultClient.Do(req)
+	newReq := func() *http.Request {
+		var rb io.Reader
+		if body != nil {
+			rb = bytes.NewReader(reqBody)
+		}
+		req, err := http.NewRequest(method, e.url+path, rb)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if _, ok := body.(*jsonReader); ok {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		for k, v := range headers {
+			if v == "" {
+				req.Header.Del(k)
+			} else {
+				req.Header.Set(k, v)
+			}
+		}
+		return req
+	}
+	res, err := http.DefaultClient.Do(newReq())
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -125,7 +196,33 @@ func (e *env) do(method, path string, body io.Reader, headers map[string]string)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return &response{t: e.t, req: method + " " + path, status: res.StatusCode, header: res.Header, body: b}
+	r := &response{t: e.t, req: method + " " + path, status: res.StatusCode, header: res.Header, body: b}
+	e.checkOpenAPI(newReq(), r)
+	return r
+}
+
+// checkOpenAPI checks one exchange against the OpenAPI document.
+func (e *env) checkOpenAPI(req *http.Request, r *response) {
+	e.t.Helper()
+	ctx := context.Background()
+	route, params, err := e.api.FindRoute(req)
+	if err != nil {
+		if r.status != http.StatusNotFound && r.status != http.StatusMethodNotAllowed {
+			e.t.Errorf("%s: not in openapi.yaml (%v), yet answered %d", r.req, err, r.status)
+		}
+		return
+	}
+	opts := &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, IncludeResponseStatus: true}
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: opts}
+	if err := openapi3filter.ValidateRequest(ctx, in); err != nil && r.status < 400 {
+		e.t.Errorf("%s: openapi.yaml calls the request invalid, yet it was answered %d: %v", r.req, r.status, err)
+	}
+	if err := openapi3filter.ValidateResponse(ctx, &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: in, Status: r.status, Header: r.header,
+		Body: io.NopCloser(bytes.NewReader(r.body)), Options: opts,
+	}); err != nil {
+		e.t.Errorf("%s: response %d does not match openapi.yaml: %v\nbody: %.300s", r.req, r.status, err, r.body)
+	}
 }
 
 type jsonReader struct{ *bytes.Reader }

@@ -1,0 +1,115 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/showroom"
+)
+
+// maxConfigurationBody bounds a configuration body: 32 processors with
+// their parameters and presentation data in several languages fit easily.
+const maxConfigurationBody = 256 << 10
+
+// configurationRecord is a configuration as the API shows it, with the
+// contract's field names.
+type configurationRecord struct {
+	Company           string                   `json:"company"`
+	Name              string                   `json:"name"`
+	ConfigurationType string                   `json:"configurationType"`
+	Configurations    json.RawMessage          `json:"configurations"`
+	Cost              int                      `json:"cost"`
+	CreatedDate       int64                    `json:"createdDate"`
+	LastModifiedDate  int64                    `json:"lastModifiedDate"`
+	CreatedBy         string                   `json:"createdBy"`
+	LastModifiedBy    string                   `json:"lastModifiedBy"`
+	UIConfiguration   showroom.UIConfiguration `json:"uiConfiguration"`
+}
+
+func (h *libraryHandlers) configurationRecord(r *http.Request, c *showroom.Configuration) configurationRecord {
+	ui := c.UI
+	if ui.NameDescriptions == nil {
+		ui.NameDescriptions = map[string]showroom.NameDescription{}
+	}
+	// Predefined thumbnails and the neutral one are served without a token;
+	// a company's own thumbnail is its content.
+	switch {
+	case c.Company == pipeline.SystemCompany:
+		ui.ThumbnailFullPath = "FULLPATH:" + h.baseURL(r) + "/v1/predefined/thumbnails/" + url.PathEscape(ui.Thumbnail) + ".png"
+	case ui.Thumbnail != "":
+		ui.ThumbnailFullPath = "FULLPATH:" + h.baseURL(r) + "/v1/content/" + url.PathEscape(ui.Thumbnail)
+	default:
+		ui.ThumbnailFullPath = "FULLPATH:" + h.baseURL(r) + "/v1/predefined/thumbnails/" + pipeline.CustomThumbnail + ".png"
+	}
+	return configurationRecord{
+		Company: c.Company, Name: c.Name, ConfigurationType: c.Type, Configurations: c.Processors, Cost: c.Cost,
+		CreatedDate: c.CreatedAt.UnixMilli(), LastModifiedDate: c.UpdatedAt.UnixMilli(),
+		CreatedBy: c.CreatedBy, LastModifiedBy: c.UpdatedBy, UIConfiguration: ui,
+	}
+}
+
+func (h *libraryHandlers) listConfigurations(w http.ResponseWriter, r *http.Request) error {
+	list, err := h.lib.ListConfigurations(r.Context(), PrincipalFrom(r.Context()))
+	if err != nil {
+		return err
+	}
+	out := make([]configurationRecord, len(list))
+	for i, c := range list {
+		out[i] = h.configurationRecord(r, c)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (h *libraryHandlers) getConfiguration(w http.ResponseWriter, r *http.Request) error {
+	c, err := h.lib.Configuration(r.Context(), PrincipalFrom(r.Context()), r.PathValue("configurationName"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, h.configurationRecord(r, c))
+	return nil
+}
+
+func (h *libraryHandlers) saveConfiguration(w http.ResponseWriter, r *http.Request) error {
+	if err := requireJSON(r); err != nil {
+		return err
+	}
+	body, err := readBody(w, r, maxConfigurationBody)
+	if err != nil {
+		return err
+	}
+	c, created, err := h.lib.SaveConfiguration(r.Context(), PrincipalFrom(r.Context()), r.PathValue("configurationName"), body)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+		w.Header().Set("Location", "/v1/configuration/"+url.PathEscape(c.Name))
+	}
+	writeJSON(w, status, h.configurationRecord(r, c))
+	return nil
+}
+
+func (h *libraryHandlers) deleteConfiguration(w http.ResponseWriter, r *http.Request) error {
+	if err := h.lib.DeleteConfiguration(r.Context(), PrincipalFrom(r.Context()), r.PathValue("configurationName")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (h *libraryHandlers) thumbnail(w http.ResponseWriter, r *http.Request) error {
+	name, ok := strings.CutSuffix(r.PathValue("file"), ".png")
+	b, found := h.lib.Thumbnail(name)
+	if !ok || !found {
+		return showroom.Errorf(showroom.ENotFound, "no thumbnail %q", r.PathValue("file"))
+	}
+	w.Header().Set("Content-Type", "image/png")
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	w.Write(b)
+	return nil
+}
