@@ -566,3 +566,58 @@ func TestProcessCommand(t *testing.T) {
 		t.Errorf("wrong password: %v", err)
 	}
 }
+
+// TestDisconnectCancelsSyncJob hangs up on a synchronous call while its job
+// runs and checks that the job is cancelled rather than run for nobody.
+func TestDisconnectCancelsSyncJob(t *testing.T) {
+	devPhotos(t, 1)
+	large, _ := filepath.Glob("../../../shared/testdata/large/*.jpg")
+	if len(large) == 0 {
+		t.Skip("skipping: ../shared/testdata/large is not there")
+	}
+	photo, _ := os.ReadFile(large[0]) // 12 MP: a run long enough to hang up in
+	dir := t.TempDir()
+	setupCompany(t, dir, 10)
+	env := map[string]string{"SHOWROOM_DATA_DIR": dir, "SHOWROOM_MODEL": "u2netp"}
+	base, _ := startServer(t, env, "serve", "--addr", "127.0.0.1:0", "--workers", "1")
+	a := login(t, base, "alice", "hunter2hunter2")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, "POST", base+"/v1/process/single/default_white", bytes.NewReader(photo))
+		req.Header.Set("Authorization", a.token)
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			res.Body.Close()
+		}
+	}()
+	var id string
+	for deadline := time.Now().Add(30 * time.Second); id == ""; {
+		_, body := a.do("GET", "/v1/process/jobs", nil, nil)
+		var page struct{ Jobs []jobView }
+		json.Unmarshal(body, &page)
+		if len(page.Jobs) == 1 && page.Jobs[0].Status == "running" {
+			id = page.Jobs[0].ID
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the job never ran: %s", body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		j := a.job(id)
+		if j.Status == "failed" {
+			if j.Error == nil || j.Error.Code != "CANCELLED" {
+				t.Errorf("cancelled job: %+v", j)
+			}
+			break
+		}
+		if j.Status == "succeeded" || time.Now().After(deadline) {
+			t.Fatalf("job after the client hung up: %+v", j)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if u := a.usage(); *u.Balance != 10 {
+		t.Errorf("a cancelled job was charged: balance %d", *u.Balance)
+	}
+}
