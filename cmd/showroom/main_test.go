@@ -32,7 +32,7 @@ func (s *syncBuffer) String() string {
 
 // run runs the program with args and stdin, as a user would from a shell,
 // and returns what it printed.
-func run(t *testing.T, env map[string]string, stdin string, args ...string) (stdout, stderr string, err error) {
+func run(t testing.TB, env map[string]string, stdin string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errOut syncBuffer
 	m := &Main{
@@ -45,7 +45,7 @@ func run(t *testing.T, env map[string]string, stdin string, args ...string) (std
 
 // startServer runs `showroom <args>` until the test ends and returns its
 // base URL and output.
-func startServer(t *testing.T, env map[string]string, args ...string) (string, *syncBuffer) {
+func startServer(t testing.TB, env map[string]string, args ...string) (string, *syncBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errOut syncBuffer
@@ -74,7 +74,7 @@ func startServer(t *testing.T, env map[string]string, args ...string) (string, *
 	return "", nil
 }
 
-func post(t *testing.T, url string, body any, into any) int {
+func post(t testing.TB, url string, body any, into any) int {
 	t.Helper()
 	b, _ := json.Marshal(body)
 	res, err := http.Post(url, "application/json", bytes.NewReader(b))
@@ -91,7 +91,7 @@ func post(t *testing.T, url string, body any, into any) int {
 	return res.StatusCode
 }
 
-func get(t *testing.T, url, token string) (int, []byte) {
+func get(t testing.TB, url, token string) (int, []byte) {
 	t.Helper()
 	req, _ := http.NewRequest("GET", url, nil)
 	if token != "" {

@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 
 // devPhotos returns the dev photos, or skips the test when the shared test
 // data or the model files are not there.
-func devPhotos(t *testing.T, n int) []string {
+func devPhotos(t testing.TB, n int) []string {
 	t.Helper()
 	photos, _ := filepath.Glob("../../../shared/testdata/cars/*.jpg")
 	if len(photos) == 0 {
@@ -48,7 +48,7 @@ func devPhotos(t *testing.T, n int) []string {
 	return photos[:min(n, len(photos))]
 }
 
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -64,7 +64,7 @@ type child struct {
 	out *syncBuffer
 }
 
-func startChild(t *testing.T, env []string, args ...string) *child {
+func startChild(t testing.TB, env []string, args ...string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(append(os.Environ(), env...), "SHOWROOM_TEST_MAIN="+strings.Join(args, " "))
@@ -83,7 +83,7 @@ func startChild(t *testing.T, env []string, args ...string) *child {
 	return c
 }
 
-func waitHealthy(t *testing.T, base string, c *child) {
+func waitHealthy(t testing.TB, base string, c *child) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
@@ -100,12 +100,12 @@ func waitHealthy(t *testing.T, base string, c *child) {
 
 // api is a logged-in client of a test server.
 type api struct {
-	t     *testing.T
+	t     testing.TB
 	base  string
 	token string
 }
 
-func login(t *testing.T, base, user, password string) *api {
+func login(t testing.TB, base, user, password string) *api {
 	t.Helper()
 	var tok tokens
 	if code := post(t, base+"/auth/login", map[string]string{"username": user, "password": password, "system": "showroom"}, &tok); code != 200 {
@@ -172,7 +172,7 @@ func (a *api) usage() usageView {
 }
 
 // setupCompany makes company acme with user alice and a finite balance.
-func setupCompany(t *testing.T, dir string, credits int) {
+func setupCompany(t testing.TB, dir string, credits int) {
 	t.Helper()
 	env := map[string]string{"SHOWROOM_DATA_DIR": dir}
 	run(t, env, "", "admin", "company", "add", "acme")
@@ -498,7 +498,7 @@ func TestRateLimit(t *testing.T) {
 	}
 }
 
-func wantAPIError(t *testing.T, what string, res *http.Response, body []byte, status int, code string) {
+func wantAPIError(t testing.TB, what string, res *http.Response, body []byte, status int, code string) {
 	t.Helper()
 	var e map[string]any
 	json.Unmarshal(body, &e)
@@ -508,7 +508,7 @@ func wantAPIError(t *testing.T, what string, res *http.Response, body []byte, st
 }
 
 // plainJPEG is a photo of a plain wall: nothing salient in it.
-func plainJPEG(t *testing.T, w, h int) []byte {
+func plainJPEG(t testing.TB, w, h int) []byte {
 	t.Helper()
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	for i := 0; i < len(img.Pix); i += 4 {
