@@ -478,6 +478,24 @@ func TestProcessEndpoints(t *testing.T) {
 	if res, body := o.do("GET", "/v1/process/jobs", nil, nil); res.StatusCode != 200 || strings.Contains(string(body), j.ID) {
 		t.Errorf("other company's job list shows acme's jobs: %s", body)
 	}
+
+	// The metrics saw all of it.
+	code, metrics := get(t, base+"/metrics", "")
+	for _, want := range []string{
+		`showroom_http_requests_total{route="POST /v1/process/single/{configuration_name}",status="200"}`,
+		`showroom_http_requests_total{route="POST /login",status="200"}`,
+		"showroom_queue_depth 0",
+		"showroom_jobs_running 0",
+		`showroom_job_duration_seconds_count{configuration="free_cutout",status="succeeded"}`,
+		`showroom_job_duration_seconds_count{configuration="free_cutout",status="failed"} 2`, // the wall, the truncated JPEG
+		`showroom_processor_duration_seconds_count{processor="DetectCarMaskProcessor"}`,
+		`showroom_model_inference_seconds_count{model="u2netp"}`,
+		`showroom_credits_charged_total{company="acme"} 2`,
+	} {
+		if code != 200 || !strings.Contains(string(metrics), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
 }
 
 func TestRateLimit(t *testing.T) {
