@@ -1,0 +1,291 @@
+package pipeline
+
+import (
+	"context"
+	"image"
+	"math"
+	"slices"
+)
+
+// detectShadow is DetectCarShadowProcessor: it measures how much darker
+// than the surrounding floor the ground is below and around the car's
+// lower edge, and keeps the darkness that touches the car, so a dark
+// object elsewhere on the floor is not taken for its shadow. The result is
+// a soft layer, not a mask: a contact shadow fades, and drawn hard it looks
+// pasted on.
+type detectShadow struct{}
+
+func newDetectShadow(Params) step { return detectShadow{} }
+
+func (detectShadow) apply(ctx context.Context, r *run, s *Scene) error {
+	if !s.hasCar() {
+		return nil
+	}
+	g := s.workGrid()
+	d, found := findShadow(g, g.toWork(s.Box))
+	s.Shadow, s.ShadowDetected = nil, found
+	if found {
+		s.Shadow = &d
+	}
+	return nil
+}
+
+// shadowSeed and shadowGrow are darkness levels: a shadow starts next to
+// the car where the floor is at least shadowSeed darker than around, and
+// spreads through floor at least shadowGrow darker.
+const (
+	shadowSeed = 0.10
+	shadowGrow = 0.04
+)
+
+// findShadow returns the darkness layer of the car's shadow on the working
+// grid and whether there is any.
+func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
+	w, h := g.w, g.h
+	bw, bh := box.Dx(), box.Dy()
+	d := newPlane(w, h)
+	if bw < 4 || bh < 4 {
+		return d, false
+	}
+	// The region where a car's own shadow can be: the lower half of its box
+	// and a little beyond its ends and below it.
+	roi := image.Rect(box.Min.X-bw/4, box.Min.Y+bh/2, box.Max.X+bw/4, box.Max.Y+bh*3/10).Intersect(image.Rect(0, 0, w, h))
+	// The floor's own brightness, row by row, from a wider span: a bright
+	// percentile of the background pixels, so that the shadow itself does
+	// not pull the reference down.
+	span := image.Rect(box.Min.X-bw*3/5, 0, box.Max.X+bw*3/5, h).Intersect(image.Rect(0, 0, w, h))
+	ref := make([]float32, h)
+	vals := make([]float32, 0, span.Dx())
+	for y := roi.Min.Y; y < roi.Max.Y; y++ {
+		vals = vals[:0]
+		for x := span.Min.X; x < span.Max.X; x++ {
+			if i := y*w + x; g.matte.p[i] < 0.1 {
+				vals = append(vals, g.lum.p[i])
+			}
+		}
+		if len(vals) >= 8 {
+			slices.Sort(vals)
+			ref[y] = vals[len(vals)*3/4]
+		}
+	}
+	fillGaps(ref[roi.Min.Y:roi.Max.Y])
+	smooth1D(ref[roi.Min.Y:roi.Max.Y], max(bh/20, 1))
+
+	// The car's edge pixels on the working grid mix car and floor: within
+	// a couple of pixels of the car the darkness is measured further out
+	// (filled in below), and far from the car a contact shadow fades out,
+	// so a turntable's rim or a kerb connected to it is not taken along.
+	dist := distanceToCar(g, roi)
+	near, reach := 2.5, math.Max(0.12*float64(bw), 6)
+	for y := roi.Min.Y; y < roi.Max.Y; y++ {
+		if ref[y] <= 0.005 {
+			continue // a black floor shows no shadow
+		}
+		for x := roi.Min.X; x < roi.Max.X; x++ {
+			i := y*w + x
+			if float64(dist[i]) < near {
+				continue
+			}
+			if v := 1 - g.lum.p[i]/ref[y]; v > 0 {
+				fade := 1 - smoothstep(0.3*reach, reach, float64(dist[i]))
+				d.p[i] = min(v, 1) * float32(fade)
+			}
+		}
+	}
+	fillNearCar(d, dist, roi, near)
+	// Keep what is connected to the car's lower edge.
+	keep := make([]bool, w*h)
+	var stack []int
+	lowEdge := box.Min.Y + bh*6/10
+	for y := max(roi.Min.Y, lowEdge); y < roi.Max.Y; y++ {
+		for x := roi.Min.X; x < roi.Max.X; x++ {
+			i := y*w + x
+			if d.p[i] < shadowSeed || dist[i] > 4 {
+				continue
+			}
+			keep[i] = true
+			stack = append(stack, i)
+		}
+	}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		x, y := i%w, i/w
+		for _, n := range [4][2]int{{x - 1, y}, {x + 1, y}, {x, y - 1}, {x, y + 1}} {
+			if !(image.Point{n[0], n[1]}).In(roi) {
+				continue
+			}
+			j := n[1]*w + n[0]
+			if !keep[j] && d.p[j] >= shadowGrow {
+				keep[j] = true
+				stack = append(stack, j)
+			}
+		}
+	}
+	var mass float64
+	for i := range d.p {
+		if !keep[i] {
+			d.p[i] = 0
+			continue
+		}
+		// Below the growth threshold the darkness is floor texture.
+		d.p[i] = (d.p[i] - shadowGrow/2) / (1 - shadowGrow/2)
+		mass += float64(d.p[i])
+	}
+	fillUnderCar(g, d, box)
+	// Fade towards the region's edges so the layer never ends in a line.
+	fadeEdges(d, roi, max(bw/40, 2))
+	d.boxBlur(1)
+	return d, mass > 0.002*float64(bw*bh)
+}
+
+// distanceToCar returns, for each pixel of the grid inside roi, its
+// distance in pixels to the nearest car pixel (chamfer 3-4 approximation),
+// and 0 on the car.
+func distanceToCar(g *workGrid, roi image.Rectangle) []float32 {
+	w := g.w
+	const inf = float32(1e9)
+	d := make([]float32, w*g.h)
+	for i := range d {
+		d[i] = inf
+		if g.matte.p[i] > 0.5 {
+			d[i] = 0
+		}
+	}
+	const a, b = 1, 1.4142
+	for y := range g.h {
+		for x := range w {
+			i := y*w + x
+			v := d[i]
+			if x > 0 {
+				v = min(v, d[i-1]+a)
+			}
+			if y > 0 {
+				v = min(v, d[i-w]+a)
+				if x > 0 {
+					v = min(v, d[i-w-1]+b)
+				}
+				if x < w-1 {
+					v = min(v, d[i-w+1]+b)
+				}
+			}
+			d[i] = v
+		}
+	}
+	for y := g.h - 1; y >= 0; y-- {
+		for x := w - 1; x >= 0; x-- {
+			i := y*w + x
+			v := d[i]
+			if x < w-1 {
+				v = min(v, d[i+1]+a)
+			}
+			if y < g.h-1 {
+				v = min(v, d[i+w]+a)
+				if x < w-1 {
+					v = min(v, d[i+w+1]+b)
+				}
+				if x > 0 {
+					v = min(v, d[i+w-1]+b)
+				}
+			}
+			d[i] = v
+		}
+	}
+	return d
+}
+
+// fillNearCar gives the pixels closer than near to the car (and off it)
+// the largest darkness of their neighbours a little further out.
+func fillNearCar(d plane, dist []float32, roi image.Rectangle, near float64) {
+	r := int(math.Ceil(near)) + 1
+	for y := roi.Min.Y; y < roi.Max.Y; y++ {
+		for x := roi.Min.X; x < roi.Max.X; x++ {
+			i := y*d.w + x
+			if dv := float64(dist[i]); dv == 0 || dv >= near {
+				continue
+			}
+			var v float32
+			for yy := max(y-r, roi.Min.Y); yy <= min(y+r, roi.Max.Y-1); yy++ {
+				for xx := max(x-r, roi.Min.X); xx <= min(x+r, roi.Max.X-1); xx++ {
+					if j := yy*d.w + xx; float64(dist[j]) >= near {
+						v = max(v, d.p[j])
+					}
+				}
+			}
+			d.p[i] = v
+		}
+	}
+}
+
+// fillUnderCar continues the shadow upwards under the car's lower edge:
+// the photo cannot show the ground there, but once the car is moved its
+// soft edge would otherwise show a light seam between car and shadow.
+func fillUnderCar(g *workGrid, d plane, box image.Rectangle) {
+	depth := max(box.Dy()/8, 2)
+	for x := box.Min.X; x < box.Max.X; x++ {
+		// Find the car's lowest pixel in this column and the shadow below.
+		bottom := -1
+		for y := min(box.Max.Y, g.h-1); y >= box.Min.Y; y-- {
+			if g.matte.p[y*g.w+x] > 0.5 {
+				bottom = y
+				break
+			}
+		}
+		if bottom < 0 || bottom+2 >= g.h {
+			continue
+		}
+		v := max(d.p[(bottom+1)*g.w+x], d.p[(bottom+2)*g.w+x])
+		for y := bottom; y > max(bottom-depth, box.Min.Y); y-- {
+			i := y*g.w + x
+			d.p[i] = max(d.p[i], v)
+		}
+	}
+}
+
+// fadeEdges scales d down linearly within r of r's border.
+func fadeEdges(d plane, roi image.Rectangle, r int) {
+	for y := roi.Min.Y; y < roi.Max.Y; y++ {
+		fy := min(y-roi.Min.Y, roi.Max.Y-1-y)
+		for x := roi.Min.X; x < roi.Max.X; x++ {
+			f := min(fy, x-roi.Min.X, roi.Max.X-1-x)
+			if f < r {
+				d.p[y*d.w+x] *= float32(f) / float32(r)
+			}
+		}
+	}
+	for y := range d.h {
+		for x := range d.w {
+			if !(image.Point{x, y}).In(roi) {
+				d.p[y*d.w+x] = 0
+			}
+		}
+	}
+}
+
+// fillGaps replaces zeros with the nearest non-zero value.
+func fillGaps(v []float32) {
+	last := float32(0)
+	for i := range v {
+		if v[i] > 0 {
+			last = v[i]
+		} else {
+			v[i] = last
+		}
+	}
+	last = 0
+	for i := len(v) - 1; i >= 0; i-- {
+		if v[i] > 0 {
+			last = v[i]
+		} else {
+			v[i] = last
+		}
+	}
+}
+
+// smooth1D box-blurs v with radius r.
+func smooth1D(v []float32, r int) {
+	if len(v) == 0 {
+		return
+	}
+	blur1D(v, 1, len(v), r, make([]float32, len(v)))
+}

@@ -1,0 +1,218 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"time"
+
+	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/vision"
+)
+
+// Segmenter is what DetectCarMaskProcessor needs from *vision.Segmenter:
+// the car's matte, box, confidence and border share for a decoded photo.
+type Segmenter interface {
+	Segment(ctx context.Context, img *image.NRGBA) (*vision.Mask, error)
+}
+
+// ContentLoader loads a company's uploaded content (backgrounds, posters)
+// by name. A missing name is a *showroom.Error with code
+// CONTENT_NOT_FOUND.
+type ContentLoader interface {
+	LoadContent(ctx context.Context, company, name string) (image.Image, error)
+}
+
+// EngineConfig configures an Engine.
+type EngineConfig struct {
+	Segmenter Segmenter
+	Content   ContentLoader
+	// MaxPixels refuses bigger photos (INVALID_IMAGE) from their header,
+	// before decoding; 0 means no limit.
+	MaxPixels int
+	// Observe, when set, is called with each processor's name and time.
+	Observe func(processor string, d time.Duration)
+}
+
+// Engine runs configurations on photos. Safe for concurrent use.
+type Engine struct {
+	cfg EngineConfig
+}
+
+// NewEngine returns an engine; the segmenter is required.
+func NewEngine(cfg EngineConfig) (*Engine, error) {
+	if cfg.Segmenter == nil {
+		return nil, errors.New("pipeline: EngineConfig.Segmenter is required")
+	}
+	if cfg.MaxPixels < 0 {
+		return nil, fmt.Errorf("pipeline: MaxPixels %d is negative", cfg.MaxPixels)
+	}
+	if err := startVips(); err != nil {
+		return nil, fmt.Errorf("pipeline: starting libvips: %w", err)
+	}
+	return &Engine{cfg: cfg}, nil
+}
+
+// Request is one photo to run through one configuration.
+type Request struct {
+	// Company owns the content that processors name.
+	Company string
+	// Processors is the configuration's processor array as stored.
+	Processors json.RawMessage
+	// Photo is the encoded JPEG, PNG or WebP photo.
+	Photo []byte
+	// Format is "", "jpeg", "png" or "webp"; "" is JPEG, or PNG when the
+	// result has transparency.
+	Format string
+	// Quality is 1-100 for JPEG and WebP; 0 means DefaultQuality.
+	Quality int
+}
+
+// Result is the processed image.
+type Result struct {
+	Image         []byte
+	MediaType     string
+	Width, Height int
+	// Timings are, in order: decode, each processor by its name, render,
+	// encode.
+	Timings []Timing
+}
+
+// Timing is the time one stage of a run took.
+type Timing struct {
+	Name     string
+	Duration time.Duration
+}
+
+// step is a processor ready to change a scene.
+type step interface {
+	apply(ctx context.Context, r *run, s *Scene) error
+}
+
+// run is what processors may use besides the scene.
+type run struct {
+	e       *Engine
+	company string
+}
+
+// builders makes each processor's step from its effective parameters; the
+// catalog holds the parameters themselves. Read-only.
+var builders = map[string]func(Params) step{
+	DetectCarMask:          newDetectMask,
+	DetectCarShadow:        newDetectShadow,
+	PlaceShadow:            newPlaceShadow,
+	CleanBackground:        newCleanBackground,
+	SemiTransparentWindows: newWindows,
+	PlaceCar:               newPlaceCar,
+	AddBackgroundAndCrop:   newAddBackground,
+	AddPoster:              newPoster,
+	Resize:                 newResize,
+}
+
+// Parse checks a configuration against the catalog and returns its steps.
+// Errors are INVALID_CONFIGURATION with details.
+func Parse(raw json.RawMessage) ([]string, []step, error) {
+	invalid := func(ds []showroom.Detail, cause error) error {
+		e := showroom.Errorf(showroom.EInvalidConfig, "the configuration is not valid")
+		e.Details, e.Cause = ds, cause
+		return e
+	}
+	var elems []any
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return nil, nil, invalid(nil, err)
+	}
+	ds, err := Validate(context.Background(), elems, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(ds) > 0 {
+		return nil, nil, invalid(ds, nil)
+	}
+	names := make([]string, len(elems))
+	steps := make([]step, len(elems))
+	for i, el := range elems {
+		st := Step(el.(map[string]any))
+		p, err := EffectiveParams(st)
+		if err != nil {
+			return nil, nil, invalid(nil, err)
+		}
+		build, ok := builders[st.Name()]
+		if !ok {
+			return nil, nil, showroom.Internal(fmt.Errorf("pipeline: processor %s in the catalog has no implementation", st.Name()))
+		}
+		names[i], steps[i] = st.Name(), build(p)
+	}
+	return names, steps, nil
+}
+
+// Run decodes the photo, applies the configuration's processors to its
+// scene in order, renders the scene once and encodes it. Errors a client
+// caused are *showroom.Error; others are internal.
+func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
+	names, steps, err := Parse(req.Processors)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := mediaTypes[req.Format]; req.Format != "" && !ok {
+		return nil, showroom.Errorf(showroom.EInvalidBody, "unknown output format %q: use jpeg, png or webp", req.Format)
+	}
+	res := &Result{}
+	lap := stopwatch(&res.Timings)
+
+	photo, err := vision.Decode(req.Photo, e.cfg.MaxPixels)
+	if err != nil {
+		return nil, err
+	}
+	lap("decode")
+	s := NewScene(photo)
+	r := &run{e: e, company: req.Company}
+	for i, st := range steps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		t := time.Now()
+		if err := st.apply(ctx, r, s); err != nil {
+			return nil, err
+		}
+		lap(names[i])
+		if e.cfg.Observe != nil {
+			e.cfg.Observe(names[i], time.Since(t))
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	img, hasAlpha := Render(s)
+	lap("render")
+	res.Image, res.MediaType, err = encode(img, hasAlpha, req.Format, req.Quality)
+	if err != nil {
+		return nil, err
+	}
+	lap("encode")
+	res.Width, res.Height = img.Rect.Dx(), img.Rect.Dy()
+	return res, nil
+}
+
+// stopwatch returns a function that appends the time since its last call.
+func stopwatch(ts *[]Timing) func(name string) {
+	t := time.Now()
+	return func(name string) {
+		now := time.Now()
+		*ts = append(*ts, Timing{name, now.Sub(t)})
+		t = now
+	}
+}
+
+// loadContent loads a company's content as NRGBA.
+func (r *run) loadContent(ctx context.Context, name string) (*image.NRGBA, error) {
+	if r.e == nil || r.e.cfg.Content == nil {
+		return nil, showroom.Errorf(showroom.EContentNotFound, "content %q not found", name)
+	}
+	img, err := r.e.cfg.Content.LoadContent(ctx, r.company, name)
+	if err != nil {
+		return nil, err
+	}
+	return toNRGBA(img), nil
+}

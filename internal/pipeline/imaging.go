@@ -1,0 +1,228 @@
+package pipeline
+
+import (
+	"image"
+	"image/draw"
+	"math"
+	"runtime"
+	"sync"
+)
+
+// plane is a single-channel float32 image, row-major. Soft layers (shadow
+// darkness, glass) live on the scene's working grid as planes and are
+// sampled bilinearly at render time: they are smooth, so a 1024-pixel grid
+// carries them at a fraction of a 12 MP buffer's cost.
+type plane struct {
+	w, h int
+	p    []float32
+}
+
+func newPlane(w, h int) plane { return plane{w: w, h: h, p: make([]float32, w*h)} }
+
+// sample returns the bilinear value at (x, y) in pixel-centre coordinates
+// (the centre of pixel 0 is 0.5); outside the plane the value is 0.
+func (p plane) sample(x, y float64) float32 {
+	x -= 0.5
+	y -= 0.5
+	if x < -1 || y < -1 || x >= float64(p.w) || y >= float64(p.h) {
+		return 0
+	}
+	x0, y0 := int(math.Floor(x)), int(math.Floor(y))
+	fx, fy := float32(x-float64(x0)), float32(y-float64(y0))
+	at := func(x, y int) float32 {
+		if x < 0 || y < 0 || x >= p.w || y >= p.h {
+			return 0
+		}
+		return p.p[y*p.w+x]
+	}
+	a := at(x0, y0) + (at(x0+1, y0)-at(x0, y0))*fx
+	b := at(x0, y0+1) + (at(x0+1, y0+1)-at(x0, y0+1))*fx
+	return a + (b-a)*fy
+}
+
+// boxBlur blurs p in place with a (2r+1)² box, twice (close to a Gaussian),
+// edges clamped.
+func (p plane) boxBlur(r int) {
+	if r < 1 {
+		return
+	}
+	tmp := make([]float32, max(p.w, p.h))
+	for range 2 {
+		for y := range p.h {
+			blur1D(p.p[y*p.w:(y+1)*p.w], 1, p.w, r, tmp)
+		}
+		for x := range p.w {
+			blur1D(p.p[x:], p.w, p.h, r, tmp)
+		}
+	}
+}
+
+// blur1D box-blurs n samples of s spaced by stride, with a running sum.
+func blur1D(s []float32, stride, n, r int, tmp []float32) {
+	for i := range n {
+		tmp[i] = s[i*stride]
+	}
+	clamp := func(i int) float32 { return tmp[min(max(i, 0), n-1)] }
+	var sum float32
+	for i := -r; i <= r; i++ {
+		sum += clamp(i)
+	}
+	inv := 1 / float32(2*r+1)
+	for i := range n {
+		s[i*stride] = sum * inv
+		sum += clamp(i+r+1) - clamp(i-r)
+	}
+}
+
+// parallel runs f over [0,n) in one band per CPU: the renderer and the
+// full-resolution passes are memory-bound row loops that split cleanly.
+func parallel(n int, f func(lo, hi int)) {
+	k := min(runtime.GOMAXPROCS(0), n)
+	if k <= 1 || n < 64 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range k {
+		lo, hi := n*i/k, n*(i+1)/k
+		wg.Go(func() { f(lo, hi) })
+	}
+	wg.Wait()
+}
+
+// srgbToLinear maps an 8-bit sRGB value to linear light 0..1.
+var srgbToLinear = func() (t [256]float32) {
+	for i := range t {
+		v := float64(i) / 255
+		if v <= 0.04045 {
+			t[i] = float32(v / 12.92)
+		} else {
+			t[i] = float32(math.Pow((v+0.055)/1.055, 2.4))
+		}
+	}
+	return t
+}()
+
+// linearToSRGBTable has 4096 steps: finer than 8-bit output needs in the
+// darks, where the sRGB curve is steepest.
+var linearToSRGBTable = func() (t [4097]uint8) {
+	for i := range t {
+		v := float64(i) / 4096
+		if v <= 0.0031308 {
+			v *= 12.92
+		} else {
+			v = 1.055*math.Pow(v, 1/2.4) - 0.055
+		}
+		t[i] = uint8(math.Round(math.Max(0, math.Min(1, v)) * 255))
+	}
+	return t
+}()
+
+// linearToSRGB maps linear light 0..1 (clamped) to 8-bit sRGB.
+func linearToSRGB(v float32) uint8 {
+	if v <= 0 {
+		return 0
+	}
+	if v >= 1 {
+		return 255
+	}
+	return linearToSRGBTable[int(v*4096+0.5)]
+}
+
+// toNRGBA returns img as an *image.NRGBA at origin (0,0), without copying
+// when it already is one.
+func toNRGBA(img image.Image) *image.NRGBA {
+	if n, ok := img.(*image.NRGBA); ok && n.Rect.Min == (image.Point{}) {
+		return n
+	}
+	b := img.Bounds()
+	out := image.NewNRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(out, out.Rect, img, b.Min, draw.Src)
+	return out
+}
+
+// workGrid is a downscaled copy of the photo and the matte, long side at
+// most workSide, on which the analysing processors (shadow, glass, wheels)
+// run: they look for regions tens of pixels wide, and a 12 MP photo would
+// cost them 12x the time for no better answer.
+type workGrid struct {
+	w, h int
+	// sx, sy map photo pixels to work pixels (work = photo * s).
+	sx, sy float64
+	lum    plane    // linear luminance
+	rgb    [3]plane // linear R, G, B
+	matte  plane    // 0..1; empty before detection
+}
+
+// workSide is the long side of the working grid; it matches the
+// segmentation's own working grid, so the model's raw answer lines up.
+const workSide = 1024
+
+// workSize is the working grid for a w×h photo.
+func workSize(w, h int) (int, int) {
+	long := max(w, h)
+	if long <= workSide {
+		return w, h
+	}
+	return max(w*workSide/long, 1), max(h*workSide/long, 1)
+}
+
+// newWorkGrid area-averages photo (and matte, when not nil) onto the
+// working grid.
+func newWorkGrid(photo *image.NRGBA, matte *image.Gray) *workGrid {
+	W, H := photo.Rect.Dx(), photo.Rect.Dy()
+	w, h := workSize(W, H)
+	g := &workGrid{w: w, h: h, sx: float64(w) / float64(W), sy: float64(h) / float64(H)}
+	g.lum = newPlane(w, h)
+	for c := range g.rgb {
+		g.rgb[c] = newPlane(w, h)
+	}
+	if matte != nil {
+		g.matte = newPlane(w, h)
+	}
+	parallel(h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			y0, y1 := y*H/h, max((y+1)*H/h, y*H/h+1)
+			for x := range w {
+				x0, x1 := x*W/w, max((x+1)*W/w, x*W/w+1)
+				var r, gg, b, m float32
+				for yy := y0; yy < y1; yy++ {
+					row := photo.Pix[yy*photo.Stride:]
+					for xx := x0; xx < x1; xx++ {
+						r += srgbToLinear[row[4*xx]]
+						gg += srgbToLinear[row[4*xx+1]]
+						b += srgbToLinear[row[4*xx+2]]
+					}
+					if matte != nil {
+						mrow := matte.Pix[yy*matte.Stride:]
+						for xx := x0; xx < x1; xx++ {
+							m += float32(mrow[xx])
+						}
+					}
+				}
+				inv := 1 / float32((y1-y0)*(x1-x0))
+				i := y*w + x
+				g.rgb[0].p[i], g.rgb[1].p[i], g.rgb[2].p[i] = r*inv, gg*inv, b*inv
+				g.lum.p[i] = (0.2126*r + 0.7152*gg + 0.0722*b) * inv
+				if matte != nil {
+					g.matte.p[i] = m * inv / 255
+				}
+			}
+		}
+	})
+	return g
+}
+
+// toWork maps a photo rectangle onto the working grid, rounding outwards.
+func (g *workGrid) toWork(r image.Rectangle) image.Rectangle {
+	return image.Rect(int(float64(r.Min.X)*g.sx), int(float64(r.Min.Y)*g.sy),
+		int(math.Ceil(float64(r.Max.X)*g.sx)), int(math.Ceil(float64(r.Max.Y)*g.sy))).
+		Intersect(image.Rect(0, 0, g.w, g.h))
+}
+
+func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }
+
+func smoothstep(lo, hi, x float64) float64 {
+	t := clamp01((x - lo) / (hi - lo))
+	return t * t * (3 - 2*t)
+}

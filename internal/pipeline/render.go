@@ -1,0 +1,341 @@
+package pipeline
+
+import (
+	"image"
+	"math"
+)
+
+// Render composes the scene into one image at full resolution: the
+// background, the shadow multiplied onto it, the car (its glass letting
+// the background through), the posters, then the resize. It reports
+// whether any pixel is not opaque.
+//
+// Compositing is done in linear light with premultiplied alpha: mixing
+// sRGB values darkens soft edges and glass into a grey fringe, and
+// straight alpha bleeds the colour of transparent pixels into their
+// neighbours when sampled.
+func Render(s *Scene) (*image.NRGBA, bool) {
+	W, H := s.Canvas.X, s.Canvas.Y
+	out := image.NewNRGBA(image.Rect(0, 0, W, H))
+	car := s.carSource()
+	bg := s.backgroundSource()
+	var glassT, glassB float32
+	if s.Glass != nil {
+		glassT, glassB = float32(s.WindowTransparency), float32(s.WindowBrightness)
+	}
+	shadowOp := float32(s.ShadowOpacity)
+	if s.Shadow == nil {
+		shadowOp = 0
+	}
+	var gsx, gsy float64
+	if s.work != nil {
+		gsx, gsy = s.work.sx, s.work.sy
+	}
+	place := s.Place
+	if place.Scale == 0 {
+		place = Placement{Scale: 1}
+	}
+	// The inverse placement is affine: one step along a canvas row moves
+	// the photo point by a constant vector.
+	o := place.inverse(Point{0, 0})
+	ex := place.inverse(Point{1, 0})
+	ey := place.inverse(Point{0, 1})
+	dxx, dxy := ex.X-o.X, ex.Y-o.Y
+	dyx, dyy := ey.X-o.X, ey.Y-o.Y
+	transparent := make([]bool, H)
+
+	parallel(H, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			row := out.Pix[y*out.Stride : y*out.Stride+4*W]
+			cy := float64(y) + 0.5
+			px := o.X + 0.5*dxx + cy*dyx
+			py := o.Y + 0.5*dxy + cy*dyy
+			for x := range W {
+				// Background, premultiplied linear.
+				br, bgc, bb, ba := bg.at(s, x, y, px, py)
+				if shadowOp > 0 {
+					if d := s.Shadow.sample(px*gsx, py*gsy) * shadowOp; d > 0 {
+						k := 1 - d
+						br, bgc, bb, ba = br*k, bgc*k, bb*k, ba*k+d
+					}
+				}
+				if car != nil {
+					cr, cg, cb, ca := car.sample(px, py)
+					if ca > 0 {
+						if s.Glass != nil && (glassT > 0 || glassB != 1) {
+							if g := s.Glass.sample(px*gsx, py*gsy); g > 0 {
+								keep := 1 - g*glassT
+								bright := (1 + g*(glassB-1)) * keep
+								cr, cg, cb, ca = cr*bright, cg*bright, cb*bright, ca*keep
+							}
+						}
+						k := 1 - ca
+						br, bgc, bb, ba = cr+br*k, cg+bgc*k, cb+bb*k, ca+ba*k
+					}
+				}
+				p := row[4*x : 4*x+4 : 4*x+4]
+				if ba <= 0.5/255 {
+					p[0], p[1], p[2], p[3] = 0, 0, 0, 0
+					transparent[y] = true
+				} else {
+					inv := 1 / ba
+					p[0], p[1], p[2] = linearToSRGB(br*inv), linearToSRGB(bgc*inv), linearToSRGB(bb*inv)
+					a := uint8(math.Round(float64(min(ba, 1)) * 255))
+					p[3] = a
+					if a < 255 {
+						transparent[y] = true
+					}
+				}
+				px += dxx
+				py += dxy
+			}
+		}
+	})
+	for _, p := range s.Posters {
+		drawPoster(out, p)
+	}
+	if s.Output != nil {
+		out = resizeCanvas(out, *s.Output)
+	}
+	hasAlpha := false
+	for _, t := range transparent {
+		hasAlpha = hasAlpha || t
+	}
+	return out, hasAlpha
+}
+
+// backgroundLayer samples the background.
+type backgroundLayer struct {
+	kind       BackgroundKind
+	r, g, b, a float32
+	img        *image.NRGBA
+	inv        float64
+	off        Point
+}
+
+func (s *Scene) backgroundSource() *backgroundLayer {
+	bg := s.Background
+	l := &backgroundLayer{kind: bg.Kind}
+	switch bg.Kind {
+	case BackgroundColor:
+		a := float32(bg.Color.A) / 255
+		l.r, l.g, l.b, l.a = srgbToLinear[bg.Color.R]*a, srgbToLinear[bg.Color.G]*a, srgbToLinear[bg.Color.B]*a, a
+	case BackgroundImage:
+		sc := bg.ImageScale
+		img := bg.Image
+		// Strong reductions are prefiltered so that bilinear sampling does
+		// not alias a fine texture into noise.
+		if k := int(1 / sc); k >= 2 {
+			img = shrinkNRGBA(img, k)
+			sc *= float64(k)
+		}
+		l.img, l.inv, l.off = img, 1/sc, bg.ImageOffset
+	}
+	return l
+}
+
+// at returns the background under canvas pixel (x, y), which is photo
+// point (px, py), premultiplied linear.
+func (l *backgroundLayer) at(s *Scene, x, y int, px, py float64) (r, g, b, a float32) {
+	switch l.kind {
+	case BackgroundPhoto:
+		ix, iy := int(px), int(py)
+		if px < 0 || py < 0 || ix >= s.Photo.Rect.Dx() || iy >= s.Photo.Rect.Dy() {
+			return 0, 0, 0, 0
+		}
+		p := s.Photo.Pix[iy*s.Photo.Stride+4*ix:]
+		return srgbToLinear[p[0]], srgbToLinear[p[1]], srgbToLinear[p[2]], 1
+	case BackgroundColor:
+		return l.r, l.g, l.b, l.a
+	case BackgroundImage:
+		return sampleNRGBA(l.img, (float64(x)+0.5-l.off.X)*l.inv, (float64(y)+0.5-l.off.Y)*l.inv, true)
+	}
+	return 0, 0, 0, 0
+}
+
+// carLayer is the cut-out car: decontaminated colours with the matte as
+// alpha, covering the car's box (prefiltered when the car is shrunk).
+type carLayer struct {
+	img    *image.NRGBA // origin at the box's top-left, on the shrunk grid
+	origin Point        // photo position of img's (0,0)
+	k      float64      // photo pixels per img pixel
+}
+
+func (s *Scene) carSource() *carLayer {
+	if !s.hasCar() || s.Background.Kind == BackgroundPhoto {
+		return nil
+	}
+	fg := s.foreground()
+	l := &carLayer{img: fg, origin: Point{float64(s.Box.Min.X), float64(s.Box.Min.Y)}, k: 1}
+	if k := int(1 / s.Place.scale()); k >= 2 {
+		l.img = shrinkNRGBA(fg, k)
+		l.k = float64(k)
+	}
+	return l
+}
+
+func (l *carLayer) sample(px, py float64) (r, g, b, a float32) {
+	return sampleNRGBA(l.img, (px-l.origin.X)/l.k, (py-l.origin.Y)/l.k, false)
+}
+
+// sampleNRGBA returns the bilinear, premultiplied linear colour of img at
+// (x, y) in pixel-centre coordinates; outside img it is transparent, or the
+// nearest edge pixel when clampEdge (a background must reach the canvas
+// edge).
+func sampleNRGBA(img *image.NRGBA, x, y float64, clampEdge bool) (r, g, b, a float32) {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	x -= 0.5
+	y -= 0.5
+	if clampEdge {
+		x = math.Max(0, math.Min(x, float64(w-1)))
+		y = math.Max(0, math.Min(y, float64(h-1)))
+	} else if x < -1 || y < -1 || x >= float64(w) || y >= float64(h) {
+		return 0, 0, 0, 0
+	}
+	x0, y0 := int(math.Floor(x)), int(math.Floor(y))
+	fx, fy := float32(x-float64(x0)), float32(y-float64(y0))
+	add := func(ix, iy int, wt float32) {
+		if wt == 0 || ix < 0 || iy < 0 || ix >= w || iy >= h {
+			return
+		}
+		p := img.Pix[iy*img.Stride+4*ix:]
+		if p[3] == 0 {
+			return
+		}
+		pa := float32(p[3]) / 255 * wt
+		r += srgbToLinear[p[0]] * pa
+		g += srgbToLinear[p[1]] * pa
+		b += srgbToLinear[p[2]] * pa
+		a += pa
+	}
+	add(x0, y0, (1-fx)*(1-fy))
+	add(x0+1, y0, fx*(1-fy))
+	add(x0, y0+1, (1-fx)*fy)
+	add(x0+1, y0+1, fx*fy)
+	return
+}
+
+// shrinkNRGBA reduces img by the integer factor k, averaging premultiplied
+// linear colour over each k×k block.
+func shrinkNRGBA(img *image.NRGBA, k int) *image.NRGBA {
+	W, H := img.Rect.Dx(), img.Rect.Dy()
+	w, h := max((W+k-1)/k, 1), max((H+k-1)/k, 1)
+	out := image.NewNRGBA(image.Rect(0, 0, w, h))
+	parallel(h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			for x := range w {
+				var r, g, b, a float32
+				n := 0
+				for yy := y * k; yy < min(y*k+k, H); yy++ {
+					row := img.Pix[yy*img.Stride:]
+					for xx := x * k; xx < min(x*k+k, W); xx++ {
+						p := row[4*xx : 4*xx+4]
+						pa := float32(p[3]) / 255
+						r += srgbToLinear[p[0]] * pa
+						g += srgbToLinear[p[1]] * pa
+						b += srgbToLinear[p[2]] * pa
+						a += pa
+						n++
+					}
+				}
+				putLinear(out.Pix[y*out.Stride+4*x:], r, g, b, a, float32(n))
+			}
+		}
+	})
+	return out
+}
+
+// putLinear writes the premultiplied linear sum (r,g,b,a) over n samples
+// as one straight-alpha sRGB pixel.
+func putLinear(p []uint8, r, g, b, a, n float32) {
+	if a <= 0 {
+		p[0], p[1], p[2], p[3] = 0, 0, 0, 0
+		return
+	}
+	p[0], p[1], p[2] = linearToSRGB(r/a), linearToSRGB(g/a), linearToSRGB(b/a)
+	p[3] = uint8(math.Round(float64(min(a/n, 1)) * 255))
+}
+
+// foreground returns the car's box of the photo with the matte as alpha
+// and the edge colours decontaminated: a soft edge pixel is a mix of car
+// and old background, and drawn as it is over a new background it shows a
+// halo of the old one. Each edge pixel's car colour is solved from the
+// local car and background colours (one level of Germer et al.'s blur
+// fusion, with the local means taken on the working grid).
+func (s *Scene) foreground() *image.NRGBA {
+	b := s.Box
+	fg := image.NewNRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	g := s.workGrid()
+	fr, bk := localMeans(g)
+	parallel(b.Dy(), func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			src := s.Photo.Pix[(b.Min.Y+y)*s.Photo.Stride+4*b.Min.X:]
+			m := s.Matte.Pix[(b.Min.Y+y)*s.Matte.Stride+b.Min.X:]
+			dst := fg.Pix[y*fg.Stride:]
+			wy := (float64(b.Min.Y+y) + 0.5) * g.sy
+			for x := range b.Dx() {
+				a := m[x]
+				d := dst[4*x : 4*x+4 : 4*x+4]
+				d[3] = a
+				if a == 0 {
+					continue
+				}
+				sp := src[4*x : 4*x+3 : 4*x+3]
+				if a == 255 {
+					d[0], d[1], d[2] = sp[0], sp[1], sp[2]
+					continue
+				}
+				al := float32(a) / 255
+				wx := (float64(b.Min.X+x) + 0.5) * g.sx
+				var f, fh, bh [3]float32
+				var toF, toB float32
+				for c := range 3 {
+					fh[c], bh[c] = fr[c].sample(wx, wy), bk[c].sample(wx, wy)
+					f[c] = fh[c] + al*(srgbToLinear[sp[c]]-al*fh[c]-(1-al)*bh[c])
+					toF += abs32(f[c] - fh[c])
+					toB += abs32(f[c] - bh[c])
+				}
+				// A solved colour still nearer the old background than the
+				// car means the matte reaches too far here: paint the local
+				// car colour rather than a fringe of the old background.
+				if toB < toF {
+					f = fh
+				}
+				d[0], d[1], d[2] = linearToSRGB(f[0]), linearToSRGB(f[1]), linearToSRGB(f[2])
+			}
+		}
+	})
+	return fg
+}
+
+// localMeans returns the local mean car colour and the local mean
+// background colour on the working grid, each spread over the other's
+// area so an edge pixel finds both.
+func localMeans(g *workGrid) (fg, bg [3]plane) {
+	r := max(g.w/200, 2)
+	wa, wb := newPlane(g.w, g.h), newPlane(g.w, g.h)
+	for i, m := range g.matte.p {
+		// Only clearly car or clearly background pixels vote: the soft
+		// edge itself is the mixture being solved.
+		wa.p[i] = float32(smoothstep(0.7, 0.95, float64(m)))
+		wb.p[i] = float32(1 - smoothstep(0.05, 0.3, float64(m)))
+	}
+	for c := range 3 {
+		fg[c], bg[c] = newPlane(g.w, g.h), newPlane(g.w, g.h)
+		for i, v := range g.rgb[c].p {
+			fg[c].p[i] = v * wa.p[i]
+			bg[c].p[i] = v * wb.p[i]
+		}
+		fg[c].boxBlur(r)
+		bg[c].boxBlur(2 * r)
+	}
+	wa.boxBlur(r)
+	wb.boxBlur(2 * r)
+	for c := range 3 {
+		for i := range fg[c].p {
+			fg[c].p[i] /= max(wa.p[i], 1e-4)
+			bg[c].p[i] /= max(wb.p[i], 1e-4)
+		}
+	}
+	return fg, bg
+}

@@ -1,0 +1,162 @@
+package pipeline
+
+import (
+	"context"
+	"image"
+	"image/color"
+	"math"
+)
+
+// resize is ResizeProcessor: the output's size. With one side given the
+// other follows the aspect; with both, fit says how the canvas goes in.
+type resize struct {
+	width, height int
+	fit           string
+	pad           color.NRGBA
+}
+
+func newResize(p Params) step {
+	r, g, b := p.RGB("background")
+	return resize{width: p.Int("width"), height: p.Int("height"), fit: p.String("fit"), pad: color.NRGBA{r, g, b, 255}}
+}
+
+func (r resize) apply(ctx context.Context, _ *run, s *Scene) error {
+	if r.width == 0 && r.height == 0 {
+		s.Output = nil
+		return nil
+	}
+	s.Output = &OutputSize{Width: r.width, Height: r.height, Fit: r.fit, Pad: r.pad}
+	return nil
+}
+
+// resizeCanvas scales img to the output size o.
+func resizeCanvas(img *image.NRGBA, o OutputSize) *image.NRGBA {
+	W, H := img.Rect.Dx(), img.Rect.Dy()
+	w, h := o.Width, o.Height
+	switch {
+	case w == 0:
+		w = max(int(math.Round(float64(h)*float64(W)/float64(H))), 1)
+		return resample(img, img.Rect, w, h)
+	case h == 0:
+		h = max(int(math.Round(float64(w)*float64(H)/float64(W))), 1)
+		return resample(img, img.Rect, w, h)
+	}
+	switch o.Fit {
+	case FitFill:
+		return resample(img, img.Rect, w, h)
+	case FitCover:
+		// The largest centred part of the canvas with the output's aspect.
+		cw, ch := W, int(math.Round(float64(W)*float64(h)/float64(w)))
+		if ch > H {
+			cw, ch = int(math.Round(float64(H)*float64(w)/float64(h))), H
+		}
+		x0, y0 := (W-cw)/2, (H-ch)/2
+		return resample(img, image.Rect(x0, y0, x0+cw, y0+ch), w, h)
+	}
+	sc := math.Min(float64(w)/float64(W), float64(h)/float64(H))
+	iw, ih := max(int(math.Round(float64(W)*sc)), 1), max(int(math.Round(float64(H)*sc)), 1)
+	in := resample(img, img.Rect, iw, ih)
+	out := image.NewNRGBA(image.Rect(0, 0, w, h))
+	pad := o.Pad
+	if !opaque(img) {
+		// A cut-out stays on transparency: padding it with a colour would
+		// put a coloured band beside a transparent car.
+		pad = color.NRGBA{}
+	}
+	for i := 0; i < len(out.Pix); i += 4 {
+		out.Pix[i], out.Pix[i+1], out.Pix[i+2], out.Pix[i+3] = pad.R, pad.G, pad.B, pad.A
+	}
+	x0, y0 := (w-iw)/2, (h-ih)/2
+	for y := range ih {
+		copy(out.Pix[(y0+y)*out.Stride+4*x0:], in.Pix[y*in.Stride:y*in.Stride+4*iw])
+	}
+	return out
+}
+
+// opaque reports whether every pixel of img is opaque.
+func opaque(img *image.NRGBA) bool {
+	for i := 3; i < len(img.Pix); i += 4 {
+		if img.Pix[i] != 255 {
+			return false
+		}
+	}
+	return true
+}
+
+// resample scales the part r of img to w×h with a triangle filter as
+// wide as the reduction (plain bilinear when enlarging), on premultiplied
+// linear values, separably.
+func resample(img *image.NRGBA, r image.Rectangle, w, h int) *image.NRGBA {
+	tx, ty := resampleTaps(r.Dx(), w), resampleTaps(r.Dy(), h)
+	// Horizontal pass into premultiplied linear floats.
+	mid := make([]float32, 4*w*r.Dy())
+	parallel(r.Dy(), func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			row := img.Pix[(r.Min.Y+y)*img.Stride+4*r.Min.X:]
+			for x, t := range tx {
+				var cr, cg, cb, ca float32
+				for j, wt := range t.w {
+					p := row[4*(t.start+j):]
+					a := float32(p[3]) / 255 * wt
+					cr += srgbToLinear[p[0]] * a
+					cg += srgbToLinear[p[1]] * a
+					cb += srgbToLinear[p[2]] * a
+					ca += a
+				}
+				m := mid[4*(y*w+x):]
+				m[0], m[1], m[2], m[3] = cr, cg, cb, ca
+			}
+		}
+	})
+	out := image.NewNRGBA(image.Rect(0, 0, w, h))
+	parallel(h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			t := ty[y]
+			for x := range w {
+				var cr, cg, cb, ca float32
+				for j, wt := range t.w {
+					m := mid[4*((t.start+j)*w+x):]
+					cr += m[0] * wt
+					cg += m[1] * wt
+					cb += m[2] * wt
+					ca += m[3] * wt
+				}
+				putLinear(out.Pix[y*out.Stride+4*x:], cr, cg, cb, ca, 1)
+			}
+		}
+	})
+	return out
+}
+
+// taps are the weights of one output sample of a 1-D resampling.
+type taps struct {
+	start int
+	w     []float32
+}
+
+// resampleTaps returns the triangle-filter taps from in samples to out.
+func resampleTaps(in, out int) []taps {
+	scale := float64(in) / float64(out)
+	support := math.Max(scale, 1)
+	t := make([]taps, out)
+	for o := range t {
+		c := (float64(o) + 0.5) * scale
+		lo := max(int(math.Floor(c-support)), 0)
+		hi := min(int(math.Ceil(c+support)), in)
+		ws := make([]float32, 0, hi-lo)
+		var sum float64
+		for i := lo; i < hi; i++ {
+			wt := math.Max(0, 1-math.Abs((float64(i)+0.5-c)/support))
+			ws = append(ws, float32(wt))
+			sum += wt
+		}
+		if sum == 0 {
+			lo, ws, sum = min(int(c), in-1), []float32{1}, 1
+		}
+		for i := range ws {
+			ws[i] /= float32(sum)
+		}
+		t[o] = taps{start: lo, w: ws}
+	}
+	return t
+}

@@ -1,0 +1,271 @@
+package pipeline
+
+import (
+	"image"
+	"image/color"
+	"math"
+)
+
+// Scene is what processors change: the original photo and everything found
+// in it or decided about the output. Nothing is drawn until Render, once, at
+// full resolution, so any valid order of processors works and the output
+// after any prefix of a configuration is defined.
+type Scene struct {
+	// Photo is the decoded photo, upright sRGB, origin (0,0). Never changed.
+	Photo *image.NRGBA
+
+	// Matte is the car's alpha at the photo's resolution; nil until
+	// DetectCarMaskProcessor ran. Box is the car's bounding box.
+	Matte *image.Gray
+	Box   image.Rectangle
+	// Raw is the segmentation model's own thresholded answer on the
+	// working grid (or nil): inside the car's outline, what the model left
+	// out is where the old background shows through, i.e. glass.
+	Raw *image.Gray
+
+	// Ground is the car's ground line in photo pixels: where it touches
+	// the floor. It starts as the box's bottom edge and becomes the line
+	// through the wheels' contact points with useKeypoints.
+	Ground GroundLine
+	// Keypoints is set when Ground runs through the wheels' contact
+	// points; Level is then the angle that levels the car.
+	Keypoints bool
+	Level     float64
+
+	// Shadow is the darkness layer (0 none, 1 black) on the working grid,
+	// in photo coordinates; nil until detected or synthesised.
+	// ShadowOpacity scales it when drawn; 0 means it is not drawn.
+	Shadow        *plane
+	ShadowOpacity float64
+	// ShadowDetected tells a shadow found in the photo from none found.
+	ShadowDetected bool
+
+	// Glass is how much of each car pixel is window glass (0..1) on the
+	// working grid; nil until SemiTransparentWindowsProcessor ran.
+	Glass              *plane
+	WindowTransparency float64
+	WindowBrightness   float64
+
+	// Background is what shows behind the car.
+	Background Background
+
+	// Canvas is the output size before ResizeProcessor; Place maps the
+	// photo onto it.
+	Canvas image.Point
+	Place  Placement
+
+	// Posters are drawn over everything, in order.
+	Posters []Poster
+	// Output, when set, scales the rendered canvas to the output size.
+	Output *OutputSize
+
+	work *workGrid
+}
+
+// GroundLine is the line on which the car stands, from its left contact
+// point to its right one, in photo pixels.
+type GroundLine struct {
+	Left, Right Point
+}
+
+// Point is a position in pixels, sub-pixel precise.
+type Point struct{ X, Y float64 }
+
+// Mid returns the middle of the ground line.
+func (g GroundLine) Mid() Point {
+	return Point{(g.Left.X + g.Right.X) / 2, (g.Left.Y + g.Right.Y) / 2}
+}
+
+// Tilt returns the ground line's angle from the horizontal, in radians,
+// positive when its right end is lower.
+func (g GroundLine) Tilt() float64 {
+	return math.Atan2(g.Right.Y-g.Left.Y, g.Right.X-g.Left.X)
+}
+
+// BackgroundKind says what the background layer is.
+type BackgroundKind int
+
+// Background kinds. The photo itself is the background until the car is
+// cut out; after that, transparency until a processor sets a colour or an
+// image.
+const (
+	BackgroundPhoto BackgroundKind = iota
+	BackgroundNone
+	BackgroundColor
+	BackgroundImage
+)
+
+// Background is the layer behind the car.
+type Background struct {
+	Kind  BackgroundKind
+	Color color.NRGBA
+	// Image covers the canvas: scaled by ImageScale and shifted by
+	// ImageOffset (canvas = image*ImageScale + ImageOffset).
+	Image       *image.NRGBA
+	ImageScale  float64
+	ImageOffset Point
+}
+
+// Placement maps photo pixels onto the canvas: the photo point Anchor goes
+// to the canvas point To, scaled by Scale and turned by Angle (radians,
+// clockwise in image coordinates). The zero Scale means identity.
+type Placement struct {
+	Anchor, To Point
+	Scale      float64
+	Angle      float64
+}
+
+// identity reports whether p leaves photo pixels where they are.
+func (p Placement) identity() bool {
+	return p.Scale == 0 || (p.Scale == 1 && p.Angle == 0 && p.Anchor == p.To)
+}
+
+// inverse returns the photo point under the canvas point q.
+func (p Placement) inverse(q Point) Point {
+	if p.Scale == 0 {
+		return q
+	}
+	dx, dy := (q.X-p.To.X)/p.Scale, (q.Y-p.To.Y)/p.Scale
+	s, c := math.Sincos(-p.Angle)
+	return Point{p.Anchor.X + c*dx - s*dy, p.Anchor.Y + s*dx + c*dy}
+}
+
+// forward returns the canvas point over the photo point q.
+func (p Placement) forward(q Point) Point {
+	if p.Scale == 0 {
+		return q
+	}
+	dx, dy := q.X-p.Anchor.X, q.Y-p.Anchor.Y
+	s, c := math.Sincos(p.Angle)
+	return Point{p.To.X + p.Scale*(c*dx-s*dy), p.To.Y + p.Scale*(s*dx+c*dy)}
+}
+
+// scale returns the placement's scale, 1 for the identity.
+func (p Placement) scale() float64 {
+	if p.Scale == 0 {
+		return 1
+	}
+	return p.Scale
+}
+
+// Poster is an overlay image drawn over the result: Scale of the canvas
+// width wide, at Position ("top-left", ..., "center"), Margin (a share of
+// the canvas width) from the edges.
+type Poster struct {
+	Image                  *image.NRGBA
+	Position               string
+	Scale, Opacity, Margin float64
+}
+
+// OutputSize is the output size and how the canvas fits it.
+type OutputSize struct {
+	Width, Height int
+	Fit           string // FitContain, FitCover or FitFill
+	// Pad is the colour of contain's padding.
+	Pad color.NRGBA
+}
+
+// Fit modes of ResizeProcessor.
+const (
+	FitContain = "contain"
+	FitCover   = "cover"
+	FitFill    = "fill"
+)
+
+// NewScene returns the scene of a photo before any processor: the output
+// is the photo itself.
+func NewScene(photo *image.NRGBA) *Scene {
+	photo = toNRGBA(photo)
+	b := photo.Rect
+	return &Scene{
+		Photo:              photo,
+		Canvas:             b.Size(),
+		Background:         Background{Kind: BackgroundPhoto},
+		WindowTransparency: 0,
+		WindowBrightness:   1,
+		Ground: GroundLine{
+			Left:  Point{0, float64(b.Dy())},
+			Right: Point{float64(b.Dx()), float64(b.Dy())},
+		},
+	}
+}
+
+// workGrid returns the downscaled photo and matte, computed once per
+// matte.
+func (s *Scene) workGrid() *workGrid {
+	if s.work == nil || (s.Matte != nil && s.work.matte.p == nil) {
+		s.work = newWorkGrid(s.Photo, s.Matte)
+	}
+	return s.work
+}
+
+// hasCar reports whether the car has been cut out.
+func (s *Scene) hasCar() bool { return s.Matte != nil && !s.Box.Empty() }
+
+// carBounds returns the car's box on the canvas under the current
+// placement (the box's four corners mapped, then bounded).
+func (s *Scene) carBounds() (minX, minY, maxX, maxY float64) {
+	b := s.Box
+	minX, minY = math.Inf(1), math.Inf(1)
+	maxX, maxY = math.Inf(-1), math.Inf(-1)
+	for _, c := range []Point{{float64(b.Min.X), float64(b.Min.Y)}, {float64(b.Max.X), float64(b.Min.Y)},
+		{float64(b.Min.X), float64(b.Max.Y)}, {float64(b.Max.X), float64(b.Max.Y)}} {
+		q := s.Place.forward(c)
+		minX, minY = math.Min(minX, q.X), math.Min(minY, q.Y)
+		maxX, maxY = math.Max(maxX, q.X), math.Max(maxY, q.Y)
+	}
+	return
+}
+
+// setCar records the detected car: from now on the car is cut out onto
+// transparency, standing on its box's bottom edge.
+func (s *Scene) setCar(matte *image.Gray, box image.Rectangle, raw *image.Gray) {
+	if matte.Rect.Min != (image.Point{}) {
+		matte = &image.Gray{Pix: matte.Pix[matte.PixOffset(matte.Rect.Min.X, matte.Rect.Min.Y):],
+			Stride: matte.Stride, Rect: image.Rect(0, 0, matte.Rect.Dx(), matte.Rect.Dy())}
+	}
+	// The box is measured from the matte itself: it must bound exactly
+	// what is drawn, whatever rounding the segmenter's own box had.
+	if b := matteBounds(matte, 32); !b.Empty() || box.Empty() {
+		box = b
+	}
+	s.Matte, s.Box, s.Raw = matte, box, raw
+	s.Background = Background{Kind: BackgroundNone}
+	s.Ground = GroundLine{
+		Left:  Point{float64(box.Min.X), float64(box.Max.Y)},
+		Right: Point{float64(box.Max.X), float64(box.Max.Y)},
+	}
+	s.work = nil
+}
+
+// matteBounds returns the bounds of the matte's pixels above threshold.
+func matteBounds(m *image.Gray, threshold uint8) image.Rectangle {
+	w, h := m.Rect.Dx(), m.Rect.Dy()
+	minX, minY, maxX, maxY := w, h, -1, -1
+	for y := range h {
+		row := m.Pix[y*m.Stride : y*m.Stride+w]
+		first := -1
+		for x, v := range row {
+			if v > threshold {
+				first = x
+				break
+			}
+		}
+		if first < 0 {
+			continue
+		}
+		last := first
+		for x := w - 1; x > first; x-- {
+			if row[x] > threshold {
+				last = x
+				break
+			}
+		}
+		minX, maxX = min(minX, first), max(maxX, last)
+		minY, maxY = min(minY, y), max(maxY, y)
+	}
+	if maxX < 0 {
+		return image.Rectangle{}
+	}
+	return image.Rect(minX, minY, maxX+1, maxY+1)
+}

@@ -1,0 +1,176 @@
+package pipeline
+
+import (
+	"image"
+	"image/color"
+	"math"
+)
+
+// SyntheticCar is a drawn side view of a car with every answer known: its
+// matte, its windows, its wheels' contact points and the shadow under it,
+// plus a dark object on the floor that is not its shadow. Tests use it as
+// a photo with known answers, the docs for their pictures (so the docs
+// ship no licensed photo).
+type SyntheticCar struct {
+	Photo *image.NRGBA
+	// Matte is the car's exact coverage, soft at the edges; Box bounds it.
+	Matte *image.Gray
+	Box   image.Rectangle
+	// Windows is 255 where the car is glass.
+	Windows *image.Gray
+	// Raw is a segmentation model's typical answer: the car without its
+	// see-through windows.
+	Raw *image.Gray
+	// Contacts are the wheels' ground-contact points.
+	Contacts [2]Point
+	// ShadowCenter and ShadowRadii describe the elliptical shadow on the
+	// floor; ShadowDarkness is its darkness at the centre.
+	ShadowCenter, ShadowRadii Point
+	ShadowDarkness            float64
+	// Object is the dark box on the floor far from the car.
+	Object image.Rectangle
+	// Body, Wall and Floor are the flat colours drawn.
+	Body, Wall, Floor color.NRGBA
+	// Tilt is the angle the car was drawn turned by, radians.
+	Tilt float64
+}
+
+// NewSyntheticCar draws the car on a w×h photo, turned by tilt radians
+// about its ground centre (0 for level).
+func NewSyntheticCar(w, h int, tilt float64) *SyntheticCar {
+	fw, fh := float64(w), float64(h)
+	sc := &SyntheticCar{
+		Photo:   image.NewNRGBA(image.Rect(0, 0, w, h)),
+		Matte:   image.NewGray(image.Rect(0, 0, w, h)),
+		Windows: image.NewGray(image.Rect(0, 0, w, h)),
+		Raw:     image.NewGray(image.Rect(0, 0, w, h)),
+		Body:    color.NRGBA{190, 30, 35, 255},
+		Wall:    color.NRGBA{225, 225, 228, 255},
+		Floor:   color.NRGBA{200, 200, 204, 255},
+		Tilt:    tilt,
+	}
+	horizon := 0.55 * fh
+	wheelR := 0.085 * fh
+	wheelY := 0.70 * fh
+	ground := wheelY + wheelR
+	wheels := [2]float64{0.30 * fw, 0.70 * fw}
+	pivot := Point{0.5 * fw, ground}
+	sc.ShadowCenter, sc.ShadowRadii, sc.ShadowDarkness = Point{0.5 * fw, ground}, Point{0.36 * fw, 0.035 * fh}, 0.55
+	sc.Object = image.Rect(int(0.91*fw), int(0.86*fh), int(0.98*fw), int(0.93*fh))
+	sin, cos := math.Sincos(tilt)
+	for i, x := range wheels {
+		dx, dy := x-pivot.X, ground-pivot.Y
+		sc.Contacts[i] = Point{pivot.X + cos*dx - sin*dy, pivot.Y + sin*dx + cos*dy}
+	}
+
+	// shape classifies a photo point in the car's own (untilted) frame:
+	// 0 background, 1 body, 2 glass, 3 tyre, 4 rim.
+	shape := func(px, py float64) int {
+		dx, dy := px-pivot.X, py-pivot.Y
+		x, y := pivot.X+cos*dx+sin*dy, pivot.Y-sin*dx+cos*dy
+		for _, wx := range wheels {
+			if d := math.Hypot(x-wx, y-wheelY); d < wheelR {
+				if d < wheelR*0.6 {
+					return 4
+				}
+				return 3
+			}
+		}
+		// Lower body: a rounded slab.
+		if x > 0.14*fw && x < 0.86*fw && y > 0.45*fh && y < 0.71*fh {
+			cx := math.Max(0, math.Max(0.17*fw-x, x-0.83*fw))
+			cy := math.Max(0, 0.48*fh-y)
+			if math.Hypot(cx, cy) < 0.03*fh {
+				return 1
+			}
+		}
+		// Cabin: a trapezoid on the body, its windows inset, split by a
+		// pillar.
+		if y >= 0.28*fh && y <= 0.45*fh {
+			t := (y - 0.28*fh) / (0.17 * fh)
+			l, r := 0.36*fw-t*0.10*fw, 0.62*fw+t*0.12*fw
+			if x > l && x < r {
+				in := 0.018 * fw
+				if y > 0.30*fh && y < 0.435*fh && x > l+in && x < r-in && math.Abs(x-0.49*fw) > 0.012*fw {
+					return 2
+				}
+				return 1
+			}
+		}
+		return 0
+	}
+	floorAt := func(x, y float64) [3]float64 {
+		base := sc.Wall
+		if y >= horizon {
+			base = sc.Floor
+		}
+		c := [3]float64{float64(base.R), float64(base.G), float64(base.B)}
+		// The shadow: a smooth ellipse, exactly zero outside its radii.
+		ex, ey := (x-sc.ShadowCenter.X)/sc.ShadowRadii.X, (y-sc.ShadowCenter.Y)/sc.ShadowRadii.Y
+		if r2 := ex*ex + ey*ey; r2 < 1 && y >= horizon {
+			k := 1 - sc.ShadowDarkness*(1-r2)*(1-r2)
+			for i := range c {
+				c[i] *= k
+			}
+		}
+		if (image.Point{int(x), int(y)}).In(sc.Object) {
+			c = [3]float64{20, 20, 22}
+		}
+		return c
+	}
+	colours := map[int][3]float64{
+		1: {float64(sc.Body.R), float64(sc.Body.G), float64(sc.Body.B)},
+		3: {28, 28, 30},
+		4: {165, 168, 172},
+	}
+	box := image.Rectangle{}
+	const ss = 4 // supersampling per axis for soft, exact edges
+	for y := range h {
+		for x := range w {
+			var car, glass, raw float64
+			var col [3]float64
+			for sy := range ss {
+				for sx := range ss {
+					px, py := float64(x)+(float64(sx)+0.5)/ss, float64(y)+(float64(sy)+0.5)/ss
+					k := shape(px, py)
+					var c [3]float64
+					bg := floorAt(px, py)
+					switch k {
+					case 0:
+						c = bg
+					case 2:
+						// Tinted glass: the wall behind, darkened.
+						c = [3]float64{bg[0] * 0.42, bg[1] * 0.42, bg[2] * 0.45}
+						car++
+						glass++
+					default:
+						c = colours[k]
+						car++
+						raw++
+					}
+					for i := range c {
+						col[i] += c[i]
+					}
+				}
+			}
+			n := float64(ss * ss)
+			p := sc.Photo.Pix[y*sc.Photo.Stride+4*x:]
+			for i := range 3 {
+				p[i] = uint8(math.Round(col[i] / n))
+			}
+			p[3] = 255
+			sc.Matte.Pix[y*sc.Matte.Stride+x] = uint8(math.Round(car / n * 255))
+			if glass/n >= 0.5 {
+				sc.Windows.Pix[y*sc.Windows.Stride+x] = 255
+			}
+			if raw/n >= 0.5 {
+				sc.Raw.Pix[y*sc.Raw.Stride+x] = 255
+			}
+			if car > 0 {
+				box = box.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	sc.Box = box
+	return sc
+}

@@ -1,0 +1,301 @@
+package pipeline
+
+import (
+	"context"
+	"image"
+	"math"
+	"slices"
+)
+
+// windows is SemiTransparentWindowsProcessor: it finds the glass and lets
+// the new background show through it at windowTransparency, the glass's
+// own brightness scaled by windowBrightness.
+type windows struct {
+	transparency, brightness float64
+}
+
+func newWindows(p Params) step {
+	return windows{transparency: p.Float("windowTransparency"), brightness: p.Float("windowBrightness")}
+}
+
+func (w windows) apply(ctx context.Context, r *run, s *Scene) error {
+	if !s.hasCar() {
+		return nil
+	}
+	g := s.workGrid()
+	glass := findGlass(g, g.toWork(s.Box), s.Raw)
+	s.Glass, s.WindowTransparency, s.WindowBrightness = &glass, w.transparency, w.brightness
+	return nil
+}
+
+// findGlass returns, on the working grid, how much each car pixel is
+// glass. Three cues find glass, each only in the upper part of the car and
+// away from its outline (so the roof line, pillars' edges, body panels
+// below the belt line and the tyres stay opaque):
+//   - see-through: the segmentation model left the pixel out although it
+//     lies inside the car's outline — the old background shows there;
+//   - tinted background: the pixel has the hue of the background beside the
+//     car at that height, darker, as through tinted glass;
+//   - dark glass: dark and unsaturated, the usual look of a window onto a
+//     dark interior,
+//
+// and no pixel coloured like the car's own body panels is glass, whatever
+// the cues say. Regions too small to be a window are dropped.
+func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray) plane {
+	w, h := g.w, g.h
+	out := newPlane(w, h)
+	bw, bh := box.Dx(), box.Dy()
+	if bw < 8 || bh < 8 {
+		return out
+	}
+	if raw != nil && raw.Rect.Dx() != w {
+		raw = nil
+	}
+	car := make([]bool, w*h)
+	for i, m := range g.matte.p {
+		car[i] = m > 0.5
+	}
+	inner := erode(car, w, h, max(bw/100, 2))
+
+	// The old background's colour at each height, from beside the car.
+	var bgc [3][]float32
+	for c := range bgc {
+		bgc[c] = make([]float32, h)
+	}
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		var sum [3]float32
+		n := 0
+		for x := max(box.Min.X-bw/2, 0); x < min(box.Max.X+bw/2, w); x++ {
+			if i := y*w + x; g.matte.p[i] < 0.05 {
+				for c := range 3 {
+					sum[c] += g.rgb[c].p[i]
+				}
+				n++
+			}
+		}
+		if n > 0 {
+			for c := range 3 {
+				bgc[c][y] = sum[c] / float32(n)
+			}
+		}
+	}
+	for c := range bgc {
+		fillGaps(bgc[c][box.Min.Y:box.Max.Y])
+	}
+
+	// The body colour: the median of the band between the windows' lower
+	// edge and the wheel arches.
+	var body [3]float32
+	{
+		var vals [3][]float32
+		for y := box.Min.Y + bh*55/100; y < box.Min.Y+bh*75/100; y++ {
+			for x := box.Min.X; x < box.Max.X; x++ {
+				if i := y*w + x; inner[i] {
+					for c := range 3 {
+						vals[c] = append(vals[c], g.rgb[c].p[i])
+					}
+				}
+			}
+		}
+		for c := range 3 {
+			if len(vals[c]) > 0 {
+				slices.Sort(vals[c])
+				body[c] = vals[c][len(vals[c])/2]
+			}
+		}
+	}
+	bodyLum := 0.2126*body[0] + 0.7152*body[1] + 0.0722*body[2]
+
+	// Heights are measured per column, from the car's top to its bottom
+	// in that column: windows sit in the upper half of the car wherever
+	// they are, while a box-relative height would be thrown off by a
+	// raised tailgate or anything else the matte holds above the roof.
+	top, bottom := make([]int, w), make([]int, w)
+	for x := box.Min.X; x < box.Max.X; x++ {
+		top[x], bottom[x] = -1, -1
+		for y := box.Min.Y; y < box.Max.Y; y++ {
+			if car[y*w+x] {
+				if top[x] < 0 {
+					top[x] = y
+				}
+				bottom[x] = y + 1
+			}
+		}
+	}
+	height := make([]float32, w*h)
+	// When the body itself has the background's hue (a white or silver
+	// car in a white studio), a darker background-coloured patch may be
+	// shaded paint as well as glass: that cue is then left out.
+	bodyLike := cosine(body, [3]float32{bgc[0][box.Min.Y+bh/2], bgc[1][box.Min.Y+bh/2], bgc[2][box.Min.Y+bh/2]}) > 0.985
+	score := make([]bool, w*h)
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			i := y*w + x
+			if !inner[i] || top[x] < 0 || bottom[x]-top[x] < bh/4 {
+				continue
+			}
+			yr := float64(y-top[x]) / float64(bottom[x]-top[x])
+			height[i] = float32(yr)
+			// ... and have a good part of the car's height below them: the
+			// upper half of a wheel, in a column where the body above it is
+			// thin, has not.
+			prior := (1 - smoothstep(0.5, 0.6, yr)) * smoothstep(0.34, 0.42, float64(bottom[x]-y)/float64(bh))
+			if prior <= 0 {
+				continue
+			}
+			px := [3]float32{g.rgb[0].p[i], g.rgb[1].p[i], g.rgb[2].p[i]}
+			// Body-coloured pixels are never glass.
+			var dist float32
+			for c := range 3 {
+				dist = max(dist, abs32(px[c]-body[c]))
+			}
+			if dist < 0.03+0.25*bodyLum {
+				continue
+			}
+			var cue float64
+			if raw != nil && raw.Pix[y*raw.Stride+x] == 0 {
+				cue = 1
+			}
+			b := [3]float32{bgc[0][y], bgc[1][y], bgc[2][y]}
+			lum := float64(g.lum.p[i])
+			bl := float64(0.2126*b[0] + 0.7152*b[1] + 0.0722*b[2])
+			if bl > 0.01 && !bodyLike {
+				ratio := lum / bl
+				cos := cosine(px, b)
+				cue = math.Max(cue, smoothstep(0.985, 0.998, cos)*smoothstep(0.08, 0.15, ratio)*(1-smoothstep(0.55, 0.7, ratio)))
+			}
+			mx, mn := max(px[0], px[1], px[2]), min(px[0], px[1], px[2])
+			sat := float64(mx-mn) / math.Max(float64(mx), 1e-4)
+			cue = math.Max(cue, (1-smoothstep(0.04, 0.08, lum))*(1-smoothstep(0.25, 0.4, sat)))
+			score[i] = cue*prior > 0.5
+		}
+	}
+	// Close small gaps (reflections, wipers), then keep window-sized
+	// regions that end above the belt line.
+	score = erode(dilate(score, w, h, 1), w, h, 1)
+	labels, comps := components(score, w, h)
+	lowest := make([]float32, len(comps))
+	for i, l := range labels {
+		if l >= 0 {
+			lowest[l] = max(lowest[l], height[i])
+		}
+	}
+	minArea := max(bw*bh/500, 4)
+	for i, l := range labels {
+		if l >= 0 && comps[l].area >= minArea && lowest[l] <= 0.62 && inner[i] {
+			out.p[i] = 1
+		}
+	}
+	out.boxBlur(1)
+	// Blurring must not spread glass over the car's outline.
+	for i := range out.p {
+		if !inner[i] {
+			out.p[i] = 0
+		}
+	}
+	return out
+}
+
+func abs32(v float32) float32 { return float32(math.Abs(float64(v))) }
+
+func cosine(a, b [3]float32) float64 {
+	var ab, aa, bb float64
+	for c := range 3 {
+		ab += float64(a[c] * b[c])
+		aa += float64(a[c] * a[c])
+		bb += float64(b[c] * b[c])
+	}
+	if aa == 0 || bb == 0 {
+		return 0
+	}
+	return ab / math.Sqrt(aa*bb)
+}
+
+// component is a 4-connected region of a boolean image.
+type component struct {
+	area int
+	box  image.Rectangle
+}
+
+// components labels the 4-connected regions of set; labels are -1 off set.
+func components(set []bool, w, h int) ([]int32, []component) {
+	labels := make([]int32, w*h)
+	for i := range labels {
+		labels[i] = -1
+	}
+	var comps []component
+	var stack []int
+	for start, on := range set {
+		if !on || labels[start] >= 0 {
+			continue
+		}
+		l := int32(len(comps))
+		c := component{box: image.Rect(start%w, start/w, start%w+1, start/w+1)}
+		labels[start] = l
+		stack = append(stack[:0], start)
+		for len(stack) > 0 {
+			i := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			x, y := i%w, i/w
+			c.area++
+			c.box = c.box.Union(image.Rect(x, y, x+1, y+1))
+			for _, n := range [4]int{i - 1, i + 1, i - w, i + w} {
+				if n < 0 || n >= w*h || (n == i-1 && x == 0) || (n == i+1 && x == w-1) {
+					continue
+				}
+				if set[n] && labels[n] < 0 {
+					labels[n] = l
+					stack = append(stack, n)
+				}
+			}
+		}
+		comps = append(comps, c)
+	}
+	return labels, comps
+}
+
+// dilate grows set by a square of radius r.
+func dilate(set []bool, w, h, r int) []bool {
+	return morph(set, w, h, r, true)
+}
+
+// erode shrinks set by a square of radius r.
+func erode(set []bool, w, h, r int) []bool {
+	return morph(set, w, h, r, false)
+}
+
+// morph is a separable square max (grow) or min filter of radius r; off
+// the image counts as not set.
+func morph(set []bool, w, h, r int, grow bool) []bool {
+	tmp := make([]bool, w*h)
+	out := make([]bool, w*h)
+	pass := func(src, dst []bool, n, m, stride, step int) {
+		for j := range m {
+			base := j * stride
+			// Count set samples in the window with a running sum.
+			count := 0
+			at := func(i int) bool { return i >= 0 && i < n && src[base+i*step] }
+			for i := -r; i <= r; i++ {
+				if at(i) {
+					count++
+				}
+			}
+			for i := range n {
+				if grow {
+					dst[base+i*step] = count > 0
+				} else {
+					dst[base+i*step] = count == 2*r+1
+				}
+				if at(i + r + 1) {
+					count++
+				}
+				if at(i - r) {
+					count--
+				}
+			}
+		}
+	}
+	pass(set, tmp, w, h, w, 1)
+	pass(tmp, out, h, w, 1, w)
+	return out
+}
