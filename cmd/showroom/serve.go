@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/auth"
+	"github.com/showroom/showroom/internal/blob"
 	"github.com/showroom/showroom/internal/httpapi"
+	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/metrics"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/sqlite"
@@ -80,11 +82,13 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	var c common
 	var e engineFlags
 	var q queueFlags
+	var l libraryFlags
 	var demo bool
 	fs := m.newFlagSet("serve")
 	c.register(fs, "127.0.0.1:8080")
 	e.register(fs)
 	q.register(fs)
+	l.register(fs)
 	fs.Bool(&demo, "demo", false, "on an empty database, create a demo company and user and print how to log in")
 	if _, err := fs.Parse(args); err != nil {
 		return err
@@ -111,8 +115,13 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system}, svc.Verifier(), db, log)
+	lib, err := newLibrary(db, blobs, l)
+	if err != nil {
+		return err
+	}
+	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system, PublicURL: l.publicURL}, svc.Verifier(), db, log)
 	api.EnableProcessing(proc)
+	api.EnableLibrary(lib)
 	h := withMetrics(httpapi.Combined(httpapi.NewAuthServer(svc, db, log), api), mx)
 	err = m.listenAndServe(ctx, c, httpapi.Handler(h, log, mx.Request), log, func(base string) error {
 		fmt.Fprintf(m.Stdout, "Showroom is listening on %s\n  auth_url: %s/auth\n  base_url: %s\n", base, base, base)
@@ -208,10 +217,12 @@ func (m *Main) runAuth(ctx context.Context, args []string) error {
 func (m *Main) runAPI(ctx context.Context, args []string) error {
 	var c common
 	var q queueFlags
+	var l libraryFlags
 	var authURL string
 	fs := m.newFlagSet("api")
 	c.register(fs, "127.0.0.1:8080")
 	q.register(fs)
+	l.register(fs)
 	fs.String(&authURL, "auth-url", "http://127.0.0.1:8081", "base URL of the auth service, whose JWKS verifies tokens")
 	if _, err := fs.Parse(args); err != nil {
 		return err
@@ -236,8 +247,13 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 		return err
 	}
 	verifier := auth.NewVerifier(auth.NewJWKSClient(strings.TrimSuffix(authURL, "/")+"/.well-known/jwks.json", nil))
-	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system}, verifier, db, log)
+	lib, err := newLibrary(db, blobs, l)
+	if err != nil {
+		return err
+	}
+	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system, PublicURL: l.publicURL}, verifier, db, log)
 	api.EnableProcessing(proc)
+	api.EnableLibrary(lib)
 	err = m.listenAndServe(ctx, c, httpapi.Handler(withMetrics(api, mx), log, mx.Request), log, func(base string) error {
 		fmt.Fprintf(m.Stdout, "Showroom API is listening on %s (tokens verified by %s)\n", base, authURL)
 		return nil
@@ -323,4 +339,27 @@ Demo login (company "demo"): username demo, password %s
     -d '{"username":"demo","password":"%s","system":"%s"}'
 `, password, base, password, c.system)
 	return nil
+}
+
+// libraryFlags are the limits of uploaded content and the address used in
+// FULLPATH: links.
+type libraryFlags struct {
+	maxUploadBytes  int64
+	maxUploadPixels int64
+	maxDecodes      int
+	publicURL       string
+}
+
+func (l *libraryFlags) register(fs *flagSet) {
+	def := library.DefaultConfig()
+	fs.Int64(&l.maxUploadBytes, "max-upload-bytes", def.MaxUploadBytes, "largest content upload in bytes")
+	fs.Int64(&l.maxUploadPixels, "max-upload-pixels", def.MaxPixels, "most pixels (width x height) of an uploaded image, checked before decoding")
+	fs.Int(&l.maxDecodes, "max-decodes", def.MaxDecodes, "uploaded images fully decoded at once")
+	fs.String(&l.publicURL, "public-url", "", "absolute URL clients reach the API at, for FULLPATH: links (default: from each request)")
+}
+
+// newLibrary builds the content and configuration service.
+func newLibrary(db *sqlite.DB, blobs blob.Store, l libraryFlags) (*library.Service, error) {
+	return library.New(library.Config{MaxUploadBytes: l.maxUploadBytes, MaxPixels: l.maxUploadPixels, MaxDecodes: l.maxDecodes},
+		library.Deps{Companies: db, Content: db, Configurations: db, Blobs: blobs})
 }
