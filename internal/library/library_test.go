@@ -1,0 +1,192 @@
+package library_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/png"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"testing"
+
+	"github.com/showroom/showroom/internal/blob"
+	"github.com/showroom/showroom/internal/library"
+	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/sqlite"
+)
+
+type fixture struct {
+	lib   *library.Service
+	db    *sqlite.DB
+	root  string
+	blobs *flakyBlobs
+	store *flakyContent
+	alice *showroom.Principal
+}
+
+// flakyBlobs fails Put when failPut is set.
+type flakyBlobs struct {
+	blob.Store
+	failPut bool
+}
+
+func (f *flakyBlobs) Put(ctx context.Context, key string, r io.Reader) error {
+	if f.failPut {
+		return errors.New("disk full")
+	}
+	return f.Store.Put(ctx, key, r)
+}
+
+// flakyContent fails PutContent when failPut is set.
+type flakyContent struct {
+	*sqlite.DB
+	failPut bool
+}
+
+func (f *flakyContent) PutContent(ctx context.Context, c *showroom.Content) (*showroom.Content, error) {
+	if f.failPut {
+		return nil, errors.New("database is locked")
+	}
+	return f.DB.PutContent(ctx, c)
+}
+
+func newFixture(t testing.TB) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "test.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.CreateCompany(ctx, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	local, err := blob.NewLocal(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{db: db, root: root, blobs: &flakyBlobs{Store: local}, store: &flakyContent{DB: db},
+		alice: &showroom.Principal{Username: "alice", Company: "acme", System: "showroom"}}
+	f.lib, err = library.New(library.DefaultConfig(), library.Deps{Companies: db, Content: f.store, Configurations: db, Blobs: f.blobs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// blobFiles counts the files in the blob folder, temporary ones included.
+func (f *fixture) blobFiles(t testing.TB) int {
+	t.Helper()
+	n := 0
+	filepath.WalkDir(f.root, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+func pngOf(t testing.TB, w, h int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewNRGBA(image.Rect(0, 0, w, h))); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestUploadKeepsRecordsAndBlobsInStep(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+
+	// A failed blob write leaves neither a record nor a file.
+	f.blobs.failPut = true
+	if _, _, err := f.lib.Upload(ctx, f.alice, "bg", "POSTER", pngOf(t, 4, 4)); err == nil {
+		t.Fatal("upload with a failing blob store succeeded")
+	}
+	f.blobs.failPut = false
+	if _, err := f.lib.Content(ctx, f.alice, "bg"); showroom.ErrorCode(err) != showroom.EContentNotFound {
+		t.Errorf("record after failed blob write: %v", err)
+	}
+	if n := f.blobFiles(t); n != 0 {
+		t.Errorf("%d files after a failed upload", n)
+	}
+
+	// A failed record write removes the blob it wrote.
+	f.store.failPut = true
+	if _, _, err := f.lib.Upload(ctx, f.alice, "bg", "POSTER", pngOf(t, 4, 4)); err == nil {
+		t.Fatal("upload with a failing database succeeded")
+	}
+	f.store.failPut = false
+	if n := f.blobFiles(t); n != 0 {
+		t.Errorf("%d files after a failed record write", n)
+	}
+
+	// Create, replace, delete: always exactly the blobs records point at.
+	if _, created, err := f.lib.Upload(ctx, f.alice, "bg", "POSTER", pngOf(t, 4, 4)); err != nil || !created {
+		t.Fatalf("upload: %v, %v", created, err)
+	}
+	first, _ := f.lib.Content(ctx, f.alice, "bg")
+	if _, created, err := f.lib.Upload(ctx, f.alice, "bg", "POSTER", pngOf(t, 8, 8)); err != nil || created {
+		t.Fatalf("replace: %v, %v", created, err)
+	}
+	second, _ := f.lib.Content(ctx, f.alice, "bg")
+	if first.BlobKey == second.BlobKey || f.blobFiles(t) != 1 {
+		t.Errorf("after replace: keys %s %s, %d files", first.BlobKey, second.BlobKey, f.blobFiles(t))
+	}
+	// A failed replacement keeps the old content intact.
+	f.store.failPut = true
+	f.lib.Upload(ctx, f.alice, "bg", "POSTER", pngOf(t, 16, 16))
+	f.store.failPut = false
+	if c, _ := f.lib.Content(ctx, f.alice, "bg"); c.BlobKey != second.BlobKey || c.Width != 8 || f.blobFiles(t) != 1 {
+		t.Errorf("after a failed replacement: %+v, %d files", c, f.blobFiles(t))
+	}
+	img, err := f.lib.LoadContent(ctx, "acme", "bg")
+	if err != nil || img.Bounds().Dx() != 8 {
+		t.Errorf("LoadContent: %v, %v", img, err)
+	}
+	if err := f.lib.DeleteContent(ctx, f.alice, "bg"); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.blobFiles(t); n != 0 {
+		t.Errorf("%d files after delete", n)
+	}
+}
+
+func TestBuiltinContent(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	img, err := f.lib.LoadContent(ctx, "acme", pipeline.StudioBackground)
+	if err != nil || img.Bounds().Dx() != pipeline.StudioWidth || img.Bounds().Dy() != pipeline.StudioHeight {
+		t.Fatalf("studio: %v, %v", img, err)
+	}
+	_, _, err = f.lib.Upload(ctx, f.alice, pipeline.StudioBackground, "BACKGROUND_SIMPLE", pngOf(t, 4, 4))
+	if showroom.ErrorCode(err) != showroom.EReservedName {
+		t.Errorf("upload over the studio: %v", err)
+	}
+	if _, err := f.lib.LoadContent(ctx, "acme", "nothing"); showroom.ErrorCode(err) != showroom.EContentNotFound {
+		t.Errorf("missing content: %v", err)
+	}
+	for _, c := range pipeline.PredefinedConfigurations() {
+		if b, ok := f.lib.Thumbnail(c.UI.Thumbnail); !ok || len(b) == 0 {
+			t.Errorf("no thumbnail for %s", c.Name)
+		}
+	}
+}
+
+func TestConfigDefaultsValidate(t *testing.T) {
+	if err := library.DefaultConfig().Validate(); err != nil {
+		t.Error(err)
+	}
+	for _, c := range []library.Config{{MaxUploadBytes: 0, MaxPixels: 1, MaxDecodes: 1}, {MaxUploadBytes: 1, MaxPixels: 0, MaxDecodes: 1},
+		{MaxUploadBytes: 1, MaxPixels: 1, MaxDecodes: 0}} {
+		if c.Validate() == nil {
+			t.Errorf("%+v accepted", c)
+		}
+	}
+}
