@@ -326,11 +326,48 @@ func TestProcessorCatalog(t *testing.T) {
 		t.Fatalf("%s has no %s", proc, name)
 		return nil
 	}
-	if p := param("SemiTransparentWindowsProcessor", "windowBrightness"); p["default"] != 1.0 || p["maximum"] != 2.0 || p["type"] != "number" {
-		t.Errorf("windowBrightness %v", p)
+	// DESIGN section 7's table, and the two extra processors, as numbers.
+	for _, w := range []struct {
+		proc, name, typ string
+		def, min, max   any
+	}{
+		{"DetectCarMaskProcessor", "carDetectionThreshold", "number", 0.5, 0.0, 1.0},
+		{"DetectCarMaskProcessor", "carCropThreshold", "number", 1.0, 0.0, 1.0},
+		{"PlaceShadowProcessor", "opacity", "number", 0.7, 0.0, 1.0},
+		{"CleanBackgroundProcessor", "enableShadow", "boolean", true, nil, nil},
+		{"CleanBackgroundProcessor", "color", "string", "#FFFFFF", nil, nil},
+		{"SemiTransparentWindowsProcessor", "windowTransparency", "number", 0.5, 0.0, 1.0},
+		{"SemiTransparentWindowsProcessor", "windowBrightness", "number", 1.0, 0.0, 2.0},
+		{"PlaceCarProcessor", "horizonLine", "number", 0.75, 0.0, 1.0},
+		{"PlaceCarProcessor", "carWidth", "number", 0.8, 0.0, 1.0},
+		{"PlaceCarProcessor", "carHeight", "number", 0.7, 0.0, 1.0},
+		{"PlaceCarProcessor", "background", "string", "#FFFFFF", nil, nil},
+		{"PlaceCarProcessor", "useKeypoints", "boolean", false, nil, nil},
+		{"AddBackgroundAndCropProcessor", "background", "string", nil, nil, nil},
+		{"AddBackgroundAndCropProcessor", "horizonLine", "number", 0.75, 0.0, 1.0},
+		{"AddBackgroundAndCropProcessor", "marginLeft", "number", 0.05, 0.0, 0.45},
+		{"AddBackgroundAndCropProcessor", "marginRight", "number", 0.05, 0.0, 0.45},
+		{"AddBackgroundAndCropProcessor", "marginTop", "number", 0.05, 0.0, 0.45},
+		{"AddBackgroundAndCropProcessor", "marginBottom", "number", 0.05, 0.0, 0.45},
+		{"AddBackgroundAndCropProcessor", "outputWidth", "integer", nil, 64.0, 8192.0},
+		{"AddBackgroundAndCropProcessor", "outputHeight", "integer", nil, 64.0, 8192.0},
+		{"AddPosterProcessor", "poster", "string", nil, nil, nil},
+		{"AddPosterProcessor", "position", "string", "bottom-right", nil, nil},
+		{"AddPosterProcessor", "scale", "number", 0.2, 0.01, 1.0},
+		{"AddPosterProcessor", "opacity", "number", 1.0, 0.0, 1.0},
+		{"AddPosterProcessor", "margin", "number", 0.03, 0.0, 0.45},
+		{"ResizeProcessor", "width", "integer", nil, 16.0, 8192.0},
+		{"ResizeProcessor", "height", "integer", nil, 16.0, 8192.0},
+		{"ResizeProcessor", "fit", "string", "contain", nil, nil},
+		{"ResizeProcessor", "background", "string", "#FFFFFF", nil, nil},
+	} {
+		p := param(w.proc, w.name)
+		if p["type"] != w.typ || p["default"] != w.def || p["minimum"] != w.min || p["maximum"] != w.max {
+			t.Errorf("%s.%s = %v; want %s, default %v, range %v-%v", w.proc, w.name, p, w.typ, w.def, w.min, w.max)
+		}
 	}
-	if p := param("AddBackgroundAndCropProcessor", "outputWidth"); p["type"] != "integer" || p["minimum"] != 64.0 || p["default"] != nil {
-		t.Errorf("outputWidth %v", p)
+	if n := len(byName["DetectCarShadowProcessor"]["parameters"].([]any)); n != 0 {
+		t.Errorf("DetectCarShadowProcessor has %d parameters", n)
 	}
 	if byName["DetectCarMaskProcessor"]["cost"] != 1.0 || byName["PlaceCarProcessor"]["cost"] != 0.0 {
 		t.Error("costs are not 1 for detection and 0 otherwise")
