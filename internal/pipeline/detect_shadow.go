@@ -76,7 +76,7 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	// (filled in below), and far from the car a contact shadow fades out,
 	// so a turntable's rim or a kerb connected to it is not taken along.
 	dist := distanceToCar(g, roi)
-	near, reach := 2.5, math.Max(0.12*float64(bw), 6)
+	near, reach := 2.5, math.Max(0.15*float64(bw), 6)
 	for y := roi.Min.Y; y < roi.Max.Y; y++ {
 		if ref[y] <= 0.005 {
 			continue // a black floor shows no shadow
@@ -87,7 +87,7 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 				continue
 			}
 			if v := 1 - g.lum.p[i]/ref[y]; v > 0 {
-				fade := 1 - smoothstep(0.3*reach, reach, float64(dist[i]))
+				fade := 1 - smoothstep(0.5*reach, reach, float64(dist[i]))
 				d.p[i] = min(v, 1) * float32(fade)
 			}
 		}

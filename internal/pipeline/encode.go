@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"image"
 	"image/png"
@@ -97,9 +98,44 @@ func encode(img *image.NRGBA, hasAlpha bool, format string, quality int) ([]byte
 		p.StripMetadata, p.Quality = true, quality
 		p.ReductionEffort = 3
 		out, _, err = ref.ExportWebp(p)
+		if err == nil {
+			out = stripWebPMetadata(out)
+		}
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("pipeline: encode %s: %w", format, err)
 	}
 	return out, mediaTypes[format], nil
+}
+
+// stripWebPMetadata drops EXIF and XMP chunks from a WebP file. libvips
+// 8.14's webpsave writes a small EXIF block (orientation, resolution) even
+// when asked to strip; harmless, but the contract is no metadata.
+func stripWebPMetadata(b []byte) []byte {
+	if len(b) < 12 || string(b[0:4]) != "RIFF" || string(b[8:12]) != "WEBP" {
+		return b
+	}
+	out := append([]byte(nil), b[:12]...)
+	for i := 12; i+8 <= len(b); {
+		id := string(b[i : i+4])
+		n := int(binary.LittleEndian.Uint32(b[i+4 : i+8]))
+		end := i + 8 + n + n%2 // chunks are padded to even sizes
+		if end > len(b) {
+			return b
+		}
+		switch id {
+		case "EXIF", "XMP ":
+		case "VP8X":
+			c := append([]byte(nil), b[i:end]...)
+			if len(c) > 8 {
+				c[8] &^= 0x08 | 0x04 // the EXIF and XMP flags
+			}
+			out = append(out, c...)
+		default:
+			out = append(out, b[i:end]...)
+		}
+		i = end
+	}
+	binary.LittleEndian.PutUint32(out[4:8], uint32(len(out)-8))
+	return out
 }

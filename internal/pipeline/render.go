@@ -165,6 +165,9 @@ func (s *Scene) carSource() *carLayer {
 	if !s.hasCar() || s.Background.Kind == BackgroundPhoto {
 		return nil
 	}
+	if s.Place.scale()*float64(max(s.Box.Dx(), s.Box.Dy())) < 1 {
+		return nil // smaller than a pixel: a zero carWidth or carHeight
+	}
 	fg := s.foreground()
 	l := &carLayer{img: fg, origin: Point{float64(s.Box.Min.X), float64(s.Box.Min.Y)}, k: 1}
 	if k := int(1 / s.Place.scale()); k >= 2 {

@@ -128,6 +128,7 @@ func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray) plane {
 	// shaded paint as well as glass: that cue is then left out.
 	bodyLike := cosine(body, [3]float32{bgc[0][box.Min.Y+bh/2], bgc[1][box.Min.Y+bh/2], bgc[2][box.Min.Y+bh/2]}) > 0.985
 	score := make([]bool, w*h)
+	paint := make([]bool, w*h) // body-coloured
 	for y := box.Min.Y; y < box.Max.Y; y++ {
 		for x := box.Min.X; x < box.Max.X; x++ {
 			i := y*w + x
@@ -150,6 +151,7 @@ func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray) plane {
 				dist = max(dist, abs32(px[c]-body[c]))
 			}
 			if dist < 0.03+0.25*bodyLum {
+				paint[i] = true
 				continue
 			}
 			var cue float64
@@ -181,15 +183,20 @@ func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray) plane {
 		}
 	}
 	minArea := max(bw*bh/500, 4)
+	keep := make([]bool, w*h)
 	for i, l := range labels {
-		if l >= 0 && comps[l].area >= minArea && lowest[l] <= 0.62 && inner[i] {
+		keep[i] = l >= 0 && comps[l].area >= minArea && lowest[l] <= 0.62 && inner[i] && !paint[i]
+	}
+	// Soften the glass's edge inwards only: blurring the region as found
+	// would spread transparency onto the frames and pillars around it.
+	for i, k := range erode(keep, w, h, 1) {
+		if k {
 			out.p[i] = 1
 		}
 	}
 	out.boxBlur(1)
-	// Blurring must not spread glass over the car's outline.
-	for i := range out.p {
-		if !inner[i] {
+	for i, k := range keep {
+		if !k {
 			out.p[i] = 0
 		}
 	}

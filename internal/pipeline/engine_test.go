@@ -1,0 +1,238 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/color"
+	"image/png"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/davidbyttow/govips/v2/vips"
+
+	"github.com/showroom/showroom/internal/showroom"
+)
+
+// everyProcessor is a configuration using each processor once.
+func everyProcessor() []Step {
+	return []Step{
+		det(),
+		{"processorName": DetectCarShadow},
+		{"processorName": SemiTransparentWindows, "windowTransparency": 0.7},
+		{"processorName": CleanBackground, "color": "#EEEEEE"},
+		{"processorName": PlaceCar, "useKeypoints": true},
+		{"processorName": AddBackgroundAndCrop, "background": "studio", "outputWidth": 320.0},
+		{"processorName": PlaceShadow, "opacity": 0.6},
+		{"processorName": AddPoster, "poster": "logo"},
+		{"processorName": Resize, "width": 200.0, "height": 200.0, "fit": "cover"},
+	}
+}
+
+func everyContent() mapContent {
+	return mapContent{"studio": twoTone(400, 300, 0.7), "logo": twoTone(50, 20, 0.5)}
+}
+
+func TestRunIsDeterministic(t *testing.T) {
+	car := testCar(t)
+	e := newTestEngine(t, &fakeSegmenter{car: car}, everyContent())
+	for _, format := range []string{FormatJPEG, FormatPNG, FormatWebP} {
+		var first []byte
+		for range 2 {
+			res, err := e.Run(context.Background(), Request{Processors: stepsJSONTest(t, everyProcessor()...),
+				Photo: pngBytes(t, car.Photo), Format: format})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first != nil && !bytes.Equal(first, res.Image) {
+				t.Fatalf("%s: two runs gave different bytes", format)
+			}
+			first = res.Image
+		}
+	}
+}
+
+func TestEveryPrefixRenders(t *testing.T) {
+	car := testCar(t)
+	e := newTestEngine(t, &fakeSegmenter{car: car}, everyContent())
+	all := everyProcessor()
+	for n := 1; n <= len(all); n++ {
+		steps := all[:n]
+		// A prefix that holds PlaceShadow without detection cannot exist.
+		res, err := e.Run(context.Background(), Request{Processors: stepsJSONTest(t, steps...), Photo: pngBytes(t, car.Photo)})
+		if err != nil {
+			t.Fatalf("prefix of %d: %v", n, err)
+		}
+		want := []string{"decode"}
+		for _, s := range steps {
+			want = append(want, s.Name())
+		}
+		want = append(want, "render", "encode")
+		var got []string
+		for _, tm := range res.Timings {
+			got = append(got, tm.Name)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("prefix of %d: timings %v, want %v", n, got, want)
+		}
+	}
+}
+
+func TestIndependentProcessorsCommute(t *testing.T) {
+	car := testCar(t)
+	e := newTestEngine(t, &fakeSegmenter{car: car}, everyContent())
+	// Processors that change different parts of the scene commute;
+	// those that set the same part (PlaceCar's and CleanBackground's
+	// background) follow the list's order, the later one winning.
+	windows := Step{"processorName": SemiTransparentWindows, "windowTransparency": 0.8}
+	shadow := Step{"processorName": DetectCarShadow}
+	clean := Step{"processorName": CleanBackground, "color": "#336699"}
+	poster := Step{"processorName": AddPoster, "poster": "logo"}
+	a := render(t, e, car, det(), shadow, windows, clean, poster)
+	b := render(t, e, car, det(), poster, clean, windows, shadow)
+	if !bytes.Equal(a.Pix, b.Pix) {
+		t.Fatal("the same processors in another order render differently")
+	}
+}
+
+func TestRunFormats(t *testing.T) {
+	car := testCar(t)
+	e := newTestEngine(t, &fakeSegmenter{car: car}, nil)
+	opaque := stepsJSONTest(t, det(), Step{"processorName": CleanBackground})
+	cutout := stepsJSONTest(t, det())
+	tests := []struct {
+		steps     []byte
+		format    string
+		mediaType string
+		alpha     bool
+	}{
+		{opaque, "", "image/jpeg", false},
+		{cutout, "", "image/png", true},
+		{cutout, FormatJPEG, "image/jpeg", false},
+		{cutout, FormatWebP, "image/webp", true},
+		{opaque, FormatPNG, "image/png", false},
+	}
+	for _, tt := range tests {
+		res, err := e.Run(context.Background(), Request{Processors: tt.steps, Photo: pngBytes(t, car.Photo), Format: tt.format, Quality: 80})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.MediaType != tt.mediaType || res.Width != 480 || res.Height != 300 {
+			t.Errorf("format %q: %s %dx%d, want %s 480x300", tt.format, res.MediaType, res.Width, res.Height, tt.mediaType)
+		}
+		img, err := vips.NewImageFromBuffer(res.Image)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if img.HasAlpha() != tt.alpha {
+			t.Errorf("format %q: alpha %v, want %v", tt.format, img.HasAlpha(), tt.alpha)
+		}
+		if img.HasExif() || img.HasICCProfile() {
+			t.Errorf("format %q: metadata left in the output (exif %v, icc %v)", tt.format, img.HasExif(), img.HasICCProfile())
+		}
+		img.Close()
+	}
+	_, err := e.Run(context.Background(), Request{Processors: cutout, Photo: pngBytes(t, car.Photo), Format: "gif"})
+	errCode(t, err, showroom.EInvalidBody)
+}
+
+func TestRunRefuses(t *testing.T) {
+	car := testCar(t)
+	e := newTestEngine(t, &fakeSegmenter{car: car}, nil)
+	small, err := NewEngine(EngineConfig{Segmenter: &fakeSegmenter{car: car}, MaxPixels: 100_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cutout := stepsJSONTest(t, det())
+	_, err = small.Run(context.Background(), Request{Processors: cutout, Photo: pngBytes(t, car.Photo)})
+	errCode(t, err, showroom.EInvalidImage)
+	_, err = e.Run(context.Background(), Request{Processors: cutout, Photo: []byte("not a photo")})
+	errCode(t, err, showroom.EInvalidImage)
+	_, err = e.Run(context.Background(), Request{Processors: []byte(`{"processorName":1}`), Photo: pngBytes(t, car.Photo)})
+	errCode(t, err, showroom.EInvalidConfig)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = e.Run(ctx, Request{Processors: cutout, Photo: pngBytes(t, car.Photo)})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled run: %v, want context.Canceled", err)
+	}
+}
+
+func TestObserveSeesEveryProcessor(t *testing.T) {
+	car := testCar(t)
+	var seen []string
+	e, err := NewEngine(EngineConfig{Segmenter: &fakeSegmenter{car: car}, Content: everyContent(),
+		Observe: func(p string, d time.Duration) { seen = append(seen, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(context.Background(), Request{Processors: stepsJSONTest(t, everyProcessor()...), Photo: pngBytes(t, car.Photo)}); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != len(everyProcessor()) {
+		t.Errorf("observed %v", seen)
+	}
+}
+
+// TestNoHaloOfTheOldBackground puts the car, cut from a light grey studio,
+// on black: its soft edge pixels must not be lighter than the car's own
+// colours and the black mixed, i.e. no grey fringe.
+func TestNoHaloOfTheOldBackground(t *testing.T) {
+	car := testCar(t)
+	e := newTestEngine(t, &fakeSegmenter{car: car}, nil)
+	out := render(t, e, car, det(), Step{"processorName": CleanBackground, "enableShadow": false, "color": "#000000"})
+	var fringe, edge int
+	for y := car.Box.Min.Y; y < car.Box.Max.Y; y++ {
+		for x := car.Box.Min.X; x < car.Box.Max.X; x++ {
+			a := car.Matte.GrayAt(x, y).Y
+			if a == 0 || a == 255 || car.Windows.GrayAt(x, y).Y != 0 {
+				continue
+			}
+			// Only the red body's outline: its blue channel would come
+			// from the grey studio.
+			if !nearBody(car, x, y) {
+				continue
+			}
+			edge++
+			if at(out, x, y).B > 40 {
+				fringe++
+			}
+		}
+	}
+	if edge == 0 {
+		t.Fatal("no body edge pixels")
+	}
+	if fringe*20 > edge {
+		t.Errorf("%d of %d body edge pixels show the old background", fringe, edge)
+	}
+	// The same edge composited naively would: the test can tell.
+	var naive int
+	for y := car.Box.Min.Y; y < car.Box.Max.Y; y++ {
+		for x := car.Box.Min.X; x < car.Box.Max.X; x++ {
+			if a := car.Matte.GrayAt(x, y).Y; a > 0 && a < 255 && car.Windows.GrayAt(x, y).Y == 0 && nearBody(car, x, y) &&
+				float64(car.Photo.NRGBAAt(x, y).B)*float64(a)/255 > 40 {
+				naive++
+			}
+		}
+	}
+	if naive*5 < edge {
+		t.Logf("naive compositing would fringe only %d of %d", naive, edge)
+	}
+}
+
+// nearBody reports whether a body pixel lies within 2 pixels of (x, y).
+func nearBody(car *SyntheticCar, x, y int) bool {
+	for dy := -2; dy <= 2; dy++ {
+		for dx := -2; dx <= 2; dx++ {
+			if (image.Point{x + dx, y + dy}).In(car.Photo.Rect) && car.Photo.NRGBAAt(x+dx, y+dy) == car.Body {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var _ = color.NRGBA{}
+var _ = png.Decode
