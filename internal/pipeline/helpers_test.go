@@ -126,7 +126,9 @@ func near(a, b color.NRGBA, tol int) bool {
 	return d(a.R, b.R) <= tol && d(a.G, b.G) <= tol && d(a.B, b.B) <= tol && d(a.A, b.A) <= tol
 }
 
-func lum(c color.NRGBA) float64 { return 0.2126*float64(c.R) + 0.7152*float64(c.G) + 0.0722*float64(c.B) }
+func lum(c color.NRGBA) float64 {
+	return 0.2126*float64(c.R) + 0.7152*float64(c.G) + 0.0722*float64(c.B)
+}
 
 // mask pixels classify the synthetic car.
 func isBody(car *SyntheticCar, x, y int) bool {
