@@ -1,0 +1,60 @@
+package library
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/png"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/showroom/showroom/internal/blob"
+	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/sqlite"
+)
+
+// Full decodes wait for a free slot, so however many uploads arrive at once
+// only MaxDecodes images are in memory decoded.
+func TestDecodesAreBounded(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "test.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.CreateCompany(ctx, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	blobs, err := blob.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.MaxDecodes = 1
+	s, err := New(cfg, Deps{Companies: db, Content: db, Configurations: db, Blobs: blobs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var img bytes.Buffer
+	png.Encode(&img, image.NewGray(image.Rect(0, 0, 8, 8)))
+	p := &showroom.Principal{Username: "alice", Company: "acme"}
+
+	s.decodes <- struct{}{} // the one slot is taken
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if _, _, err := s.Upload(short, p, "bg", "POSTER", img.Bytes()); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("upload with no free decode slot: %v, want to wait until the deadline", err)
+	}
+	// A header check needs no slot: an oversized image is refused at once.
+	s.cfg.MaxPixels = 10
+	if _, _, err := s.Upload(ctx, p, "bg", "POSTER", img.Bytes()); showroom.ErrorCode(err) != showroom.EPayloadTooLarge {
+		t.Fatalf("oversized upload while decodes are busy: %v", err)
+	}
+	s.cfg.MaxPixels = DefaultConfig().MaxPixels
+	<-s.decodes
+	if _, created, err := s.Upload(ctx, p, "bg", "POSTER", img.Bytes()); err != nil || !created {
+		t.Fatalf("upload once the slot is free: %v, %v", created, err)
+	}
+}
