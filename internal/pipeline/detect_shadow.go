@@ -49,7 +49,7 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	}
 	// The region where a car's own shadow can be: the lower half of its box
 	// and a little beyond its ends and below it.
-	roi := image.Rect(box.Min.X-bw/4, box.Min.Y+bh/2, box.Max.X+bw/4, box.Max.Y+bh*3/10).Intersect(image.Rect(0, 0, w, h))
+	roi := image.Rect(box.Min.X-bw/4, box.Min.Y+bh*7/10, box.Max.X+bw/4, box.Max.Y+bh*3/10).Intersect(image.Rect(0, 0, w, h))
 	// The floor's own brightness, row by row, from a wider span: a bright
 	// percentile of the background pixels, so that the shadow itself does
 	// not pull the reference down.
@@ -96,7 +96,7 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	// Keep what is connected to the car's lower edge.
 	keep := make([]bool, w*h)
 	var stack []int
-	lowEdge := box.Min.Y + bh*6/10
+	lowEdge := box.Min.Y + bh*3/4
 	for y := max(roi.Min.Y, lowEdge); y < roi.Max.Y; y++ {
 		for x := roi.Min.X; x < roi.Max.X; x++ {
 			i := y*w + x

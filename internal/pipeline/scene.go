@@ -226,7 +226,10 @@ func (s *Scene) setCar(matte *image.Gray, box image.Rectangle, raw *image.Gray) 
 	}
 	// The box is measured from the matte itself: it must bound exactly
 	// what is drawn, whatever rounding the segmenter's own box had.
-	if b := matteBounds(matte, 32); !b.Empty() || box.Empty() {
+	// Half coverage is the car's visible edge: a faint haze of matte
+	// under the car (its shadow, half-guessed by the model) must not lower
+	// the ground line.
+	if b := matteBounds(matte, 127); !b.Empty() || box.Empty() {
 		box = b
 	}
 	s.Matte, s.Box, s.Raw = matte, box, raw

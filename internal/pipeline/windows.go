@@ -169,6 +169,11 @@ func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray) plane {
 			mx, mn := max(px[0], px[1], px[2]), min(px[0], px[1], px[2])
 			sat := float64(mx-mn) / math.Max(float64(mx), 1e-4)
 			cue = math.Max(cue, (1-smoothstep(0.04, 0.08, lum))*(1-smoothstep(0.25, 0.4, sat)))
+			// On a light car, glass is far darker than the paint, whatever
+			// reflections tint it.
+			if bodyLum > 0.15 {
+				cue = math.Max(cue, (1-smoothstep(0.12, 0.25, lum/float64(bodyLum)))*(1-smoothstep(0.45, 0.6, sat)))
+			}
 			score[i] = cue*prior > 0.5
 		}
 	}
@@ -182,10 +187,40 @@ func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray) plane {
 			lowest[l] = max(lowest[l], height[i])
 		}
 	}
+	// A window is framed by the car: roof, pillars, doors or bonnet. A
+	// dark part that lies along the car's outline instead (a mirror
+	// housing, a spoiler, a black roof edge) is not glass.
+	edge, rim := make([]int, len(comps)), make([]int, len(comps))
+	for i, l := range labels {
+		if l < 0 {
+			continue
+		}
+		x, y := i%w, i/w
+		border, outside := false, false
+		for _, n := range [4][2]int{{x - 1, y}, {x + 1, y}, {x, y - 1}, {x, y + 1}} {
+			if n[0] < 0 || n[1] < 0 || n[0] >= w || n[1] >= h {
+				border, outside = true, true
+				continue
+			}
+			j := n[1]*w + n[0]
+			if labels[j] != l {
+				border = true
+				if !inner[j] {
+					outside = true
+				}
+			}
+		}
+		if border {
+			edge[l]++
+			if outside {
+				rim[l]++
+			}
+		}
+	}
 	minArea := max(bw*bh/500, 4)
 	keep := make([]bool, w*h)
 	for i, l := range labels {
-		keep[i] = l >= 0 && comps[l].area >= minArea && lowest[l] <= 0.62 && inner[i] && !paint[i]
+		keep[i] = l >= 0 && comps[l].area >= minArea && lowest[l] <= 0.62 && rim[l]*2 <= edge[l] && inner[i] && !paint[i]
 	}
 	// Soften the glass's edge inwards only: blurring the region as found
 	// would spread transparency onto the frames and pillars around it.
