@@ -40,6 +40,26 @@ func (p plane) sample(x, y float64) float32 {
 	return a + (b-a)*fy
 }
 
+// bounds returns the photo rectangle covering p's non-zero samples, p
+// being on a grid that is the photo scaled by (sx, sy).
+func (p plane) bounds(sx, sy float64) image.Rectangle {
+	r := image.Rectangle{}
+	for y := range p.h {
+		row := p.p[y*p.w : (y+1)*p.w]
+		for x, v := range row {
+			if v != 0 {
+				r = r.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	if r.Empty() {
+		return r
+	}
+	// One grid pixel more: bilinear sampling reaches half a pixel out.
+	return image.Rect(int(float64(r.Min.X-1)/sx), int(float64(r.Min.Y-1)/sy),
+		int(math.Ceil(float64(r.Max.X+1)/sx)), int(math.Ceil(float64(r.Max.Y+1)/sy)))
+}
+
 // boxBlur blurs p in place with a (2r+1)² box, twice (close to a Gaussian),
 // edges clamped.
 func (p plane) boxBlur(r int) {

@@ -3,6 +3,8 @@ package pipeline
 import (
 	"image"
 	"math"
+	"runtime"
+	"sync"
 )
 
 // Render composes the scene into one image at full resolution: the
@@ -43,6 +45,26 @@ func Render(s *Scene) (*image.NRGBA, bool) {
 	dxx, dxy := ex.X-o.X, ex.Y-o.Y
 	dyx, dyy := ey.X-o.X, ey.Y-o.Y
 	transparent := make([]bool, H)
+	// Only the canvas area over the car's box, or over the shadow layer's
+	// non-zero part, needs sampling: elsewhere the background is final.
+	carArea := image.Rectangle{}
+	if car != nil {
+		carArea = s.canvasArea(s.Box)
+	}
+	shadowArea := image.Rectangle{}
+	if shadowOp > 0 {
+		shadowArea = s.canvasArea(s.Shadow.bounds(gsx, gsy))
+	}
+
+	// A flat background is written as bytes where nothing covers it.
+	var flat []byte
+	switch s.Background.Kind {
+	case BackgroundColor:
+		c := s.Background.Color
+		flat = []byte{c.R, c.G, c.B, c.A}
+	case BackgroundNone:
+		flat = []byte{0, 0, 0, 0}
+	}
 
 	parallel(H, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
@@ -51,15 +73,26 @@ func Render(s *Scene) (*image.NRGBA, bool) {
 			px := o.X + 0.5*dxx + cy*dyx
 			py := o.Y + 0.5*dxy + cy*dyy
 			for x := range W {
+				inCar := car != nil && x >= carArea.Min.X && x < carArea.Max.X && y >= carArea.Min.Y && y < carArea.Max.Y
+				inShadow := shadowOp > 0 && x >= shadowArea.Min.X && x < shadowArea.Max.X && y >= shadowArea.Min.Y && y < shadowArea.Max.Y
+				if flat != nil && !inCar && !inShadow {
+					copy(row[4*x:4*x+4], flat)
+					if flat[3] < 255 {
+						transparent[y] = true
+					}
+					px += dxx
+					py += dxy
+					continue
+				}
 				// Background, premultiplied linear.
 				br, bgc, bb, ba := bg.at(s, x, y, px, py)
-				if shadowOp > 0 {
+				if inShadow {
 					if d := s.Shadow.sample(px*gsx, py*gsy) * shadowOp; d > 0 {
 						k := 1 - d
 						br, bgc, bb, ba = br*k, bgc*k, bb*k, ba*k+d
 					}
 				}
-				if car != nil {
+				if inCar {
 					cr, cg, cb, ca := car.sample(px, py)
 					if ca > 0 {
 						if s.Glass != nil && (glassT > 0 || glassB != 1) {
@@ -329,11 +362,27 @@ func localMeans(g *workGrid) (fg, bg [3]plane) {
 			fg[c].p[i] = v * wa.p[i]
 			bg[c].p[i] = v * wb.p[i]
 		}
-		fg[c].boxBlur(r)
-		bg[c].boxBlur(2 * r)
 	}
-	wa.boxBlur(r)
-	wb.boxBlur(2 * r)
+	// Eight independent blurs: spread over the cores.
+	planes := []plane{fg[0], fg[1], fg[2], wa, bg[0], bg[1], bg[2], wb}
+	var wg sync.WaitGroup
+	next := make(chan int, len(planes))
+	for i := range planes {
+		next <- i
+	}
+	close(next)
+	for range min(runtime.GOMAXPROCS(0), len(planes)) {
+		wg.Go(func() {
+			for i := range next {
+				rad := r
+				if i >= 4 {
+					rad = 2 * r
+				}
+				planes[i].boxBlur(rad)
+			}
+		})
+	}
+	wg.Wait()
 	for c := range 3 {
 		for i := range fg[c].p {
 			fg[c].p[i] /= max(wa.p[i], 1e-4)
@@ -341,4 +390,22 @@ func localMeans(g *workGrid) (fg, bg [3]plane) {
 		}
 	}
 	return fg, bg
+}
+
+// canvasArea returns the canvas pixels over the photo rectangle r under the
+// placement, one pixel larger all round for the bilinear footprint.
+func (s *Scene) canvasArea(r image.Rectangle) image.Rectangle {
+	if r.Empty() {
+		return image.Rectangle{}
+	}
+	minX, minY := math.Inf(1), math.Inf(1)
+	maxX, maxY := math.Inf(-1), math.Inf(-1)
+	for _, c := range []Point{{float64(r.Min.X), float64(r.Min.Y)}, {float64(r.Max.X), float64(r.Min.Y)},
+		{float64(r.Min.X), float64(r.Max.Y)}, {float64(r.Max.X), float64(r.Max.Y)}} {
+		q := s.Place.forward(c)
+		minX, minY = math.Min(minX, q.X), math.Min(minY, q.Y)
+		maxX, maxY = math.Max(maxX, q.X), math.Max(maxY, q.Y)
+	}
+	pad := 2 + s.Place.scale()
+	return image.Rect(int(math.Floor(minX-pad)), int(math.Floor(minY-pad)), int(math.Ceil(maxX+pad)), int(math.Ceil(maxY+pad)))
 }
