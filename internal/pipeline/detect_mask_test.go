@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"image"
+	"image/color"
 	"testing"
 
 	"github.com/showroom/showroom/internal/showroom"
@@ -65,5 +67,29 @@ func TestDetectCarMaskThresholds(t *testing.T) {
 			}
 			errCode(t, err, tt.want)
 		})
+	}
+}
+
+// TestStrayMattePiecesAreDropped: a piece of matte apart from the car
+// (lettering on a studio wall) is neither drawn nor counted in the box the
+// car is placed by.
+func TestStrayMattePiecesAreDropped(t *testing.T) {
+	car := testCar(t)
+	stray := *car
+	stray.Matte = image.NewGray(car.Matte.Rect)
+	copy(stray.Matte.Pix, car.Matte.Pix)
+	for y := 10; y < 30; y++ {
+		for x := 10; x < 50; x++ {
+			stray.Matte.SetGray(x, y, color.Gray{255})
+		}
+	}
+	e := newTestEngine(t, &fakeSegmenter{car: &stray}, nil)
+	s := scene(t, e, &stray, det())
+	if s.Box != car.Box {
+		t.Errorf("box %v, want the car's %v", s.Box, car.Box)
+	}
+	out := render(t, e, &stray, det())
+	if a := at(out, 20, 20).A; a != 0 {
+		t.Errorf("stray piece drawn with alpha %d", a)
 	}
 }

@@ -236,3 +236,30 @@ func nearBody(car *SyntheticCar, x, y int) bool {
 
 var _ = color.NRGBA{}
 var _ = png.Decode
+
+// TestRunConcurrently: one engine serves parallel runs with the same
+// answer (run with -race to check sharing).
+func TestRunConcurrently(t *testing.T) {
+	car := testCar(t)
+	e := newTestEngine(t, &CachingSegmenter{Segmenter: &fakeSegmenter{car: car}}, everyContent())
+	req := Request{Processors: stepsJSONTest(t, everyProcessor()...), Photo: pngBytes(t, car.Photo)}
+	want, err := e.Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			res, err := e.Run(context.Background(), req)
+			if err == nil && !bytes.Equal(res.Image, want.Image) {
+				err = errors.New("a parallel run gave different bytes")
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

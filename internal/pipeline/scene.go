@@ -226,23 +226,57 @@ func (s *Scene) setCar(matte *image.Gray, box image.Rectangle, raw *image.Gray) 
 	}
 	// The box is measured from the matte itself: it must bound exactly
 	// what is drawn, whatever rounding the segmenter's own box had.
-	// Half coverage is the car's visible edge: a faint haze of matte
-	// under the car (its shadow, half-guessed by the model) must not lower
-	// the ground line.
-	if b := matteBounds(matte, 127); !b.Empty() || box.Empty() {
+	s.Matte, s.Raw = matte, raw
+	s.work = nil
+	if b := s.mainBox(); !b.Empty() || box.Empty() {
 		box = b
 	}
-	s.Matte, s.Box, s.Raw = matte, box, raw
+	s.Box = box
 	s.Background = Background{Kind: BackgroundNone}
 	s.Ground = GroundLine{
 		Left:  Point{float64(box.Min.X), float64(box.Max.Y)},
 		Right: Point{float64(box.Max.X), float64(box.Max.Y)},
 	}
-	s.work = nil
+}
+
+// mainBox returns the box of the car itself: the largest region of the
+// matte (and any other at least a quarter its size, a car cut in two by a
+// post), measured at half coverage at full resolution. A stray piece the
+// matte still holds (lettering on a studio wall) is left outside the box,
+// so it neither shifts the car's placement nor gets drawn; a faint haze of
+// matte under the car must not lower the ground line.
+func (s *Scene) mainBox() image.Rectangle {
+	g := s.workGrid()
+	set := make([]bool, g.w*g.h)
+	for i, v := range g.matte.p {
+		set[i] = v > 0.5
+	}
+	_, comps := components(set, g.w, g.h)
+	biggest := 0
+	for _, c := range comps {
+		biggest = max(biggest, c.area)
+	}
+	var work image.Rectangle
+	for _, c := range comps {
+		if c.area*4 >= biggest {
+			work = work.Union(c.box)
+		}
+	}
+	if work.Empty() {
+		return matteBounds(s.Matte, 127)
+	}
+	// Back to photo pixels, a working pixel wider all round.
+	W, H := s.Photo.Rect.Dx(), s.Photo.Rect.Dy()
+	r := image.Rect(int(float64(work.Min.X-1)/g.sx), int(float64(work.Min.Y-1)/g.sy),
+		int(math.Ceil(float64(work.Max.X+1)/g.sx)), int(math.Ceil(float64(work.Max.Y+1)/g.sy))).
+		Intersect(image.Rect(0, 0, W, H))
+	sub := s.Matte.SubImage(r).(*image.Gray)
+	return matteBounds(sub, 127).Add(r.Min)
 }
 
 // matteBounds returns the bounds of the matte's pixels above threshold.
 func matteBounds(m *image.Gray, threshold uint8) image.Rectangle {
+	// Indexes are relative to m.Rect.Min: m may be a sub-image.
 	w, h := m.Rect.Dx(), m.Rect.Dy()
 	minX, minY, maxX, maxY := w, h, -1, -1
 	for y := range h {
