@@ -222,6 +222,9 @@ func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray) plane {
 	for i, l := range labels {
 		keep[i] = l >= 0 && comps[l].area >= minArea && lowest[l] <= 0.62 && rim[l]*2 <= edge[l] && inner[i] && !paint[i]
 	}
+	// Reflections, stickers and wipers leave holes in a window; what is
+	// wholly enclosed by glass is glass.
+	fillEnclosed(keep, w, h)
 	// Soften the glass's edge inwards only: blurring the region as found
 	// would spread transparency onto the frames and pillars around it.
 	for i, k := range erode(keep, w, h, 1) {
@@ -340,4 +343,23 @@ func morph(set []bool, w, h, r int, grow bool) []bool {
 	pass(set, tmp, w, h, w, 1)
 	pass(tmp, out, h, w, 1, w)
 	return out
+}
+
+// fillEnclosed sets the regions of !set that do not reach the image's
+// border, i.e. holes wholly surrounded by set.
+func fillEnclosed(set []bool, w, h int) {
+	not := make([]bool, w*h)
+	for i, v := range set {
+		not[i] = !v
+	}
+	labels, comps := components(not, w, h)
+	for i, l := range labels {
+		if l < 0 {
+			continue
+		}
+		b := comps[l].box
+		if b.Min.X > 0 && b.Min.Y > 0 && b.Max.X < w && b.Max.Y < h {
+			set[i] = true
+		}
+	}
 }
