@@ -227,12 +227,16 @@ func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray) plane {
 	fillEnclosed(keep, w, h)
 	// Soften the glass's edge inwards only: blurring the region as found
 	// would spread transparency onto the frames and pillars around it.
-	for i, k := range erode(keep, w, h, 1) {
+	// The softening is about two photo pixels on small photos and grows
+	// with the photo, so that the working grid's steps do not show as a
+	// staircase on a 12 MP result.
+	soft := max(1, int(math.Round(0.5/g.sx)))
+	for i, k := range erode(keep, w, h, soft) {
 		if k {
 			out.p[i] = 1
 		}
 	}
-	out.boxBlur(1)
+	out.boxBlur(soft)
 	for i, k := range keep {
 		if !k {
 			out.p[i] = 0
