@@ -48,3 +48,28 @@ func TestAddPoster(t *testing.T) {
 		}
 	}
 }
+
+func TestAddPosterScaleExtremes(t *testing.T) {
+	car := testCar(t)
+	logo := image.NewNRGBA(image.Rect(0, 0, 100, 50))
+	for i := 0; i < len(logo.Pix); i += 4 {
+		logo.Pix[i], logo.Pix[i+1], logo.Pix[i+2], logo.Pix[i+3] = 0, 200, 0, 255
+	}
+	e := newTestEngine(t, &fakeSegmenter{car: car}, mapContent{"logo": logo})
+	for _, tt := range []struct {
+		scale float64
+		width int // of the green area
+	}{{0.01, 5}, {1, 480}} {
+		out := render(t, e, car, det(), Step{"processorName": CleanBackground, "enableShadow": false},
+			Step{"processorName": AddPoster, "poster": "logo", "position": "top-left", "scale": tt.scale, "margin": 0.0})
+		green := 0
+		for x := range 480 {
+			if at(out, x, 1) == (color.NRGBA{0, 200, 0, 255}) {
+				green++
+			}
+		}
+		if green != tt.width {
+			t.Errorf("scale %.2f: %d green pixels across, want %d", tt.scale, green, tt.width)
+		}
+	}
+}
