@@ -9,6 +9,7 @@ import (
 
 	"github.com/showroom/showroom/internal/blob"
 	"github.com/showroom/showroom/internal/httpapi"
+	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/metrics"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/queue"
@@ -114,11 +115,11 @@ func openBlobs(dataDir string) (*blob.Local, error) {
 
 // processing builds the queue, and with work set the engine that runs it.
 // stop shuts both down, waiting up to the context's deadline for runs.
-func processing(ctx context.Context, db *sqlite.DB, blobs blob.Store, e engineFlags, q queueFlags, work bool, m *metrics.Metrics, log *slog.Logger) (p *httpapi.Processing, stop func(context.Context) error, err error) {
+func processing(ctx context.Context, db *sqlite.DB, blobs blob.Store, lib *library.Service, e engineFlags, q queueFlags, work bool, m *metrics.Metrics, log *slog.Logger) (p *httpapi.Processing, stop func(context.Context) error, err error) {
 	var run queue.Runner
 	closeEngine := func() {}
 	if work {
-		engine, closeFn, err := newEngine(e, newContentLoader(db, blobs, e.maxPixels), m)
+		engine, closeFn, err := newEngine(e, lib, m)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -136,7 +137,7 @@ func processing(ctx context.Context, db *sqlite.DB, blobs blob.Store, e engineFl
 	}
 	m.WatchQueue(qu)
 	p = &httpapi.Processing{
-		Queue: qu, Jobs: db, Companies: db, Configs: configResolver{db},
+		Queue: qu, Jobs: db, Companies: db, Configs: lib,
 		MaxPhotoBytes: q.maxPhotoBytes, RatePerMinute: float64(q.ratePerMinute), Burst: q.rateBurst,
 	}
 	return p, func(ctx context.Context) error {

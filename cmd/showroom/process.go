@@ -18,7 +18,9 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/showroom"
 	"golang.org/x/term"
 )
 
@@ -412,43 +414,40 @@ func (c *remote) process(ctx context.Context, path string, photo []byte) ([]byte
 	}
 }
 
-// localRunner runs the pipeline in this process: a predefined
-// configuration, or with --company one of that company's from --data-dir.
+// localRunner runs the pipeline in this process on the data directory's
+// library: a predefined configuration, or with --company one of that
+// company's own, with its content.
 func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, func(), error) {
-	e := engineFlags{model: o.model, modelDir: o.modelDir, ortThreads: 2, maxPixels: 60_000_000}
-	var processors json.RawMessage
-	if c, ok := pipeline.PredefinedConfiguration(o.config); ok {
-		processors = c.Processors
-	}
-	loader := newContentLoader(nil, nil, e.maxPixels)
-	var closers []func()
-	closeAll := func() {
-		for _, c := range closers {
-			c()
-		}
-	}
-	if o.company != "" {
-		db, err := openDB(ctx, o.dataDir)
-		if err != nil {
-			return nil, nil, err
-		}
-		closers = append(closers, func() { db.Close() })
-		blobs, err := openBlobs(o.dataDir)
-		if err != nil {
-			closeAll()
-			return nil, nil, err
-		}
-		loader = newContentLoader(db, blobs, e.maxPixels)
-		if processors == nil {
-			if processors, _, err = (configResolver{db}).ResolveConfiguration(ctx, o.company, o.config); err != nil {
-				closeAll()
-				return nil, nil, err
-			}
-		}
-	} else if processors == nil {
+	if _, ok := pipeline.PredefinedConfiguration(o.config); !ok && o.company == "" {
 		return nil, nil, fmt.Errorf("%q is not a predefined configuration; to run a company's own, give --company (and --data-dir)", o.config)
 	}
-	engine, closeEngine, err := newEngine(e, loader, nil)
+	db, err := openDB(ctx, o.dataDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	closers := []func(){func() { db.Close() }}
+	closeAll := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	blobs, err := openBlobs(o.dataDir)
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	lib, err := library.New(library.DefaultConfig(), library.Deps{Companies: db, Content: db, Configurations: db, Blobs: blobs})
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	config, err := lib.Configuration(ctx, &showroom.Principal{Company: o.company}, o.config)
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	e := engineFlags{model: o.model, modelDir: o.modelDir, ortThreads: 2, maxPixels: 60_000_000}
+	engine, closeEngine, err := newEngine(e, lib, nil)
 	if err != nil {
 		closeAll()
 		return nil, nil, err
@@ -456,7 +455,7 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 	closers = append(closers, closeEngine)
 	return func(ctx context.Context, photo []byte) ([]byte, string, error) {
 		res, err := engine.Run(ctx, pipeline.Request{
-			Company: o.company, Processors: processors, Photo: photo, Format: o.format, Quality: o.quality,
+			Company: o.company, Processors: config.Processors, Photo: photo, Format: o.format, Quality: o.quality,
 		})
 		if err != nil {
 			return nil, "", err

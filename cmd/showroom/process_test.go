@@ -454,7 +454,7 @@ func TestProcessEndpoints(t *testing.T) {
 	}{
 		{"unknown configuration", "/v1/process/single/nosuch", photo, nil, 404, "CONFIGURATION_NOT_FOUND"},
 		{"not an image", "/v1/process/single/free_cutout", []byte("hello, world"), nil, 415, "UNSUPPORTED_MEDIA_TYPE"},
-		{"empty body", "/v1/process/single/free_cutout", nil, nil, 422, "INVALID_IMAGE"},
+		{"empty body", "/v1/process/single/free_cutout", nil, nil, 400, "INVALID_BODY"},
 		{"truncated JPEG", "/v1/process/single/free_cutout", photo[:len(photo)/3], nil, 422, "INVALID_IMAGE"},
 		{"too large", "/v1/process/single/free_cutout", append(append([]byte{}, photo...), make([]byte, 2000000)...), nil, 413, "PAYLOAD_TOO_LARGE"},
 		{"bad format", "/v1/process/single/free_cutout?format=gif", photo, nil, 400, "INVALID_PARAMETER"},

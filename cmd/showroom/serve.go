@@ -110,12 +110,12 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	mx := metrics.New()
-	proc, stopProc, err := processing(ctx, db, blobs, e, q, true, mx, log)
+	lib, err := newLibrary(db, blobs, l)
 	if err != nil {
 		return err
 	}
-	lib, err := newLibrary(db, blobs, l)
+	mx := metrics.New()
+	proc, stopProc, err := processing(ctx, db, blobs, lib, e, q, true, mx, log)
 	if err != nil {
 		return err
 	}
@@ -155,10 +155,12 @@ func (m *Main) runWorker(ctx context.Context, args []string) error {
 	var c common
 	var e engineFlags
 	var q queueFlags
+	var l libraryFlags
 	fs := m.newFlagSet("worker")
 	c.register(fs, "")
 	e.register(fs)
 	q.register(fs)
+	l.register(fs)
 	if _, err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -175,7 +177,11 @@ func (m *Main) runWorker(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	_, stopProc, err := processing(ctx, db, blobs, e, q, true, metrics.New(), log)
+	lib, err := newLibrary(db, blobs, l)
+	if err != nil {
+		return err
+	}
+	_, stopProc, err := processing(ctx, db, blobs, lib, e, q, true, metrics.New(), log)
 	if err != nil {
 		return err
 	}
@@ -240,17 +246,17 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	mx := metrics.New()
-	// The API only enqueues; 'showroom worker' processes.
-	proc, stopProc, err := processing(ctx, db, blobs, engineFlags{}, q, false, mx, log)
-	if err != nil {
-		return err
-	}
-	verifier := auth.NewVerifier(auth.NewJWKSClient(strings.TrimSuffix(authURL, "/")+"/.well-known/jwks.json", nil))
 	lib, err := newLibrary(db, blobs, l)
 	if err != nil {
 		return err
 	}
+	mx := metrics.New()
+	// The API only enqueues; 'showroom worker' processes.
+	proc, stopProc, err := processing(ctx, db, blobs, lib, engineFlags{}, q, false, mx, log)
+	if err != nil {
+		return err
+	}
+	verifier := auth.NewVerifier(auth.NewJWKSClient(strings.TrimSuffix(authURL, "/")+"/.well-known/jwks.json", nil))
 	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system, PublicURL: l.publicURL}, verifier, db, log)
 	api.EnableProcessing(proc)
 	api.EnableLibrary(lib)

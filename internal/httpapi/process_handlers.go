@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,10 +16,10 @@ import (
 	"github.com/showroom/showroom/internal/showroom"
 )
 
-// ConfigResolver finds the configuration a company may run by name: its own
-// or a predefined one. Another company's is not found.
+// ConfigResolver finds the configuration a caller may run by name: a
+// predefined one or the company's own. Another company's is not found.
 type ConfigResolver interface {
-	ResolveConfiguration(ctx context.Context, company, name string) (processors json.RawMessage, cost int64, err error)
+	Configuration(ctx context.Context, p *showroom.Principal, name string) (*showroom.Configuration, error)
 }
 
 // Processing is what the processing endpoints need.
@@ -159,7 +158,7 @@ func sniffPhoto(body io.Reader) (io.Reader, error) {
 	}
 	head = head[:n]
 	if n == 0 {
-		return nil, showroom.Errorf(showroom.EInvalidImage, "the request body is empty; send the photo's bytes")
+		return nil, showroom.Errorf(showroom.EInvalidBody, "the request body is empty; send the photo's bytes")
 	}
 	if imageType(head) == "" {
 		return nil, showroom.Errorf(showroom.EUnsupportedMedia, "the photo must be JPEG, PNG or WebP")
@@ -191,7 +190,7 @@ func (p *Processing) process(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	name := r.PathValue("configuration_name")
-	processors, cost, err := p.Configs.ResolveConfiguration(ctx, company.Name, name)
+	config, err := p.Configs.Configuration(ctx, pr, name)
 	if err != nil {
 		return err
 	}
@@ -215,7 +214,7 @@ func (p *Processing) process(w http.ResponseWriter, r *http.Request) error {
 		return bodyError(err, p.MaxPhotoBytes)
 	}
 	job, err := p.Queue.Submit(ctx, queue.Submission{
-		Company: company, User: pr.Username, Name: name, Processors: processors, Cost: cost,
+		Company: company, User: pr.Username, Name: name, Processors: config.Processors, Cost: int64(config.Cost),
 		Format: format, Quality: q, Photo: photo,
 	})
 	if err != nil {

@@ -82,7 +82,7 @@ func TestSniffPhoto(t *testing.T) {
 		{"webp", []byte("RIFF\x00\x00\x00\x00WEBPVP8 "), ""},
 		{"gif", []byte("GIF89a......"), showroom.EUnsupportedMedia},
 		{"text", []byte("hello"), showroom.EUnsupportedMedia},
-		{"empty", nil, showroom.EInvalidImage},
+		{"empty", nil, showroom.EInvalidBody},
 	} {
 		r, err := sniffPhoto(bytes.NewReader(tc.data))
 		if code := showroom.ErrorCode(err); code != tc.code {

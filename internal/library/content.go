@@ -166,16 +166,34 @@ func (s *Service) DeleteContent(ctx context.Context, p *showroom.Principal, name
 // LoadContent decodes a company's (or built-in) content for the pipeline;
 // it implements pipeline.ContentLoader. company is the company's name.
 func (s *Service) LoadContent(ctx context.Context, company, name string) (image.Image, error) {
-	_, rc, err := s.OpenContent(ctx, &showroom.Principal{Company: company}, name)
+	rec, rc, err := s.OpenContent(ctx, &showroom.Principal{Company: company}, name)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
+	// One background usually serves a whole batch of photos: keep the last
+	// few decoded images, keyed by their bytes' digest and type.
+	key := rec.SHA256 + "/" + rec.Type
+	if img := s.decoded.get(key); img != nil {
+		return img, nil
+	}
 	b, err := io.ReadAll(rc)
 	if err != nil {
 		return nil, err
 	}
-	return s.decodeImage(ctx, b)
+	var img image.Image
+	if rec.Type == showroom.ContentPoster {
+		// A poster or logo keeps its transparency.
+		img, err = s.decodeImage(ctx, b)
+	} else {
+		// A background is a photo: upright by its EXIF orientation, sRGB.
+		img, err = s.decodePhoto(ctx, b)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.decoded.put(key, img)
+	return img, nil
 }
 
 var _ pipeline.ContentLoader = (*Service)(nil)

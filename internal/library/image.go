@@ -1,9 +1,12 @@
 package library
 
 import (
+	"sync"
+
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/showroom/showroom/internal/vision"
 	"image"
 	"image/jpeg"
 	"image/png"
@@ -95,6 +98,57 @@ func (s *Service) decodeImage(ctx context.Context, b []byte) (image.Image, error
 		return nil, showroom.Internal(err)
 	}
 	return img, nil
+}
+
+// decodePhoto decodes a stored background as the pipeline decodes photos
+// (EXIF orientation applied, colour converted to sRGB), under the same
+// bound on concurrent decodes.
+func (s *Service) decodePhoto(ctx context.Context, b []byte) (image.Image, error) {
+	if err := s.acquireDecode(ctx); err != nil {
+		return nil, err
+	}
+	defer s.releaseDecode()
+	img, err := vision.Decode(b, int(s.cfg.MaxPixels))
+	if err != nil {
+		return nil, showroom.Internal(err) // checked on upload: failing now is ours
+	}
+	return img, nil
+}
+
+// imageCache keeps the last few decoded images, most recent last.
+type imageCache struct {
+	mu    sync.Mutex
+	items []cachedImage
+}
+
+type cachedImage struct {
+	key string
+	img image.Image
+}
+
+// decodedCacheSize is how many decoded images stay cached: a 12 MP
+// background is about 48 MB decoded.
+const decodedCacheSize = 4
+
+func (c *imageCache) get(key string) image.Image {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, it := range c.items {
+		if it.key == key {
+			c.items = append(append(c.items[:i:i], c.items[i+1:]...), it)
+			return it.img
+		}
+	}
+	return nil
+}
+
+func (c *imageCache) put(key string, img image.Image) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.items = append(c.items, cachedImage{key, img})
+	if len(c.items) > decodedCacheSize {
+		c.items = c.items[1:]
+	}
 }
 
 // codecs returns the header reader and decoder of a media type sniff

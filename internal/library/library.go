@@ -76,6 +76,8 @@ type Service struct {
 	// the predefined configurations' pictures, as PNG.
 	builtin    map[string]*builtinContent
 	thumbnails map[string][]byte
+	// decoded caches content decoded for the pipeline.
+	decoded imageCache
 }
 
 // New returns a library. It renders the built-in studio background and the
