@@ -46,8 +46,11 @@ func newEnv(t testing.TB) *env {
 	return newEnvWith(t, library.DefaultConfig())
 }
 
+// envOption adds to a test server before it starts, e.g. processing.
+type envOption func(t testing.TB, db *sqlite.DB, blobs *blob.Local, lib *library.Service, api *httpapi.APIServer)
+
 // newEnvWith is newEnv with the library's limits set.
-func newEnvWith(t testing.TB, libCfg library.Config) *env {
+func newEnvWith(t testing.TB, libCfg library.Config, opts ...envOption) *env {
 	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "showroom.db"))
@@ -74,6 +77,9 @@ func newEnvWith(t testing.TB, libCfg library.Config) *env {
 	}
 	api := httpapi.NewAPIServer(httpapi.APIConfig{}, svc.Verifier(), db, log)
 	api.EnableLibrary(lib)
+	for _, o := range opts {
+		o(t, db, blobs, lib, api)
+	}
 	srv := httptest.NewServer(httpapi.Handler(httpapi.Combined(httpapi.NewAuthServer(svc, db, log), api), log, nil))
 	t.Cleanup(srv.Close)
 	return &env{t: t, url: srv.URL, db: db, svc: svc, lib: lib, api: openAPIRouter(t)}
