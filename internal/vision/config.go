@@ -1,0 +1,118 @@
+package vision
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Model names accepted by Config.Model.
+const (
+	ModelISNet  = "isnet"  // IS-Net medium: the default, best edges
+	ModelU2Netp = "u2netp" // U2-Netp: about 7x faster, coarser
+)
+
+// LibraryFile is the ONNX Runtime shared library's file name in the model
+// directory.
+const LibraryFile = "libonnxruntime.so.1"
+
+// Config configures a Segmenter. The zero value is not valid; start from
+// DefaultConfig.
+type Config struct {
+	// Model is ModelISNet or ModelU2Netp.
+	Model string
+	// ModelDir holds the files `make models` fetches: the ONNX Runtime
+	// library and the model files.
+	ModelDir string
+	// IntraOpThreads is ONNX Runtime's thread count inside one inference.
+	// On 2 cores, 2 gives the lowest latency for one photo; see
+	// docs/benchmarks.md.
+	IntraOpThreads int
+	// Spinning lets ONNX Runtime's worker threads busy-wait between
+	// operators. Off by default: spinning threads steal the cores the
+	// decoder and the matte refinement run on.
+	Spinning bool
+	// MemArena turns on ONNX Runtime's CPU memory arena. Off by default:
+	// the arena keeps IS-Net's peak working set (about 1 GB) for the life
+	// of the process, while without it the memory goes back after each run
+	// for about 1% more time.
+	MemArena bool
+	// MemPattern turns on ONNX Runtime's memory-pattern planning, which
+	// pre-allocates one block for all activations; off for the same reason
+	// as MemArena.
+	MemPattern bool
+	// ObserveInference, when set, is called after every model run with the
+	// model's name and the time the run took, for metrics.
+	ObserveInference func(model string, d time.Duration)
+}
+
+// DefaultConfig returns the configuration measured best on 2 cores, with
+// the model files in dir.
+func DefaultConfig(dir string) Config {
+	return Config{
+		Model:          ModelISNet,
+		ModelDir:       dir,
+		IntraOpThreads: 2,
+	}
+}
+
+// DefaultModelDir is where `make models` puts the files when
+// SHOWROOM_MODEL_DIR is unset: $HOME/.cache/showroom/models.
+func DefaultModelDir() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(".cache", "showroom", "models")
+	}
+	return filepath.Join(home, ".cache", "showroom", "models")
+}
+
+// Validate reports the first problem with c, including a missing model
+// file, so a misconfigured service fails at start, not at the first photo.
+func (c Config) Validate() error {
+	spec, ok := models[c.Model]
+	if !ok {
+		return fmt.Errorf("vision: unknown model %q (want %q or %q)", c.Model, ModelISNet, ModelU2Netp)
+	}
+	if c.ModelDir == "" {
+		return errors.New("vision: model directory not set (SHOWROOM_MODEL_DIR)")
+	}
+	if c.IntraOpThreads < 1 || c.IntraOpThreads > 64 {
+		return fmt.Errorf("vision: intra-op threads %d out of range 1-64", c.IntraOpThreads)
+	}
+	for _, f := range []string{LibraryFile, spec.file} {
+		p := filepath.Join(c.ModelDir, f)
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("vision: model file %s is missing; run `make models` (or scripts/models.sh %s) to fetch it", p, c.ModelDir)
+		}
+	}
+	return nil
+}
+
+// modelSpec says how to feed a model and read its answer.
+type modelSpec struct {
+	file   string
+	size   int // square input side
+	input  string
+	output string
+	// mean and std per channel, applied to pixel values in 0..255.
+	mean, std [3]float32
+	// minMax rescales the output to 0..1 by its own range (U2-Netp's
+	// output is not calibrated).
+	minMax bool
+}
+
+// models is read-only: the model table, not state.
+var models = map[string]modelSpec{
+	ModelISNet: {
+		file: "isnet-medium.onnx", size: 1024, input: "input", output: "output",
+		mean: [3]float32{128, 128, 128}, std: [3]float32{256, 256, 256},
+	},
+	ModelU2Netp: {
+		file: "u2netp.onnx", size: 320, input: "input.1", output: "1959",
+		mean: [3]float32{0.485 * 255, 0.456 * 255, 0.406 * 255},
+		std:  [3]float32{0.229 * 255, 0.224 * 255, 0.225 * 255},
+		minMax: true,
+	},
+}

@@ -1,0 +1,142 @@
+package vision
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// ortEnv counts the users of ONNX Runtime's environment. The environment is
+// process-wide in the C library (one OrtEnv, one loaded .so), so this is the
+// one piece of package state: every Segmenter shares it and the last Close
+// releases it.
+var ortEnv struct {
+	sync.Mutex
+	users   int
+	libPath string
+}
+
+func acquireEnv(libPath string) error {
+	ortEnv.Lock()
+	defer ortEnv.Unlock()
+	if ortEnv.users > 0 {
+		if libPath != ortEnv.libPath {
+			return fmt.Errorf("vision: ONNX Runtime already loaded from %s, cannot load %s too", ortEnv.libPath, libPath)
+		}
+		ortEnv.users++
+		return nil
+	}
+	ort.SetSharedLibraryPath(libPath)
+	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
+		return fmt.Errorf("vision: loading ONNX Runtime from %s: %w", libPath, err)
+	}
+	ortEnv.users, ortEnv.libPath = 1, libPath
+	return nil
+}
+
+func releaseEnv() error {
+	ortEnv.Lock()
+	defer ortEnv.Unlock()
+	ortEnv.users--
+	if ortEnv.users > 0 {
+		return nil
+	}
+	return ort.DestroyEnvironment()
+}
+
+// model is one ONNX Runtime session. ONNX Runtime's Run is safe for
+// concurrent use on one session, so a model serves every request of the
+// process; each call brings its own input and output tensors.
+type model struct {
+	name    string
+	spec    modelSpec
+	session *ort.DynamicAdvancedSession
+	observe func(string, time.Duration)
+}
+
+func newModel(cfg Config) (*model, error) {
+	spec := models[cfg.Model]
+	opts, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, fmt.Errorf("vision: session options: %w", err)
+	}
+	defer opts.Destroy()
+	spin := "0"
+	if cfg.Spinning {
+		spin = "1"
+	}
+	for _, step := range []func() error{
+		func() error { return opts.SetIntraOpNumThreads(cfg.IntraOpThreads) },
+		func() error { return opts.SetInterOpNumThreads(1) },
+		func() error { return opts.SetCpuMemArena(cfg.MemArena) },
+		func() error { return opts.SetMemPattern(cfg.MemPattern) },
+		func() error { return opts.AddSessionConfigEntry("session.intra_op.allow_spinning", spin) },
+		func() error { return opts.AddSessionConfigEntry("session.inter_op.allow_spinning", spin) },
+	} {
+		if err := step(); err != nil {
+			return nil, fmt.Errorf("vision: session options: %w", err)
+		}
+	}
+	path := filepath.Join(cfg.ModelDir, spec.file)
+	s, err := ort.NewDynamicAdvancedSession(path, []string{spec.input}, []string{spec.output}, opts)
+	if err != nil {
+		return nil, fmt.Errorf("vision: loading model %s: %w", path, err)
+	}
+	return &model{name: cfg.Model, spec: spec, session: s, observe: cfg.ObserveInference}, nil
+}
+
+// run feeds input (planar RGB, normalised, size×size) to the model and
+// returns its saliency map, size×size in 0..1. ONNX Runtime cannot be
+// interrupted mid-run, so ctx is checked only before it starts.
+func (m *model) run(ctx context.Context, input []float32) ([]float32, time.Duration, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	n := int64(m.spec.size)
+	in, err := ort.NewTensor(ort.NewShape(1, 3, n, n), input)
+	if err != nil {
+		return nil, 0, fmt.Errorf("vision: input tensor: %w", err)
+	}
+	defer in.Destroy()
+	out, err := ort.NewEmptyTensor[float32](ort.NewShape(1, 1, n, n))
+	if err != nil {
+		return nil, 0, fmt.Errorf("vision: output tensor: %w", err)
+	}
+	defer out.Destroy()
+	start := time.Now()
+	if err := m.session.Run([]ort.Value{in}, []ort.Value{out}); err != nil {
+		return nil, 0, fmt.Errorf("vision: running %s: %w", m.name, err)
+	}
+	d := time.Since(start)
+	if m.observe != nil {
+		m.observe(m.name, d)
+	}
+	// Copy out: the tensor's memory is freed with it.
+	sal := append([]float32(nil), out.GetData()...)
+	if m.spec.minMax {
+		normalise(sal)
+	}
+	return sal, d, nil
+}
+
+// normalise rescales v to 0..1 by its own minimum and maximum.
+func normalise(v []float32) {
+	lo, hi := v[0], v[0]
+	for _, x := range v {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	if hi-lo < 1e-6 {
+		clear(v)
+		return
+	}
+	s := 1 / (hi - lo)
+	for i, x := range v {
+		v[i] = (x - lo) * s
+	}
+}
+
+func (m *model) close() error { return m.session.Destroy() }

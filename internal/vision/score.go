@@ -1,0 +1,41 @@
+package vision
+
+import "image"
+
+// Score compares a predicted mask with a hand-made one, both read as car
+// where the value is at least 128.
+type Score struct {
+	IoU, Precision, Recall float64
+}
+
+// Compare scores pred against truth; they must have the same size.
+func Compare(pred, truth *image.Gray) Score {
+	var tp, fp, fn int
+	w, h := truth.Rect.Dx(), truth.Rect.Dy()
+	for y := range h {
+		pr := pred.Pix[y*pred.Stride : y*pred.Stride+w]
+		tr := truth.Pix[y*truth.Stride : y*truth.Stride+w]
+		for x := range w {
+			p, t := pr[x] >= 128, tr[x] >= 128
+			switch {
+			case p && t:
+				tp++
+			case p:
+				fp++
+			case t:
+				fn++
+			}
+		}
+	}
+	s := Score{IoU: 1, Precision: 1, Recall: 1}
+	if tp+fp+fn > 0 {
+		s.IoU = float64(tp) / float64(tp+fp+fn)
+	}
+	if tp+fp > 0 {
+		s.Precision = float64(tp) / float64(tp+fp)
+	}
+	if tp+fn > 0 {
+		s.Recall = float64(tp) / float64(tp+fn)
+	}
+	return s
+}

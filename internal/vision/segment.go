@@ -1,0 +1,166 @@
+package vision
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"time"
+)
+
+// workSide is the long side of the working grid on which the model's
+// answer is cleaned up (components, holes, lettering) before the
+// edge-aware upsampling to full resolution. It matches IS-Net's input.
+const workSide = 1024
+
+// Segmenter cuts the main car out of photos. It holds one ONNX Runtime
+// session, safe for concurrent use: create one per process and model.
+type Segmenter struct {
+	cfg   Config
+	model *model
+}
+
+// New loads the runtime and the model cfg names. It fails, naming the file
+// and `make models`, when a file is missing.
+func New(cfg Config) (*Segmenter, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := acquireEnv(cfg.ModelDir + "/" + LibraryFile); err != nil {
+		return nil, err
+	}
+	m, err := newModel(cfg)
+	if err != nil {
+		releaseEnv()
+		return nil, err
+	}
+	return &Segmenter{cfg: cfg, model: m}, nil
+}
+
+// Model returns the name of the model s runs.
+func (s *Segmenter) Model() string { return s.cfg.Model }
+
+// Close releases the model; the runtime goes with the last Segmenter.
+func (s *Segmenter) Close() error {
+	return errors.Join(s.model.close(), releaseEnv())
+}
+
+// Stage is one timed step of a segmentation, for Server-Timing and
+// benchmarks.
+type Stage struct {
+	Name     string
+	Duration time.Duration
+}
+
+// Mask is the car found in a photo.
+type Mask struct {
+	// Alpha is the car's matte at the photo's full resolution: 255 car,
+	// 0 background, soft values along the edges.
+	Alpha *image.Gray
+	// Box is the car's bounding box in the photo; empty when no car.
+	Box image.Rectangle
+	// Confidence is in 0..1: how sure the segmentation is that it found
+	// one solid object; see docs/segmentation.md for the formula.
+	Confidence float64
+	// BorderShare is the share (0..1) of the car's outline that runs along
+	// the photo's border: 0 for a car wholly inside the frame.
+	BorderShare float64
+	// Stages are the timed steps in order (preprocess, model, cleanup,
+	// refine).
+	Stages []Stage
+	// Raw is the model's own answer at the working resolution,
+	// thresholded at one half, without any of the car-specific cleanup;
+	// kept for evaluation.
+	Raw *image.Gray
+}
+
+// Segment finds the main car in img (as Decode returns it).
+func (s *Segmenter) Segment(ctx context.Context, img *image.NRGBA) (*Mask, error) {
+	b := img.Rect
+	if b.Dx() < 8 || b.Dy() < 8 {
+		return nil, fmt.Errorf("vision: image %dx%d too small", b.Dx(), b.Dy())
+	}
+	img = normalizeOrigin(img)
+	var stages []Stage
+	t := time.Now()
+	lap := func(name string) {
+		now := time.Now()
+		stages = append(stages, Stage{name, now.Sub(t)})
+		t = now
+	}
+
+	spec := s.model.spec
+	ww, wh := workSize(b.Dx(), b.Dy())
+	input := modelInput(img, spec)
+	work := downscaleRGB(img, ww, wh)
+	lap("preprocess")
+
+	sal, _, err := s.model.run(ctx, input)
+	if err != nil {
+		return nil, err
+	}
+	lap("model")
+
+	salw := plane{w: spec.size, h: spec.size, p: sal}.resize(ww, wh)
+	c := cleanup(salw, work)
+	lap("cleanup")
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	alpha := refine(img, work, c.matte)
+	lap("refine")
+
+	m := &Mask{
+		Alpha:       alpha,
+		Confidence:  c.confidence,
+		Box:         scaleRect(c.box, ww, wh, b.Dx(), b.Dy()),
+		BorderShare: c.borderShare,
+		Stages:      stages,
+		Raw:         c.raw,
+	}
+	if !c.found {
+		m.Box = image.Rectangle{}
+	}
+	return m, nil
+}
+
+// normalizeOrigin returns img with its rectangle at (0,0), sharing pixels.
+func normalizeOrigin(img *image.NRGBA) *image.NRGBA {
+	if img.Rect.Min == (image.Point{}) {
+		return img
+	}
+	return &image.NRGBA{Pix: img.Pix[img.PixOffset(img.Rect.Min.X, img.Rect.Min.Y):], Stride: img.Stride,
+		Rect: image.Rect(0, 0, img.Rect.Dx(), img.Rect.Dy())}
+}
+
+// workSize is the working grid for a w×h photo: the photo itself when small,
+// else fitted into workSide, aspect kept.
+func workSize(w, h int) (int, int) {
+	long := max(w, h)
+	if long <= workSide {
+		return w, h
+	}
+	return max(w*workSide/long, 1), max(h*workSide/long, 1)
+}
+
+// modelInput downscales img to the model's square input (aspect not kept,
+// as the model was trained) and normalises it, planar RGB.
+func modelInput(img *image.NRGBA, spec modelSpec) []float32 {
+	rgb := downscaleRGB(img, spec.size, spec.size)
+	n := spec.size * spec.size
+	out := make([]float32, 3*n)
+	for c := range 3 {
+		m, inv := spec.mean[c], 1/spec.std[c]
+		dst := out[c*n : (c+1)*n]
+		for i, v := range rgb[c].p {
+			dst[i] = (v - m) * inv
+		}
+	}
+	return out
+}
+
+// scaleRect maps r from a w×h grid to a W×H one, rounding outwards.
+func scaleRect(r image.Rectangle, w, h, W, H int) image.Rectangle {
+	return image.Rect(r.Min.X*W/w, r.Min.Y*H/h, min((r.Max.X*W+w-1)/w, W), min((r.Max.Y*H+h-1)/h, H))
+}
