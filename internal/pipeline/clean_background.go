@@ -44,38 +44,64 @@ func (c cleanBackground) apply(ctx context.Context, r *run, s *Scene) error {
 	return nil
 }
 
-// contactShadow draws, on the working grid, a soft dark ellipse along the
-// car's ground line and a darker core under each wheel's contact point
-// (the box's bottom corners when the wheels were not located).
+// contactShadow draws, on the working grid, the shadow a car casts under
+// soft studio light: dark where the tyres meet the floor, lighter under
+// the raised body, fading below the car's outline within a few percent of
+// its height. It follows the car's own bottom edge column by column, so in
+// a three-quarter view each wheel gets its own contact shadow instead of
+// one straight bar under the lowest wheel.
 func contactShadow(s *Scene) plane {
 	g := s.workGrid()
 	d := newPlane(g.w, g.h)
 	box := g.toWork(s.Box)
-	bw, bh := float64(box.Dx()), float64(box.Dy())
-	l := Point{s.Ground.Left.X * g.sx, s.Ground.Left.Y * g.sy}
-	rt := Point{s.Ground.Right.X * g.sx, s.Ground.Right.Y * g.sy}
-	if !s.Keypoints {
-		// Wheels sit roughly a sixth of the length in from the ends.
-		l.X, rt.X = float64(box.Min.X)+bw/6, float64(box.Max.X)-bw/6
+	bw, bh := box.Dx(), box.Dy()
+	if bw < 4 || bh < 4 {
+		return d
 	}
-	mid := Point{(l.X + rt.X) / 2, (l.Y + rt.Y) / 2}
-	// The ellipse spans the car's length and a few percent of its height;
-	// the cores are about a tyre wide.
-	ax, ay := bw*0.55, math.Max(bh*0.05, 1.5)
-	cx, cy := math.Max(bw*0.07, 1.5), math.Max(bh*0.025, 1)
-	y0, y1 := int(mid.Y-4*ay), int(mid.Y+4*ay)+1
-	x0, x1 := int(float64(box.Min.X)-bw*0.2), int(float64(box.Max.X)+bw*0.2)+1
-	for y := max(y0, 0); y < min(y1, g.h); y++ {
-		for x := max(x0, 0); x < min(x1, g.w); x++ {
-			fx, fy := float64(x)+0.5, float64(y)+0.5
-			gy := fy - (l.Y + (rt.Y-l.Y)*(fx-l.X)/math.Max(rt.X-l.X, 1))
-			v := 0.35 * math.Exp(-0.5*(sq((fx-mid.X)/ax)*sq((fx-mid.X)/ax)+sq(gy/ay)))
-			for _, c := range []Point{l, rt} {
-				v += 0.45 * math.Exp(-0.5*(sq((fx-c.X)/cx)+sq((fy-c.Y)/cy)))
+	// Without two contact points there is no floor line to shade down
+	// to: every column then only gets the shade right under it.
+	l, r, ok := wheelContacts(g, box)
+	if !ok {
+		l, r = Point{math.Inf(1), 0}, Point{math.Inf(1), 0}
+	}
+	ground := func(x float64) float64 { return l.Y + (r.Y-l.Y)*(x-l.X)/math.Max(r.X-l.X, 1) }
+	reach := math.Max(0.05*float64(bh), 2)
+	for x := box.Min.X; x < box.Max.X; x++ {
+		bottom := -1
+		for y := box.Max.Y - 1; y >= box.Min.Y; y-- {
+			if g.matte.p[y*g.w+x] > 0.5 {
+				bottom = y + 1
+				break
 			}
-			d.p[y*g.w+x] = float32(math.Min(v, 0.85))
+		}
+		if bottom < 0 {
+			continue
+		}
+		// How far this part of the car is above the floor: a tyre touches
+		// it, a sill or bumper rides higher and casts a lighter, wider
+		// shadow.
+		fx := float64(x) + 0.5
+		gy := ground(fx)
+		gap := math.Max(gy-float64(bottom), 0)
+		strength := 0.3 + 0.45*math.Exp(-gap/(0.03*float64(bh)))
+		if !(fx >= l.X-reach && fx <= r.X+reach) {
+			// Beyond the wheels the overhang's floor is not on the line
+			// between them (in a three-quarter view it recedes): only a
+			// light shade right under the bumper.
+			gy, strength = float64(bottom), 0.25
+		}
+		// The floor under the car, down to the ground line, is in shade;
+		// beyond it the shadow fades.
+		end := math.Max(gy, float64(bottom)) + reach
+		for y := max(bottom-int(reach), 0); y < min(int(end)+1, g.h); y++ {
+			v := strength
+			if t := (float64(y) - math.Max(gy, float64(bottom))) / reach; t > 0 {
+				v *= sq(math.Max(0, 1-t))
+			}
+			d.p[y*g.w+x] = float32(v)
 		}
 	}
+	d.boxBlur(max(bw/150, 1))
 	return d
 }
 

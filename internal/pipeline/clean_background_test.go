@@ -9,7 +9,7 @@ func TestCleanBackground(t *testing.T) {
 	car := testCar(t)
 	e := newTestEngine(t, &fakeSegmenter{car: car}, nil)
 	bg := color.NRGBA{0x20, 0x80, 0xC0, 255}
-	shadowAt := func() (int, int) { return int(car.ShadowCenter.X), int(car.ShadowCenter.Y + car.ShadowRadii.Y*0.4) }
+	shadowAt := func() (int, int) { return int(car.ShadowCenter.X), int(car.ShadowCenter.Y - 2) }
 	tests := []struct {
 		name  string
 		steps []Step

@@ -76,11 +76,10 @@ func (s *Scene) useKeypoints() {
 	}
 }
 
-// wheelContacts finds the wheels' ground-contact points on the working
-// grid from the car's bottom profile: in each half of the car, the lowest
-// run of the outline is where the tyre meets the floor (bumpers and sills
-// between the wheels ride higher). It returns the points at the bottom
-// edge of those runs.
+// wheelContacts finds two wheels' ground-contact points on the working
+// grid from the car's bottom profile: the lowest runs of the outline are
+// where tyres meet the floor (bumpers and sills ride higher). It returns
+// the points at the bottom edge of those runs, left one first.
 func wheelContacts(g *workGrid, box image.Rectangle) (l, r Point, ok bool) {
 	bw, bh := box.Dx(), box.Dy()
 	if bw < 8 || bh < 8 {
@@ -105,25 +104,54 @@ func wheelContacts(g *workGrid, box image.Rectangle) (l, r Point, ok bool) {
 		}
 	}
 	tol := math.Max(1, float64(bh)/100)
+	// contact returns the middle of the contiguous lowest run in [lo, hi).
 	contact := func(lo, hi int) (Point, bool) {
-		low := -1.0
+		im := -1
 		for i := lo; i < hi; i++ {
-			low = math.Max(low, bottom[i])
-		}
-		if low < 0 {
-			return Point{}, false
-		}
-		var sx, sy, n float64
-		for i := lo; i < hi; i++ {
-			if bottom[i] >= low-tol {
-				sx += float64(box.Min.X+i) + 0.5
-				sy += bottom[i]
-				n++
+			if bottom[i] >= 0 && (im < 0 || bottom[i] > bottom[im]) {
+				im = i
 			}
 		}
-		return Point{sx / n, sy / n}, true
+		if im < 0 {
+			return Point{}, false
+		}
+		low := bottom[im]
+		i0, i1 := im, im
+		for i0 > lo && bottom[i0-1] >= low-tol {
+			i0--
+		}
+		for i1 < hi-1 && bottom[i1+1] >= low-tol {
+			i1++
+		}
+		var sy float64
+		for i := i0; i <= i1; i++ {
+			sy += bottom[i]
+		}
+		return Point{float64(box.Min.X) + float64(i0+i1+1)/2, sy / float64(i1-i0+1)}, true
 	}
-	l, okl := contact(0, bw/2)
-	r, okr := contact(bw/2, bw)
-	return l, r, okl && okr && r.X-l.X > float64(bw)/4
+	// The lowest tyre first, then the lowest one at least a quarter of the
+	// car's length away from it, on either side: in a three-quarter view
+	// the two near wheels are not one in each half.
+	a, ok := contact(0, bw)
+	if !ok {
+		return l, r, false
+	}
+	ai := int(a.X) - box.Min.X
+	var b Point
+	found := false
+	for _, span := range [][2]int{{0, ai - bw/4}, {ai + bw/4 + 1, bw}} {
+		if span[1]-span[0] < 2 {
+			continue
+		}
+		if c, ok := contact(max(span[0], 0), min(span[1], bw)); ok && (!found || c.Y > b.Y) {
+			b, found = c, true
+		}
+	}
+	if !found {
+		return l, r, false
+	}
+	if b.X < a.X {
+		return b, a, true
+	}
+	return a, b, true
 }
