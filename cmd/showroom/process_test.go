@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"image"
 	"image/jpeg"
+	"image/png"
 	"io"
 	"net"
 	"net/http"
@@ -457,6 +460,7 @@ func TestProcessEndpoints(t *testing.T) {
 		{"empty body", "/v1/process/single/free_cutout", nil, nil, 400, "INVALID_BODY"},
 		{"truncated JPEG", "/v1/process/single/free_cutout", photo[:len(photo)/3], nil, 422, "INVALID_IMAGE"},
 		{"too large", "/v1/process/single/free_cutout", append(append([]byte{}, photo...), make([]byte, 2000000)...), nil, 413, "PAYLOAD_TOO_LARGE"},
+		{"pixel bomb", "/v1/process/single/free_cutout", pngBomb(t), nil, 422, "INVALID_IMAGE"},
 		{"bad format", "/v1/process/single/free_cutout?format=gif", photo, nil, 400, "INVALID_PARAMETER"},
 		{"bad quality", "/v1/process/single/free_cutout?quality=0", photo, nil, 400, "INVALID_PARAMETER"},
 		{"unacceptable", "/v1/process/single/free_cutout", photo, map[string]string{"Accept": "application/pdf"}, 406, "NOT_ACCEPTABLE"},
@@ -487,7 +491,7 @@ func TestProcessEndpoints(t *testing.T) {
 		"showroom_queue_depth 0",
 		"showroom_jobs_running 0",
 		`showroom_job_duration_seconds_count{configuration="free_cutout",status="succeeded"}`,
-		`showroom_job_duration_seconds_count{configuration="free_cutout",status="failed"} 2`, // the wall, the truncated JPEG
+		`showroom_job_duration_seconds_count{configuration="free_cutout",status="failed"} 3`, // the wall, the truncated JPEG, the pixel bomb
 		`showroom_processor_duration_seconds_count{processor="DetectCarMaskProcessor"}`,
 		`showroom_model_inference_seconds_count{model="u2netp"}`,
 		`showroom_credits_charged_total{company="acme"} 2`,
@@ -523,6 +527,21 @@ func wantAPIError(t testing.TB, what string, res *http.Response, body []byte, st
 	if res.StatusCode != status || e["errorCode"] != code || e["status"] != float64(status) || e["message"] == "" || e["timestamp"] == nil {
 		t.Errorf("%s: %d %s; want %d %s", what, res.StatusCode, body, status, code)
 	}
+}
+
+// pngBomb is a small PNG whose header claims 100000 x 100000 pixels: it
+// must be refused from the header, before any decoding.
+func pngBomb(t testing.TB) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	png.Encode(&buf, image.NewGray(image.Rect(0, 0, 1, 1)))
+	b := buf.Bytes()
+	// IHDR's data starts at byte 16: width, height (big-endian), then the
+	// chunk's CRC over type and data at byte 29.
+	binary.BigEndian.PutUint32(b[16:], 100000)
+	binary.BigEndian.PutUint32(b[20:], 100000)
+	binary.BigEndian.PutUint32(b[29:], crc32.ChecksumIEEE(b[12:29]))
+	return b
 }
 
 // plainJPEG is a photo of a plain wall: nothing salient in it.
