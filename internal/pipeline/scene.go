@@ -115,11 +115,6 @@ type Placement struct {
 	Angle      float64
 }
 
-// identity reports whether p leaves photo pixels where they are.
-func (p Placement) identity() bool {
-	return p.Scale == 0 || (p.Scale == 1 && p.Angle == 0 && p.Anchor == p.To)
-}
-
 // inverse returns the photo point under the canvas point q.
 func (p Placement) inverse(q Point) Point {
 	if p.Scale == 0 {
@@ -202,20 +197,6 @@ func (s *Scene) workGrid() *workGrid {
 // hasCar reports whether the car has been cut out.
 func (s *Scene) hasCar() bool { return s.Matte != nil && !s.Box.Empty() }
 
-// carBounds returns the car's box on the canvas under the current
-// placement (the box's four corners mapped, then bounded).
-func (s *Scene) carBounds() (minX, minY, maxX, maxY float64) {
-	b := s.Box
-	minX, minY = math.Inf(1), math.Inf(1)
-	maxX, maxY = math.Inf(-1), math.Inf(-1)
-	for _, c := range []Point{{float64(b.Min.X), float64(b.Min.Y)}, {float64(b.Max.X), float64(b.Min.Y)},
-		{float64(b.Min.X), float64(b.Max.Y)}, {float64(b.Max.X), float64(b.Max.Y)}} {
-		q := s.Place.forward(c)
-		minX, minY = math.Min(minX, q.X), math.Min(minY, q.Y)
-		maxX, maxY = math.Max(maxX, q.X), math.Max(maxY, q.Y)
-	}
-	return
-}
 
 // setCar records the detected car: from now on the car is cut out onto
 // transparency, standing on its box's bottom edge.
