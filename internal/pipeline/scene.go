@@ -197,7 +197,6 @@ func (s *Scene) workGrid() *workGrid {
 // hasCar reports whether the car has been cut out.
 func (s *Scene) hasCar() bool { return s.Matte != nil && !s.Box.Empty() }
 
-
 // setCar records the detected car: from now on the car is cut out onto
 // transparency, standing on its box's bottom edge.
 func (s *Scene) setCar(matte *image.Gray, box image.Rectangle, raw *image.Gray) {
