@@ -16,20 +16,53 @@ type cleaned struct {
 	raw         *image.Gray
 }
 
+// Thresholds of the model's saliency, measured on the dev photos (see
+// docs/segmentation.md): the core of the car is where the model is sure;
+// its outline is drawn a little above one half, where IS-Net's answer,
+// brought back from its square input, runs about a pixel wide.
+const (
+	coreLevel    = 0.8
+	outlineLevel = 0.6
+	// letterOpening is the radius, as a share of the photo's diagonal, of
+	// the opening that cuts the core's thin parts: backdrop lettering and
+	// signs that touch the car, whose strokes are far thinner than a car.
+	letterOpening = 0.015
+)
+
 // cleanup turns the model's saliency map sal (on the working grid, with
 // the photo's colours work beside it) into the main object's matte.
+//
+// Dealer photos put signs and lettering on the wall behind the car, and
+// the model takes in what touches the roof: one connected region, so the
+// largest component keeps it. The cleanup therefore finds the car as the
+// main part of the model's confident core after an opening, which cuts
+// the strokes off the body, and keeps of the outline only what lies within
+// a short reach of that part: the car's own mirrors and wheel arches are
+// near its body, the lettering's strokes are not.
 func cleanup(sal plane, work [3]plane) cleaned {
 	w, h := sal.w, sal.h
 	raw := image.NewGray(image.Rect(0, 0, w, h))
+	core := make([]bool, w*h)
 	set := make([]bool, w*h)
 	for i, v := range sal.p {
 		if v >= 0.5 {
-			set[i] = true
 			raw.Pix[i] = 255
 		}
+		core[i] = v >= coreLevel
+		set[i] = v >= outlineLevel
+	}
+	r := max(1, int(letterOpening*math.Hypot(float64(w), float64(h))))
+	body, _, ok := keepMain(dilate(erode(core, w, h, r), w, h, r), w, h)
+	c := cleaned{matte: newPlane(w, h), raw: raw, found: ok}
+	if !ok {
+		return c
+	}
+	reach := dilate(body, w, h, r/4+2)
+	for i := range set {
+		set[i] = set[i] && reach[i]
 	}
 	keep, box, ok := keepMain(set, w, h)
-	c := cleaned{matte: newPlane(w, h), raw: raw, box: box, found: ok}
+	c.box, c.found = box, ok
 	if !ok {
 		return c
 	}
@@ -43,17 +76,24 @@ func cleanup(sal plane, work [3]plane) cleaned {
 	c.confidence = confidence(sal, keep)
 	c.borderShare = borderShare(keep, w, h)
 	// The matte keeps the model's soft values on the object's rim (within
-	// two pixels of it) and is solid inside, so filled holes are car.
+	// two pixels of it), rescaled so that the outline level is one half,
+	// and is solid inside, so filled holes are car.
 	near := dilate(keep, w, h, 2)
 	for i := range keep {
+		a := sal.p[i]
+		if a >= outlineLevel {
+			a = 0.5 + 0.5*(a-outlineLevel)/(1-outlineLevel)
+		} else {
+			a = 0.5 * a / outlineLevel
+		}
 		switch {
 		case keep[i]:
-			c.matte.p[i] = max(sal.p[i], 0.5)
+			c.matte.p[i] = max(a, 0.5)
 			if !edge(keep, w, h, i) {
 				c.matte.p[i] = 1
 			}
 		case near[i]:
-			c.matte.p[i] = min(sal.p[i], 0.5)
+			c.matte.p[i] = min(a, 0.5)
 		}
 	}
 	return c
