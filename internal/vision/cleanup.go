@@ -22,11 +22,11 @@ type cleaned struct {
 // brought back from its square input, runs about a pixel wide.
 const (
 	coreLevel    = 0.8
-	outlineLevel = 0.6
+	outlineLevel = 0.7
 	// letterOpening is the radius, as a share of the photo's diagonal, of
 	// the opening that cuts the core's thin parts: backdrop lettering and
 	// signs that touch the car, whose strokes are far thinner than a car.
-	letterOpening = 0.015
+	letterOpening = 0.0125
 )
 
 // cleanup turns the model's saliency map sal (on the working grid, with

@@ -25,7 +25,9 @@ func label(set []bool, w, h int, eight bool) (labels []int32, comps []component)
 			continue
 		}
 		id := int32(len(comps) + 1)
-		c := component{box: image.Rect(w, h, 0, 0)}
+		// An empty box: image.Rect(w, h, 0, 0) would be canonicalised to
+		// the whole grid, and every union with it too.
+		c := component{}
 		labels[start] = id
 		stack = append(stack[:0], int32(start))
 		for len(stack) > 0 {
@@ -72,7 +74,7 @@ func mainObject(comps []component, w, h int) int {
 		cx := float64(c.sx)/float64(c.area)/float64(w) - 0.5
 		cy := float64(c.sy)/float64(c.area)/float64(h) - 0.5
 		// 1 at the centre, 0.5 at a corner.
-		central := 1 - (cx*cx+cy*cy)
+		central := 1 - (cx*cx + cy*cy)
 		score := float64(c.area) * central
 		if score > bestScore {
 			best, bestScore = i, score

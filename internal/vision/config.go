@@ -111,8 +111,8 @@ var models = map[string]modelSpec{
 	},
 	ModelU2Netp: {
 		file: "u2netp.onnx", size: 320, input: "input.1", output: "1959",
-		mean: [3]float32{0.485 * 255, 0.456 * 255, 0.406 * 255},
-		std:  [3]float32{0.229 * 255, 0.224 * 255, 0.225 * 255},
+		mean:   [3]float32{0.485 * 255, 0.456 * 255, 0.406 * 255},
+		std:    [3]float32{0.229 * 255, 0.224 * 255, 0.225 * 255},
 		minMax: true,
 	},
 }

@@ -8,8 +8,8 @@ import (
 // the regularisation (in 0..1 intensity units squared), which sets how
 // strong an edge in the photo must be for the matte to follow it.
 const (
-	guideRadius = 4
-	guideEps    = 1e-3
+	guideRadius = 2
+	guideEps    = 1e-4
 )
 
 // refine brings the working-grid matte p to the photo's full resolution
