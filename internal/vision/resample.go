@@ -149,16 +149,14 @@ func shrinkRGB(img *image.NRGBA, fx, fy int) [3]plane {
 	return out
 }
 
-// downscaleRGB returns img as three float planes of w×h: a whole-factor box
-// shrink down to at most twice the target, then the triangle filter.
-func downscaleRGB(img *image.NRGBA, w, h int) [3]plane {
-	fx := max(img.Rect.Dx()/(2*w), 1)
-	fy := max(img.Rect.Dy()/(2*h), 1)
-	rgb := shrinkRGB(img, fx, fy)
+// resizeRGB resamples three planes to w×h with the triangle filter.
+func resizeRGB(rgb [3]plane, w, h int) [3]plane {
+	var out [3]plane
 	for c := range rgb {
+		out[c] = rgb[c]
 		if rgb[c].w != w || rgb[c].h != h {
-			rgb[c] = rgb[c].resize(w, h)
+			out[c] = rgb[c].resize(w, h)
 		}
 	}
-	return rgb
+	return out
 }

@@ -91,8 +91,14 @@ func (s *Segmenter) Segment(ctx context.Context, img *image.NRGBA) (*Mask, error
 
 	spec := s.model.spec
 	ww, wh := workSize(b.Dx(), b.Dy())
-	input := modelInput(img, spec)
-	work := downscaleRGB(img, ww, wh)
+	// One pass over the full-resolution pixels: a whole-factor box shrink to
+	// just above both the model's input and the working grid, from which
+	// both are resampled.
+	fx := max(b.Dx()/max(spec.size, ww), 1)
+	fy := max(b.Dy()/max(spec.size, wh), 1)
+	base := shrinkRGB(img, fx, fy)
+	input := modelInput(base, spec)
+	work := resizeRGB(base, ww, wh)
 	lap("preprocess")
 
 	sal, _, err := s.model.run(ctx, input)
@@ -144,10 +150,10 @@ func workSize(w, h int) (int, int) {
 	return max(w*workSide/long, 1), max(h*workSide/long, 1)
 }
 
-// modelInput downscales img to the model's square input (aspect not kept,
+// modelInput resamples rgb to the model's square input (aspect not kept,
 // as the model was trained) and normalises it, planar RGB.
-func modelInput(img *image.NRGBA, spec modelSpec) []float32 {
-	rgb := downscaleRGB(img, spec.size, spec.size)
+func modelInput(rgb [3]plane, spec modelSpec) []float32 {
+	rgb = resizeRGB(rgb, spec.size, spec.size)
 	n := spec.size * spec.size
 	out := make([]float32, 3*n)
 	for c := range 3 {
