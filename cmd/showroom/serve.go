@@ -93,24 +93,12 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	if _, err := fs.Parse(args); err != nil {
 		return err
 	}
-	log, err := c.logger(m)
-	if err != nil {
-		return err
-	}
-	db, err := openDB(ctx, c.dataDir)
+	log, db, blobs, lib, err := m.openData(ctx, c, l)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	blobs, err := openBlobs(c.dataDir)
-	if err != nil {
-		return err
-	}
 	svc, err := authService(ctx, db)
-	if err != nil {
-		return err
-	}
-	lib, err := newLibrary(db, blobs, l)
 	if err != nil {
 		return err
 	}
@@ -141,6 +129,29 @@ func withMetrics(h http.Handler, mx *metrics.Metrics) http.Handler {
 	return mux
 }
 
+// openData opens what every role that serves content or processes photos
+// needs: the logger, the database, the blob folder and the library on them.
+// The caller closes db.
+func (m *Main) openData(ctx context.Context, c common, l libraryFlags) (*slog.Logger, *sqlite.DB, *blob.Local, *library.Service, error) {
+	log, err := c.logger(m)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	db, err := openDB(ctx, c.dataDir)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	blobs, err := openBlobs(c.dataDir)
+	if err == nil {
+		var lib *library.Service
+		if lib, err = newLibrary(db, blobs, l); err == nil {
+			return log, db, blobs, lib, nil
+		}
+	}
+	db.Close()
+	return nil, nil, nil, nil, err
+}
+
 // stopWithin runs stop with a deadline: the running jobs finish first, up to
 // the shutdown timeout.
 func stopWithin(d time.Duration, stop func(context.Context) error) error {
@@ -164,23 +175,11 @@ func (m *Main) runWorker(ctx context.Context, args []string) error {
 	if _, err := fs.Parse(args); err != nil {
 		return err
 	}
-	log, err := c.logger(m)
-	if err != nil {
-		return err
-	}
-	db, err := openDB(ctx, c.dataDir)
+	log, db, blobs, lib, err := m.openData(ctx, c, l)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	blobs, err := openBlobs(c.dataDir)
-	if err != nil {
-		return err
-	}
-	lib, err := newLibrary(db, blobs, l)
-	if err != nil {
-		return err
-	}
 	_, stopProc, err := processing(ctx, db, blobs, lib, e, q, true, metrics.New(), log)
 	if err != nil {
 		return err
@@ -233,23 +232,11 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 	if _, err := fs.Parse(args); err != nil {
 		return err
 	}
-	log, err := c.logger(m)
-	if err != nil {
-		return err
-	}
-	db, err := openDB(ctx, c.dataDir)
+	log, db, blobs, lib, err := m.openData(ctx, c, l)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	blobs, err := openBlobs(c.dataDir)
-	if err != nil {
-		return err
-	}
-	lib, err := newLibrary(db, blobs, l)
-	if err != nil {
-		return err
-	}
 	mx := metrics.New()
 	// The API only enqueues; 'showroom worker' processes.
 	proc, stopProc, err := processing(ctx, db, blobs, lib, engineFlags{}, q, false, mx, log)
