@@ -15,8 +15,6 @@ type plane struct {
 
 func newPlane(w, h int) plane { return plane{w: w, h: h, p: make([]float32, w*h)} }
 
-func (p plane) at(x, y int) float32 { return p.p[y*p.w+x] }
-
 // taps are the weights of one output sample of a 1-D resampling.
 type taps struct {
 	start int
