@@ -460,7 +460,7 @@ func TestProcessEndpoints(t *testing.T) {
 		{"empty body", "/v1/process/single/free_cutout", nil, nil, 400, "INVALID_BODY"},
 		{"truncated JPEG", "/v1/process/single/free_cutout", photo[:len(photo)/3], nil, 422, "INVALID_IMAGE"},
 		{"too large", "/v1/process/single/free_cutout", append(append([]byte{}, photo...), make([]byte, 2000000)...), nil, 413, "PAYLOAD_TOO_LARGE"},
-		{"pixel bomb", "/v1/process/single/free_cutout", pngBomb(t), nil, 422, "INVALID_IMAGE"},
+		{"pixel bomb", "/v1/process/single/free_cutout", pngBomb(t), nil, 413, "PAYLOAD_TOO_LARGE"},
 		{"bad format", "/v1/process/single/free_cutout?format=gif", photo, nil, 400, "INVALID_PARAMETER"},
 		{"bad quality", "/v1/process/single/free_cutout?quality=0", photo, nil, 400, "INVALID_PARAMETER"},
 		{"unacceptable", "/v1/process/single/free_cutout", photo, map[string]string{"Accept": "application/pdf"}, 406, "NOT_ACCEPTABLE"},

@@ -147,7 +147,7 @@ func TestRunRefuses(t *testing.T) {
 	}
 	cutout := stepsJSONTest(t, det())
 	_, err = small.Run(context.Background(), Request{Processors: cutout, Photo: pngBytes(t, car.Photo)})
-	errCode(t, err, showroom.EInvalidImage)
+	errCode(t, err, showroom.EPayloadTooLarge)
 	_, err = e.Run(context.Background(), Request{Processors: cutout, Photo: []byte("not a photo")})
 	errCode(t, err, showroom.EInvalidImage)
 	_, err = e.Run(context.Background(), Request{Processors: []byte(`{"processorName":1}`), Photo: pngBytes(t, car.Photo)})

@@ -23,8 +23,9 @@ var vipsStart = sync.OnceValue(func() error {
 // Decode decodes a JPEG, PNG or WebP photo into 8-bit sRGB pixels, upright
 // (its EXIF orientation applied) and opaque (any alpha flattened onto
 // white). A photo with more than maxPixels pixels is refused from its header,
-// before any pixel is decoded, so a small file cannot expand into gigabytes.
-// Errors are *showroom.Error with code INVALID_IMAGE.
+// before any pixel is decoded, so a small file cannot expand into gigabytes:
+// PAYLOAD_TOO_LARGE. Other errors are *showroom.Error with code
+// INVALID_IMAGE.
 func Decode(data []byte, maxPixels int) (*image.NRGBA, error) {
 	if err := vipsStart(); err != nil {
 		return nil, showroom.Internal(fmt.Errorf("vision: starting libvips: %w", err))
@@ -50,8 +51,10 @@ func Decode(data []byte, maxPixels int) (*image.NRGBA, error) {
 		return nil, invalid(fmt.Errorf("empty image %dx%d", w, h))
 	}
 	if maxPixels > 0 && w*h > maxPixels {
-		return nil, showroom.Errorf(showroom.EInvalidImage,
-			"the photo has %d megapixels; at most %d are accepted", (w*h+500_000)/1_000_000, maxPixels/1_000_000)
+		// 413, as for an upload over the pixel limit: the photo is too big,
+		// not broken.
+		return nil, showroom.Errorf(showroom.EPayloadTooLarge,
+			"the photo is %dx%d, %.1f megapixels; at most %.1f are accepted", w, h, float64(w)*float64(h)/1e6, float64(maxPixels)/1e6)
 	}
 	if err := toSRGB(img); err != nil {
 		return nil, invalid(err)
