@@ -4,8 +4,8 @@ import (
 	"image"
 	"image/draw"
 	"math"
-	"runtime"
-	"sync"
+
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // plane is a single-channel float32 image, row-major. Soft layers (shadow
@@ -92,22 +92,6 @@ func blur1D(s []float32, stride, n, r int, tmp []float32) {
 		s[i*stride] = sum * inv
 		sum += clamp(i+r+1) - clamp(i-r)
 	}
-}
-
-// parallel runs f over [0,n) in one band per CPU: the renderer and the
-// full-resolution passes are memory-bound row loops that split cleanly.
-func parallel(n int, f func(lo, hi int)) {
-	k := min(runtime.GOMAXPROCS(0), n)
-	if k <= 1 || n < 64 {
-		f(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for i := range k {
-		lo, hi := n*i/k, n*(i+1)/k
-		wg.Go(func() { f(lo, hi) })
-	}
-	wg.Wait()
 }
 
 // srgbToLinear maps an 8-bit sRGB value to linear light 0..1.
@@ -200,7 +184,7 @@ func newWorkGrid(photo *image.NRGBA, matte *image.Gray) *workGrid {
 	if matte != nil {
 		g.matte = newPlane(w, h)
 	}
-	parallel(h, func(lo, hi int) {
+	imaging.Parallel(h, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			y0, y1 := y*H/h, max((y+1)*H/h, y*H/h+1)
 			for x := range w {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"image"
 	"math"
+
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // poster is AddPosterProcessor: a logo or sign from POSTER content drawn
@@ -62,7 +64,7 @@ func drawPoster(out *image.NRGBA, p Poster) {
 	}
 	op := float32(p.Opacity)
 	vis := r.Intersect(out.Rect)
-	parallel(vis.Dy(), func(lo, hi int) {
+	imaging.Parallel(vis.Dy(), func(lo, hi int) {
 		for y := vis.Min.Y + lo; y < vis.Min.Y+hi; y++ {
 			for x := vis.Min.X; x < vis.Max.X; x++ {
 				sr, sg, sb, sa := sampleNRGBA(src, (float64(x-r.Min.X)+0.5)*k, (float64(y-r.Min.Y)+0.5)*k, true)

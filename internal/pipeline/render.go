@@ -5,6 +5,8 @@ import (
 	"math"
 	"runtime"
 	"sync"
+
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // Render composes the scene into one image at full resolution: the
@@ -66,7 +68,7 @@ func Render(s *Scene) (*image.NRGBA, bool) {
 		flat = []byte{0, 0, 0, 0}
 	}
 
-	parallel(H, func(lo, hi int) {
+	imaging.Parallel(H, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			row := out.Pix[y*out.Stride : y*out.Stride+4*W]
 			cy := float64(y) + 0.5
@@ -257,7 +259,7 @@ func shrinkNRGBA(img *image.NRGBA, k int) *image.NRGBA {
 	W, H := img.Rect.Dx(), img.Rect.Dy()
 	w, h := max((W+k-1)/k, 1), max((H+k-1)/k, 1)
 	out := image.NewNRGBA(image.Rect(0, 0, w, h))
-	parallel(h, func(lo, hi int) {
+	imaging.Parallel(h, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			for x := range w {
 				var r, g, b, a float32
@@ -304,7 +306,7 @@ func (s *Scene) foreground() *image.NRGBA {
 	g := s.workGrid()
 	choke := matteChoke()
 	fr, bk := localMeans(g)
-	parallel(b.Dy(), func(lo, hi int) {
+	imaging.Parallel(b.Dy(), func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			src := s.Photo.Pix[(b.Min.Y+y)*s.Photo.Stride+4*b.Min.X:]
 			m := s.Matte.Pix[(b.Min.Y+y)*s.Matte.Stride+b.Min.X:]

@@ -5,6 +5,8 @@ import (
 	"image"
 	"image/color"
 	"math"
+
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // resize is ResizeProcessor: the output's size. With one side given the
@@ -87,16 +89,16 @@ func opaque(img *image.NRGBA) bool {
 // wide as the reduction (plain bilinear when enlarging), on premultiplied
 // linear values, separably.
 func resample(img *image.NRGBA, r image.Rectangle, w, h int) *image.NRGBA {
-	tx, ty := resampleTaps(r.Dx(), w), resampleTaps(r.Dy(), h)
+	tx, ty := imaging.ResampleTaps(r.Dx(), w), imaging.ResampleTaps(r.Dy(), h)
 	// Horizontal pass into premultiplied linear floats.
 	mid := make([]float32, 4*w*r.Dy())
-	parallel(r.Dy(), func(lo, hi int) {
+	imaging.Parallel(r.Dy(), func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			row := img.Pix[(r.Min.Y+y)*img.Stride+4*r.Min.X:]
 			for x, t := range tx {
 				var cr, cg, cb, ca float32
-				for j, wt := range t.w {
-					p := row[4*(t.start+j):]
+				for j, wt := range t.W {
+					p := row[4*(t.Start+j):]
 					a := float32(p[3]) / 255 * wt
 					cr += srgbToLinear[p[0]] * a
 					cg += srgbToLinear[p[1]] * a
@@ -109,13 +111,13 @@ func resample(img *image.NRGBA, r image.Rectangle, w, h int) *image.NRGBA {
 		}
 	})
 	out := image.NewNRGBA(image.Rect(0, 0, w, h))
-	parallel(h, func(lo, hi int) {
+	imaging.Parallel(h, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			t := ty[y]
 			for x := range w {
 				var cr, cg, cb, ca float32
-				for j, wt := range t.w {
-					m := mid[4*((t.start+j)*w+x):]
+				for j, wt := range t.W {
+					m := mid[4*((t.Start+j)*w+x):]
 					cr += m[0] * wt
 					cg += m[1] * wt
 					cb += m[2] * wt
@@ -126,37 +128,4 @@ func resample(img *image.NRGBA, r image.Rectangle, w, h int) *image.NRGBA {
 		}
 	})
 	return out
-}
-
-// taps are the weights of one output sample of a 1-D resampling.
-type taps struct {
-	start int
-	w     []float32
-}
-
-// resampleTaps returns the triangle-filter taps from in samples to out.
-func resampleTaps(in, out int) []taps {
-	scale := float64(in) / float64(out)
-	support := math.Max(scale, 1)
-	t := make([]taps, out)
-	for o := range t {
-		c := (float64(o) + 0.5) * scale
-		lo := max(int(math.Floor(c-support)), 0)
-		hi := min(int(math.Ceil(c+support)), in)
-		ws := make([]float32, 0, hi-lo)
-		var sum float64
-		for i := lo; i < hi; i++ {
-			wt := math.Max(0, 1-math.Abs((float64(i)+0.5-c)/support))
-			ws = append(ws, float32(wt))
-			sum += wt
-		}
-		if sum == 0 {
-			lo, ws, sum = min(int(c), in-1), []float32{1}, 1
-		}
-		for i := range ws {
-			ws[i] /= float32(sum)
-		}
-		t[o] = taps{start: lo, w: ws}
-	}
-	return t
 }

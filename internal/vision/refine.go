@@ -2,6 +2,8 @@ package vision
 
 import (
 	"image"
+
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // Guided-filter settings on the working grid: radius in working pixels and
@@ -53,7 +55,7 @@ func guidedCoefficients(I, p plane, r int, eps float32) (plane, plane) {
 func boxMean(p plane, r int) plane {
 	w, h := p.w, p.h
 	tmp := newPlane(w, h)
-	parallel(h, func(lo, hi int) {
+	imaging.Parallel(h, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			row, out := p.p[y*w:(y+1)*w], tmp.p[y*w:(y+1)*w]
 			var s float32
@@ -72,7 +74,7 @@ func boxMean(p plane, r int) plane {
 		}
 	})
 	out := newPlane(w, h)
-	parallel(w, func(lo, hi int) {
+	imaging.Parallel(w, func(lo, hi int) {
 		for x := lo; x < hi; x++ {
 			var s float32
 			for y := 0; y < min(r, h); y++ {
@@ -98,7 +100,7 @@ func applyCoefficients(img *image.NRGBA, a, b plane) *image.Gray {
 	W, H := img.Rect.Dx(), img.Rect.Dy()
 	out := image.NewGray(image.Rect(0, 0, W, H))
 	if W == a.w && H == a.h {
-		parallel(H, func(lo, hi int) {
+		imaging.Parallel(H, func(lo, hi int) {
 			for y := lo; y < hi; y++ {
 				src := img.Pix[y*img.Stride:]
 				dst := out.Pix[y*out.Stride:]
@@ -112,7 +114,7 @@ func applyCoefficients(img *image.NRGBA, a, b plane) *image.Gray {
 	}
 	x0, x1, fx := bilinearIndex(W, a.w)
 	y0, y1, fy := bilinearIndex(H, a.h)
-	parallel(H, func(lo, hi int) {
+	imaging.Parallel(H, func(lo, hi int) {
 		ra, rb := make([]float32, a.w), make([]float32, a.w)
 		for y := lo; y < hi; y++ {
 			// Interpolate the two coefficient rows once per output row.

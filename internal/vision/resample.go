@@ -2,9 +2,8 @@ package vision
 
 import (
 	"image"
-	"math"
-	"runtime"
-	"sync"
+
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // plane is a single-channel float32 image, row-major.
@@ -15,89 +14,30 @@ type plane struct {
 
 func newPlane(w, h int) plane { return plane{w: w, h: h, p: make([]float32, w*h)} }
 
-// taps are the weights of one output sample of a 1-D resampling.
-type taps struct {
-	start int
-	w     []float32
-}
-
-// resampleTaps returns, for each of out output samples, the input samples
-// and weights of an antialiased linear (triangle) filter from in samples:
-// bilinear when enlarging, a triangle as wide as the scale when reducing,
-// so no input pixel is skipped (the same filter as Pillow's BILINEAR).
-func resampleTaps(in, out int) []taps {
-	scale := float64(in) / float64(out)
-	support := max(scale, 1)
-	t := make([]taps, out)
-	for o := range t {
-		c := (float64(o) + 0.5) * scale
-		lo := max(int(math.Floor(c-support)), 0)
-		hi := min(int(math.Ceil(c+support)), in)
-		ws := make([]float32, 0, hi-lo)
-		var sum float64
-		for i := lo; i < hi; i++ {
-			w := 1 - math.Abs((float64(i)+0.5-c)/support)
-			if w < 0 {
-				w = 0
-			}
-			ws = append(ws, float32(w))
-			sum += w
-		}
-		if sum == 0 {
-			// Only possible at the very edge; take the nearest sample.
-			lo, ws, sum = min(int(c), in-1), []float32{1}, 1
-		}
-		for i := range ws {
-			ws[i] /= float32(sum)
-		}
-		t[o] = taps{start: lo, w: ws}
-	}
-	return t
-}
-
-// parallel runs f over [0,n) split in chunks, one per CPU.
-func parallel(n int, f func(lo, hi int)) {
-	k := min(runtime.GOMAXPROCS(0), n)
-	if k <= 1 {
-		f(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for i := range k {
-		lo, hi := i*n/k, (i+1)*n/k
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
-	}
-	wg.Wait()
-}
-
 // resize resamples p to w×h with resampleTaps' filter, separably.
 func (p plane) resize(w, h int) plane {
-	tx, ty := resampleTaps(p.w, w), resampleTaps(p.h, h)
+	tx, ty := imaging.ResampleTaps(p.w, w), imaging.ResampleTaps(p.h, h)
 	tmp := newPlane(w, p.h)
-	parallel(p.h, func(lo, hi int) {
+	imaging.Parallel(p.h, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			src := p.p[y*p.w : (y+1)*p.w]
 			dst := tmp.p[y*w : (y+1)*w]
 			for x, t := range tx {
 				var s float32
-				for i, wt := range t.w {
-					s += src[t.start+i] * wt
+				for i, wt := range t.W {
+					s += src[t.Start+i] * wt
 				}
 				dst[x] = s
 			}
 		}
 	})
 	out := newPlane(w, h)
-	parallel(h, func(lo, hi int) {
+	imaging.Parallel(h, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			t := ty[y]
 			dst := out.p[y*w : (y+1)*w]
-			for i, wt := range t.w {
-				src := tmp.p[(t.start+i)*w : (t.start+i+1)*w]
+			for i, wt := range t.W {
+				src := tmp.p[(t.Start+i)*w : (t.Start+i+1)*w]
 				for x := range dst {
 					dst[x] += src[x] * wt
 				}
@@ -118,7 +58,7 @@ func shrinkRGB(img *image.NRGBA, fx, fy int) [3]plane {
 		out[c] = newPlane(w, h)
 	}
 	inv := 1 / float32(fx*fy)
-	parallel(h, func(lo, hi int) {
+	imaging.Parallel(h, func(lo, hi int) {
 		acc := make([]uint32, 3*w)
 		for y := lo; y < hi; y++ {
 			clear(acc)
