@@ -27,6 +27,12 @@ const (
 	// the opening that cuts the core's thin parts: backdrop lettering and
 	// signs that touch the car, whose strokes are far thinner than a car.
 	letterOpening = 0.0125
+	// roofMargin places the roof line a share of the body's height below
+	// its top: outline parts beyond the reach of the body that start below
+	// it are restored (mirrors, running boards), parts that start above it
+	// stay cut (lettering, which touches the car from above). On the dev
+	// photos lettering starts at most 0.04 below the top, mirrors from 0.07.
+	roofMargin = 0.06
 )
 
 // cleanup turns the model's saliency map sal (on the working grid, with
@@ -37,8 +43,10 @@ const (
 // largest component keeps it. The cleanup therefore finds the car as the
 // main part of the model's confident core after an opening, which cuts
 // the strokes off the body, and keeps of the outline only what lies within
-// a short reach of that part: the car's own mirrors and wheel arches are
-// near its body, the lettering's strokes are not.
+// a short reach of that part: the car's own wheel arches are near its
+// body, the lettering's strokes are not. Mirrors and running boards stand
+// out further; they come back because they hang on the car below its roof
+// line, while the lettering touches it from above (restoreLowParts).
 func cleanup(sal plane, work [3]plane) cleaned {
 	w, h := sal.w, sal.h
 	raw := image.NewGray(image.Rect(0, 0, w, h))
@@ -52,20 +60,22 @@ func cleanup(sal plane, work [3]plane) cleaned {
 		set[i] = v >= outlineLevel
 	}
 	r := max(1, int(letterOpening*math.Hypot(float64(w), float64(h))))
-	body, _, ok := keepMain(dilate(erode(core, w, h, r), w, h, r), w, h)
+	body, bodyBox, ok := keepMain(dilate(erode(core, w, h, r), w, h, r), w, h)
 	c := cleaned{matte: newPlane(w, h), raw: raw, found: ok}
 	if !ok {
 		return c
 	}
 	reach := dilate(body, w, h, r/4+2)
+	near := make([]bool, w*h)
 	for i := range set {
-		set[i] = set[i] && reach[i]
+		near[i] = set[i] && reach[i]
 	}
-	keep, box, ok := keepMain(set, w, h)
+	keep, box, ok := keepMain(near, w, h)
 	c.box, c.found = box, ok
 	if !ok {
 		return c
 	}
+	c.box = c.box.Union(restoreLowParts(keep, set, reach, w, h, bodyBox.Min.Y+int(roofMargin*float64(bodyBox.Dy()))))
 	area := 0
 	for _, k := range keep {
 		if k {
@@ -78,7 +88,7 @@ func cleanup(sal plane, work [3]plane) cleaned {
 	// The matte keeps the model's soft values on the object's rim (within
 	// two pixels of it), rescaled so that the outline level is one half,
 	// and is solid inside, so filled holes are car.
-	near := dilate(keep, w, h, 2)
+	rim := dilate(keep, w, h, 2)
 	for i := range keep {
 		a := sal.p[i]
 		if a >= outlineLevel {
@@ -92,11 +102,48 @@ func cleanup(sal plane, work [3]plane) cleaned {
 			if !edge(keep, w, h, i) {
 				c.matte.p[i] = 1
 			}
-		case near[i]:
+		case rim[i]:
 			c.matte.p[i] = min(a, 0.5)
 		}
 	}
 	return c
+}
+
+// restoreLowParts adds to keep the parts of the outline set beyond the
+// reach of the body that hang on the kept object below roofY: mirrors and
+// running boards, which stand out from the body further than the reach.
+// What the model fuses from the wall behind touches the car from above and
+// so reaches the roof line; it stays cut. It returns the box of what it
+// added.
+func restoreLowParts(keep, set, reach []bool, w, h, roofY int) image.Rectangle {
+	out := make([]bool, len(set))
+	for i := range set {
+		out[i] = set[i] && !reach[i]
+	}
+	labels, comps := label(out, w, h, false)
+	touches := make([]bool, len(comps))
+	for i, l := range labels {
+		if l == 0 || touches[l-1] {
+			continue
+		}
+		x, y := i%w, i/w
+		touches[l-1] = (x > 0 && keep[i-1]) || (x < w-1 && keep[i+1]) ||
+			(y > 0 && keep[i-w]) || (y < h-1 && keep[i+w])
+	}
+	var box image.Rectangle
+	for k, c := range comps {
+		if touches[k] && c.box.Min.Y >= roofY {
+			box = box.Union(c.box)
+		} else {
+			touches[k] = false
+		}
+	}
+	for i, l := range labels {
+		if l != 0 && touches[l-1] {
+			keep[i] = true
+		}
+	}
+	return box
 }
 
 // edge reports whether pixel i of keep has an unset 4-neighbour.
