@@ -21,9 +21,9 @@ func fill(sal plane, r image.Rectangle, v float32) {
 }
 
 // drawnCar is a saliency map of a car-like shape (a body and a narrower
-// cabin) with a window hole, backdrop lettering touching the roof, and a
-// second, smaller object beside the car; want is the car alone, window
-// included.
+// cabin) with a window hole, a mirror thinner than the lettering cut,
+// backdrop lettering touching the roof, and a second, smaller object beside
+// the car; want is the car alone, window and mirror included.
 func drawnCar() (sal plane, want []bool) {
 	const w, h = 400, 300
 	sal = newPlane(w, h)
@@ -35,7 +35,9 @@ func drawnCar() (sal plane, want []bool) {
 	fill(sal, body, 0.98)
 	fill(sal, cabin, 0.98)
 	fill(sal, image.Rect(140, 105, 200, 128), 0.2) // see-through window
-	for _, x := range []int{120, 170, 220} {       // letter strokes down onto the roof
+	mirror := image.Rect(270, 120, 292, 130)       // on the cabin's side, below the roof
+	fill(sal, mirror, 0.95)
+	for _, x := range []int{120, 170, 220} { // letter strokes down onto the roof
 		fill(sal, image.Rect(x, 20, x+7, 86), 0.9)
 	}
 	fill(sal, image.Rect(120, 20, 227, 27), 0.9)    // and a bar joining them
@@ -44,7 +46,7 @@ func drawnCar() (sal plane, want []bool) {
 	for y := range h {
 		for x := range w {
 			p := image.Pt(x, y)
-			want[y*w+x] = p.In(body) || p.In(cabin)
+			want[y*w+x] = p.In(body) || p.In(cabin) || p.In(mirror)
 		}
 	}
 	return sal, want
@@ -88,6 +90,9 @@ func TestCleanupKeepsTheCarAlone(t *testing.T) {
 	}
 	if !got[115*sal.w+180] {
 		t.Error("the window hole was not filled")
+	}
+	if !got[125*sal.w+288] {
+		t.Error("the mirror's tip, beyond the body's reach, was cut")
 	}
 	// The outline keeps what lies within a few pixels of the body: the
 	// letters' feet on the roof move the box's top by at most that.
