@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"errors"
 	"fmt"
 	"image"
 	"sync"
@@ -56,16 +57,35 @@ func Decode(data []byte, maxPixels int) (*image.NRGBA, error) {
 		return nil, showroom.Errorf(showroom.EPayloadTooLarge,
 			"the photo is %dx%d, %.1f megapixels; at most %.1f are accepted", w, h, float64(w)*float64(h)/1e6, float64(maxPixels)/1e6)
 	}
-	if err := toSRGB(img); err != nil {
-		return nil, invalid(err)
+	var pix *image.NRGBA
+	if vips.DetermineImageType(data) == vips.ImageTypeJPEG {
+		// The common case, done without libvips's copies; see decodeJPEG.
+		pix, err = decodeJPEG(data, w, h)
+		if err == nil {
+			pix = orient(pix, img.Orientation())
+		}
 	}
-	pix, err := img.ToBytes()
+	if pix == nil && (err == nil || errors.Is(err, errJPEGUnsupported)) {
+		pix, err = decodeVips(img)
+	}
 	if err != nil {
 		return nil, invalid(err)
 	}
-	w, h = img.Width(), img.Height()
+	return pix, nil
+}
+
+// decodeVips decodes img, as libvips loaded it, to upright sRGB pixels.
+func decodeVips(img *vips.ImageRef) (*image.NRGBA, error) {
+	if err := toSRGB(img); err != nil {
+		return nil, err
+	}
+	pix, err := img.ToBytes()
+	if err != nil {
+		return nil, err
+	}
+	w, h := img.Width(), img.Height()
 	if len(pix) != w*h*4 {
-		return nil, invalid(fmt.Errorf("decoded %d bytes for %dx%d RGBA", len(pix), w, h))
+		return nil, fmt.Errorf("decoded %d bytes for %dx%d RGBA", len(pix), w, h)
 	}
 	return &image.NRGBA{Pix: pix, Stride: 4 * w, Rect: image.Rect(0, 0, w, h)}, nil
 }

@@ -1,0 +1,37 @@
+// JPEG decoding with libjpeg-turbo straight into a caller's RGBA buffer,
+// and colour-profile conversion to sRGB with Little CMS, for decode.go.
+#ifndef SHOWROOM_JPEG_H
+#define SHOWROOM_JPEG_H
+
+#include <stddef.h>
+
+// Results of sr_jpeg_decode.
+enum {
+	SR_OK = 0,
+	// The file is not decodable here (CMYK or YCCK, a size that differs
+	// from the header libvips read): use libvips.
+	SR_UNSUPPORTED = 1,
+	// The data is broken: libjpeg failed, or warned of corrupt or
+	// truncated data.
+	SR_CORRUPT = 2,
+};
+
+// sr_jpeg_decode decodes the w×h JPEG in data into out (w*h*4 bytes, RGBA
+// with alpha 255). An embedded ICC profile is returned in *icc (malloc'd;
+// the caller frees it) and *icc_len; *icc is NULL when there is none. On
+// failure msg (msg_len bytes) says why.
+int sr_jpeg_decode(const unsigned char *data, size_t len, unsigned char *out, int w, int h,
+                   unsigned char **icc, unsigned int *icc_len, char *msg, size_t msg_len);
+
+// sr_icc_to_srgb returns a transform from the RGB profile icc to sRGB for
+// RGBA pixels (alpha left as it is), safe to apply from several threads at
+// once, or NULL when the profile is broken, not RGB, or is sRGB itself.
+void *sr_icc_to_srgb(const unsigned char *icc, unsigned int icc_len);
+
+// sr_icc_apply converts n RGBA pixels in place.
+void sr_icc_apply(void *transform, unsigned char *pix, size_t n);
+
+// sr_icc_free releases a transform from sr_icc_to_srgb.
+void sr_icc_free(void *transform);
+
+#endif
