@@ -26,6 +26,7 @@ int sr_jpeg_decode(const unsigned char *data, size_t len, unsigned char *out, in
 // sr_icc_to_srgb returns a transform from the RGB profile icc to sRGB for
 // RGBA pixels (alpha left as it is), safe to apply from several threads at
 // once, or NULL when the profile is broken, not RGB, or is sRGB itself.
+// Relative colorimetric intent, as libvips.
 void *sr_icc_to_srgb(const unsigned char *icc, unsigned int icc_len);
 
 // sr_icc_apply converts n RGBA pixels in place.
