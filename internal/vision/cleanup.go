@@ -176,22 +176,35 @@ func dilate(set []bool, w, h, r int) []bool {
 			out[x] = n > 0
 		}
 	}
+	// The column pass runs down the rows with a count per column, so it
+	// reads memory in order.
 	out := make([]bool, len(set))
-	for x := range w {
-		n := 0
-		for y := 0; y < min(r, h); y++ {
-			if tmp[y*w+x] {
-				n++
+	count := make([]int32, w)
+	for y := 0; y < min(r, h); y++ {
+		for x, s := range tmp[y*w : (y+1)*w] {
+			if s {
+				count[x]++
 			}
 		}
-		for y := range h {
-			if y+r < h && tmp[(y+r)*w+x] {
-				n++
+	}
+	for y := range h {
+		if y+r < h {
+			for x, s := range tmp[(y+r)*w : (y+r+1)*w] {
+				if s {
+					count[x]++
+				}
 			}
-			if y-r-1 >= 0 && tmp[(y-r-1)*w+x] {
-				n--
+		}
+		if y-r-1 >= 0 {
+			for x, s := range tmp[(y-r-1)*w : (y-r)*w] {
+				if s {
+					count[x]--
+				}
 			}
-			out[y*w+x] = n > 0
+		}
+		row := out[y*w : (y+1)*w]
+		for x, n := range count {
+			row[x] = n > 0
 		}
 	}
 	return out

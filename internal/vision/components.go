@@ -25,22 +25,22 @@ func label(set []bool, w, h int, eight bool) (labels []int32, comps []component)
 			continue
 		}
 		id := int32(len(comps) + 1)
-		// An empty box: image.Rect(w, h, 0, 0) would be canonicalised to
-		// the whole grid, and every union with it too.
 		c := component{}
+		x0, y0, x1, y1 := w, h, -1, -1
 		labels[start] = id
 		stack = append(stack[:0], int32(start))
 		for len(stack) > 0 {
 			i := int(stack[len(stack)-1])
 			stack = stack[:len(stack)-1]
-			x, y := i%w, i/w
+			y := i / w
+			x := i - y*w
 			c.area++
 			c.sx += x
 			c.sy += y
+			x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
 			if x == 0 || y == 0 || x == w-1 || y == h-1 {
 				c.border++
 			}
-			c.box = c.box.Union(image.Rect(x, y, x+1, y+1))
 			for dy := -1; dy <= 1; dy++ {
 				ny := y + dy
 				if ny < 0 || ny >= h {
@@ -59,6 +59,7 @@ func label(set []bool, w, h int, eight bool) (labels []int32, comps []component)
 				}
 			}
 		}
+		c.box = image.Rect(x0, y0, x1+1, y1+1)
 		comps = append(comps, c)
 	}
 	return labels, comps

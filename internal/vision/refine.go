@@ -73,21 +73,30 @@ func boxMean(p plane, r int) plane {
 			}
 		}
 	})
+	// The column pass runs down the rows with a sum per column, so it reads
+	// memory in order; the columns are split over the cores.
 	out := newPlane(w, h)
 	imaging.Parallel(w, func(lo, hi int) {
-		for x := lo; x < hi; x++ {
-			var s float32
-			for y := 0; y < min(r, h); y++ {
-				s += tmp.p[y*w+x]
+		sum := make([]float32, hi-lo)
+		for y := 0; y < min(r, h); y++ {
+			for x, v := range tmp.p[y*w+lo : y*w+hi] {
+				sum[x] += v
 			}
-			for y := range h {
-				if y+r < h {
-					s += tmp.p[(y+r)*w+x]
+		}
+		for y := range h {
+			if y+r < h {
+				for x, v := range tmp.p[(y+r)*w+lo : (y+r)*w+hi] {
+					sum[x] += v
 				}
-				if y-r-1 >= 0 {
-					s -= tmp.p[(y-r-1)*w+x]
+			}
+			if y-r-1 >= 0 {
+				for x, v := range tmp.p[(y-r-1)*w+lo : (y-r-1)*w+hi] {
+					sum[x] -= v
 				}
-				out.p[y*w+x] = s / float32(min(y+r, h-1)-max(y-r, 0)+1)
+			}
+			inv := 1 / float32(min(y+r, h-1)-max(y-r, 0)+1)
+			for x, s := range sum {
+				out.p[y*w+lo+x] = s * inv
 			}
 		}
 	})
@@ -114,6 +123,18 @@ func applyCoefficients(img *image.NRGBA, a, b plane) *image.Gray {
 	}
 	x0, x1, fx := bilinearIndex(W, a.w)
 	y0, y1, fy := bilinearIndex(H, a.h)
+	// The output columns interpolated between coefficient columns k and
+	// k+1 are span[k] to span[k+1]: x0 never falls as x rises.
+	span := make([]int, a.w+1)
+	k := 0
+	for x := range W {
+		for ; k <= x0[x]; k++ {
+			span[k] = x
+		}
+	}
+	for ; k <= a.w; k++ {
+		span[k] = W
+	}
 	imaging.Parallel(H, func(lo, hi int) {
 		ra, rb := make([]float32, a.w), make([]float32, a.w)
 		for y := lo; y < hi; y++ {
@@ -124,22 +145,47 @@ func applyCoefficients(img *image.NRGBA, a, b plane) *image.Gray {
 				rb[x] = b.p[r0+x] + f*(b.p[r1+x]-b.p[r0+x])
 			}
 			src := img.Pix[y*img.Stride:]
-			dst := out.Pix[y*out.Stride:]
-			for x := range W {
-				i0, i1, g := x0[x], x1[x], fx[x]
-				ca := ra[i0] + g*(ra[i1]-ra[i0])
-				cb := rb[i0] + g*(rb[i1]-rb[i0])
-				if ca > -1e-3 && ca < 1e-3 {
-					// Flat region: no edge to follow, skip the luminance.
-					dst[x] = toByte(cb)
+			dst := out.Pix[y*out.Stride : y*out.Stride+W]
+			for k := range a.w {
+				xa, xb := span[k], span[k+1]
+				if xa >= xb {
 					continue
 				}
-				lum := (0.299*float32(src[4*x]) + 0.587*float32(src[4*x+1]) + 0.114*float32(src[4*x+2])) / 255
-				dst[x] = toByte(ca*lum + cb)
+				k1 := min(k+1, a.w-1)
+				if flat(ra[k]) && flat(ra[k1]) {
+					// No edge to follow between these two columns (most
+					// of the photo: the car's inside and the background):
+					// the matte is b alone, often one value all along.
+					if v := toByte(rb[k]); v == toByte(rb[k1]) {
+						fillBytes(dst[xa:xb], v)
+						continue
+					}
+				}
+				for x := xa; x < xb; x++ {
+					i0, i1, g := x0[x], x1[x], fx[x]
+					ca := ra[i0] + g*(ra[i1]-ra[i0])
+					cb := rb[i0] + g*(rb[i1]-rb[i0])
+					if flat(ca) {
+						dst[x] = toByte(cb)
+						continue
+					}
+					lum := (0.299*float32(src[4*x]) + 0.587*float32(src[4*x+1]) + 0.114*float32(src[4*x+2])) / 255
+					dst[x] = toByte(ca*lum + cb)
+				}
 			}
 		}
 	})
 	return out
+}
+
+// flat reports whether a guided-filter slope is too small to matter: the
+// matte does not follow the photo there.
+func flat(a float32) bool { return a > -1e-3 && a < 1e-3 }
+
+func fillBytes(b []byte, v byte) {
+	for i := range b {
+		b[i] = v
+	}
 }
 
 // bilinearIndex maps each of n output samples to its two nearest of m
