@@ -21,6 +21,7 @@ import (
 var Version = "dev"
 
 func main() {
+	reexecTuned()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	m := NewMain()

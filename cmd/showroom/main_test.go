@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -301,6 +302,18 @@ func TestAdminCredits(t *testing.T) {
 	} {
 		if _, _, err := run(t, env, "", append([]string{"admin"}, args...)...); err == nil {
 			t.Errorf("%v: no error", args)
+		}
+	}
+}
+
+func TestMakefileMallocTunables(t *testing.T) {
+	mk, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"export GLIBC_TUNABLES ?= " + mallocTunables, "export GODEBUG ?= " + goDebug} {
+		if !strings.Contains(string(mk), line+"\n") {
+			t.Errorf("the Makefile lacks %q (cmd/showroom/tunables.go)", line)
 		}
 	}
 }

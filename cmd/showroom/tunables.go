@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os"
+	"runtime"
+	"strings"
+	"syscall"
+)
+
+// mallocTunables are the glibc malloc settings Showroom runs with. ONNX
+// Runtime mallocs and frees about a gigabyte of activations on every IS-Net
+// run, and with glibc's defaults that memory is faulted in 4 KB at a time
+// on every run (about 10 µs a fault on this VM) and piles up across
+// threads. Measured on 12 MP photos (docs/benchmarks.md): inference 3.6 s
+// -> 1.6 s, peak memory 1.86 -> 1.12 GB.
+//
+//   - hugetlb=1 backs malloc's big blocks with transparent huge pages
+//     (where the kernel offers them on request): one fault per 2 MB
+//     instead of 512.
+//   - mmap_threshold=1 MB, fixed: blocks of 1 MB and more go back to the
+//     system when freed instead of staying in the heap.
+//   - arena_max=2: ONNX Runtime's threads share two arenas, not one each.
+//
+// The Makefile exports the same string for tests and benchmarks
+// (TestMakefileMallocTunables).
+const mallocTunables = "glibc.malloc.hugetlb=1:glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=1048576"
+
+// goDebug makes Go return freed heap memory with MADV_FREE, which the kernel
+// reclaims only under memory pressure, so the next photo's buffers (48 MB
+// for 12 MP) are not faulted in page by page again; it is not a setting
+// //go:debug accepts.
+const goDebug = "madvdontneed=0"
+
+// reexecTuned re-executes the program with mallocTunables in GLIBC_TUNABLES
+// and goDebug in GODEBUG, which glibc and Go read only when a process
+// starts. A variable the user set is left as it is. It returns without
+// doing anything when both are in place (as in the re-executed process),
+// when SHOWROOM_MALLOC_TUNING is "off", off Linux, and when the exec fails.
+func reexecTuned() {
+	if runtime.GOOS != "linux" || os.Getenv("SHOWROOM_MALLOC_TUNING") == "off" {
+		return
+	}
+	env := os.Environ()
+	changed := false
+	if _, set := os.LookupEnv("GLIBC_TUNABLES"); !set {
+		env, changed = append(env, "GLIBC_TUNABLES="+mallocTunables), true
+	}
+	if d, set := os.LookupEnv("GODEBUG"); !set {
+		env, changed = append(env, "GODEBUG="+goDebug), true
+	} else if !strings.Contains(d, "madvdontneed") {
+		env, changed = append(env, "GODEBUG="+d+","+goDebug), true
+	}
+	if !changed {
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return
+	}
+	// Exec returns only on failure; the program then runs as it is.
+	_ = syscall.Exec(exe, os.Args, env)
+}
