@@ -165,6 +165,9 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The scene and its layers are gone with this call; only the encoded
+	// result leaves it.
+	defer vision.Recycle(photo)
 	lap("decode")
 	s := NewScene(photo)
 	r := &run{e: e, company: req.Company}

@@ -3,6 +3,8 @@ package vision
 import (
 	"image"
 	"math"
+
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // cleaned is the model's answer after the car-specific cleanup, on the
@@ -154,59 +156,64 @@ func edge(keep []bool, w, h, i int) bool {
 }
 
 // dilate returns set grown by r pixels (a square structuring element,
-// separable: a row pass then a column pass of running counts).
+// separable: a row pass then a column pass of running counts, each split
+// over the cores).
 func dilate(set []bool, w, h, r int) []bool {
 	tmp := make([]bool, len(set))
-	for y := range h {
-		row := set[y*w : (y+1)*w]
-		out := tmp[y*w : (y+1)*w]
-		n := 0
-		for x := 0; x < min(r, w); x++ {
-			if row[x] {
-				n++
+	imaging.Parallel(h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			row := set[y*w : (y+1)*w]
+			out := tmp[y*w : (y+1)*w]
+			n := 0
+			for x := 0; x < min(r, w); x++ {
+				if row[x] {
+					n++
+				}
+			}
+			for x := range w {
+				if x+r < w && row[x+r] {
+					n++
+				}
+				if x-r-1 >= 0 && row[x-r-1] {
+					n--
+				}
+				out[x] = n > 0
 			}
 		}
-		for x := range w {
-			if x+r < w && row[x+r] {
-				n++
-			}
-			if x-r-1 >= 0 && row[x-r-1] {
-				n--
-			}
-			out[x] = n > 0
-		}
-	}
+	})
 	// The column pass runs down the rows with a count per column, so it
 	// reads memory in order.
 	out := make([]bool, len(set))
-	count := make([]int32, w)
-	for y := 0; y < min(r, h); y++ {
-		for x, s := range tmp[y*w : (y+1)*w] {
-			if s {
-				count[x]++
-			}
-		}
-	}
-	for y := range h {
-		if y+r < h {
-			for x, s := range tmp[(y+r)*w : (y+r+1)*w] {
+	imaging.Parallel(w, func(lo, hi int) {
+		count := make([]int32, hi-lo)
+		for y := 0; y < min(r, h); y++ {
+			for x, s := range tmp[y*w+lo : y*w+hi] {
 				if s {
 					count[x]++
 				}
 			}
 		}
-		if y-r-1 >= 0 {
-			for x, s := range tmp[(y-r-1)*w : (y-r)*w] {
-				if s {
-					count[x]--
+		for y := range h {
+			if y+r < h {
+				for x, s := range tmp[(y+r)*w+lo : (y+r)*w+hi] {
+					if s {
+						count[x]++
+					}
 				}
 			}
+			if y-r-1 >= 0 {
+				for x, s := range tmp[(y-r-1)*w+lo : (y-r-1)*w+hi] {
+					if s {
+						count[x]--
+					}
+				}
+			}
+			row := out[y*w+lo : y*w+hi]
+			for x, n := range count {
+				row[x] = n > 0
+			}
 		}
-		row := out[y*w : (y+1)*w]
-		for x, n := range count {
-			row[x] = n > 0
-		}
-	}
+	})
 	return out
 }
 

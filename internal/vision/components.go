@@ -16,51 +16,104 @@ type component struct {
 
 // label finds the connected regions of the pixels where set is true
 // (8-connected when eight, else 4-connected). labels holds each pixel's
-// region index plus one, 0 for unset pixels.
+// region index plus one, 0 for unset pixels; regions are numbered in the
+// order their first pixel comes in the grid.
+//
+// It works on runs, the stretches of set pixels in a row: runs in
+// neighbouring rows that touch are joined with a union-find, so the work
+// is per run rather than per pixel.
 func label(set []bool, w, h int, eight bool) (labels []int32, comps []component) {
-	labels = make([]int32, w*h)
-	stack := make([]int32, 0, 1024)
-	for start := range set {
-		if !set[start] || labels[start] != 0 {
-			continue
+	type run struct{ y, x0, x1 int } // pixels x0..x1-1 of row y
+	var runs []run
+	rowStart := make([]int, h+1)
+	for y := range h {
+		rowStart[y] = len(runs)
+		row := set[y*w : (y+1)*w]
+		for x := 0; x < w; {
+			if !row[x] {
+				x++
+				continue
+			}
+			x0 := x
+			for x < w && row[x] {
+				x++
+			}
+			runs = append(runs, run{y, x0, x})
 		}
-		id := int32(len(comps) + 1)
-		c := component{}
-		x0, y0, x1, y1 := w, h, -1, -1
-		labels[start] = id
-		stack = append(stack[:0], int32(start))
-		for len(stack) > 0 {
-			i := int(stack[len(stack)-1])
-			stack = stack[:len(stack)-1]
-			y := i / w
-			x := i - y*w
-			c.area++
-			c.sx += x
-			c.sy += y
-			x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
-			if x == 0 || y == 0 || x == w-1 || y == h-1 {
+	}
+	rowStart[h] = len(runs)
+
+	parent := make([]int32, len(runs))
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	find := func(i int32) int32 {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	// Runs touch when they overlap in x; diagonally too when eight.
+	reach := 0
+	if eight {
+		reach = 1
+	}
+	for y := 1; y < h; y++ {
+		a, aEnd := rowStart[y-1], rowStart[y]
+		for b := rowStart[y]; b < rowStart[y+1]; b++ {
+			rb := runs[b]
+			for a < aEnd && runs[a].x1+reach <= rb.x0 {
+				a++
+			}
+			for k := a; k < aEnd && runs[k].x0 < rb.x1+reach; k++ {
+				if ra, rr := find(int32(k)), find(int32(b)); ra != rr {
+					// The lower index is the root: the region is numbered
+					// by its first run.
+					parent[max(ra, rr)] = min(ra, rr)
+				}
+			}
+		}
+	}
+
+	labels = make([]int32, w*h)
+	id := make([]int32, len(runs))
+	type bounds struct{ x0, y0, x1, y1 int }
+	var box []bounds
+	for i, r := range runs {
+		root := find(int32(i))
+		if int(root) == i {
+			id[i] = int32(len(comps) + 1)
+			comps = append(comps, component{})
+			box = append(box, bounds{w, h, -1, -1})
+		} else {
+			id[i] = id[root]
+		}
+		k := id[i] - 1
+		c, bb := &comps[k], &box[k]
+		n := r.x1 - r.x0
+		c.area += n
+		c.sx += (r.x0 + r.x1 - 1) * n / 2
+		c.sy += r.y * n
+		switch {
+		case r.y == 0 || r.y == h-1:
+			c.border += n
+		default: // its end pixels, if on the left or right edge (once when w is 1)
+			if r.x0 == 0 {
 				c.border++
 			}
-			for dy := -1; dy <= 1; dy++ {
-				ny := y + dy
-				if ny < 0 || ny >= h {
-					continue
-				}
-				for dx := -1; dx <= 1; dx++ {
-					nx := x + dx
-					if nx < 0 || nx >= w || (dx == 0 && dy == 0) || (!eight && dx != 0 && dy != 0) {
-						continue
-					}
-					j := ny*w + nx
-					if set[j] && labels[j] == 0 {
-						labels[j] = id
-						stack = append(stack, int32(j))
-					}
-				}
+			if r.x1 == w && r.x1-1 != 0 {
+				c.border++
 			}
 		}
-		c.box = image.Rect(x0, y0, x1+1, y1+1)
-		comps = append(comps, c)
+		bb.x0, bb.y0, bb.x1, bb.y1 = min(bb.x0, r.x0), min(bb.y0, r.y), max(bb.x1, r.x1), max(bb.y1, r.y+1)
+		l := labels[r.y*w+r.x0 : r.y*w+r.x1]
+		for j := range l {
+			l[j] = id[i]
+		}
+	}
+	for k := range comps {
+		comps[k].box = image.Rect(box[k].x0, box[k].y0, box[k].x1, box[k].y1)
 	}
 	return labels, comps
 }

@@ -26,7 +26,7 @@ var vipsStart = sync.OnceValue(func() error {
 // white). A photo with more than maxPixels pixels is refused from its header,
 // before any pixel is decoded, so a small file cannot expand into gigabytes:
 // PAYLOAD_TOO_LARGE. Other errors are *showroom.Error with code
-// INVALID_IMAGE.
+// INVALID_IMAGE. A caller done with the photo may Recycle it.
 func Decode(data []byte, maxPixels int) (*image.NRGBA, error) {
 	if err := vipsStart(); err != nil {
 		return nil, showroom.Internal(fmt.Errorf("vision: starting libvips: %w", err))

@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"image"
@@ -151,5 +152,27 @@ func TestDecodePhotosMatchLibvips(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameImage(t, filepath.Base(p), got, viaLibvips(t, data), 2, 0.05)
+	}
+}
+
+func TestRecycledPixelsAreReusedOnce(t *testing.T) {
+	data := testJPEG(t, 64, 48, 1, vips.InterpretationSRGB)
+	a, err := Decode(data, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]byte(nil), a.Pix...)
+	Recycle(a)
+	Recycle(a) // twice by mistake: must not hand the buffer out twice
+	b, _ := Decode(data, 0)
+	c, _ := Decode(data, 0)
+	if &b.Pix[0] != &a.Pix[0] {
+		t.Error("the recycled buffer was not reused")
+	}
+	if &c.Pix[0] == &b.Pix[0] {
+		t.Fatal("one buffer handed out to two photos")
+	}
+	if !bytes.Equal(b.Pix, want) || !bytes.Equal(c.Pix, want) {
+		t.Error("a photo decoded into a recycled buffer differs")
 	}
 }

@@ -25,7 +25,7 @@ var errJPEGUnsupported = errors.New("vision: JPEG variant left to libvips")
 // in one pass over the pixels instead of three: 12 MP in about a third of
 // the time (docs/benchmarks.md). EXIF orientation is the caller's.
 func decodeJPEG(data []byte, w, h int) (*image.NRGBA, error) {
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	img := newNRGBA(w, h)
 	var icc *C.uchar
 	var iccLen C.uint
 	var msg [200]C.char
@@ -36,8 +36,10 @@ func decodeJPEG(data []byte, w, h int) (*image.NRGBA, error) {
 	switch rc {
 	case C.SR_OK:
 	case C.SR_UNSUPPORTED:
+		Recycle(img)
 		return nil, errJPEGUnsupported
 	default:
+		Recycle(img)
 		return nil, fmt.Errorf("jpeg: %s", C.GoString(&msg[0]))
 	}
 	if icc != nil {

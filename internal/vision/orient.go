@@ -7,8 +7,8 @@ import (
 )
 
 // orient returns img turned upright by its EXIF orientation o (1-8), as
-// libvips's autorotate does (TestOrientMatchesLibvips). 1 and unknown values
-// return img itself.
+// libvips's autorotate does (TestDecodeJPEGMatchesLibvips). 1 and unknown
+// values return img itself; otherwise img is recycled.
 func orient(img *image.NRGBA, o int) *image.NRGBA {
 	if o < 2 || o > 8 {
 		return img
@@ -29,7 +29,7 @@ func orient(img *image.NRGBA, o int) *image.NRGBA {
 		7: func(x, y int) (int, int) { return W - 1 - y, H - 1 - x }, // transversed (flipped about the other diagonal)
 		8: func(x, y int) (int, int) { return W - 1 - y, x },         // turned 90° anticlockwise
 	}[o]
-	out := image.NewNRGBA(image.Rect(0, 0, w, h))
+	out := newNRGBA(w, h)
 	imaging.Parallel(h, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			row := out.Pix[y*out.Stride : y*out.Stride+4*w]
@@ -39,5 +39,6 @@ func orient(img *image.NRGBA, o int) *image.NRGBA {
 			}
 		}
 	})
+	Recycle(img)
 	return out
 }
