@@ -27,7 +27,11 @@ func refine(img *image.NRGBA, work [3]plane, p plane) *image.Gray {
 		I.p[i] = (0.299*work[0].p[i] + 0.587*work[1].p[i] + 0.114*work[2].p[i]) / 255
 	}
 	a, b := guidedCoefficients(I, p, guideRadius, guideEps)
-	return applyCoefficients(img, a, b)
+	I.release()
+	alpha := applyCoefficients(img, a, b)
+	a.release()
+	b.release()
+	return alpha
 }
 
 // guidedCoefficients returns the box-averaged a and b of the guided filter
@@ -40,6 +44,8 @@ func guidedCoefficients(I, p plane, r int, eps float32) (plane, plane) {
 		II.p[i] = I.p[i] * I.p[i]
 	}
 	mI, mp, mIp, mII := boxMean(I, r), boxMean(p, r), boxMean(Ip, r), boxMean(II, r)
+	Ip.release()
+	II.release()
 	a, b := newPlane(I.w, I.h), newPlane(I.w, I.h)
 	for i := range n {
 		v := mII.p[i] - mI.p[i]*mI.p[i]
@@ -47,7 +53,13 @@ func guidedCoefficients(I, p plane, r int, eps float32) (plane, plane) {
 		a.p[i] = cov / (v + eps)
 		b.p[i] = mp.p[i] - a.p[i]*mI.p[i]
 	}
-	return boxMean(a, r), boxMean(b, r)
+	for _, m := range []plane{mI, mp, mIp, mII} {
+		m.release()
+	}
+	ma, mb := boxMean(a, r), boxMean(b, r)
+	a.release()
+	b.release()
+	return ma, mb
 }
 
 // boxMean is the mean over the (2r+1)² window, the window clipped at the
@@ -100,6 +112,7 @@ func boxMean(p plane, r int) plane {
 			}
 		}
 	})
+	tmp.release()
 	return out
 }
 

@@ -116,7 +116,8 @@ func (m *model) run(ctx context.Context, input []float32) ([]float32, time.Durat
 		m.observe(m.name, d)
 	}
 	// Copy out: the tensor's memory is freed with it.
-	sal := append([]float32(nil), out.GetData()...)
+	sal := getFloats(int(n * n))
+	copy(sal, out.GetData())
 	if m.spec.minMax {
 		normalise(sal)
 	}

@@ -97,24 +97,38 @@ func (s *Segmenter) Segment(ctx context.Context, img *image.NRGBA) (*Mask, error
 	fx := max(b.Dx()/max(spec.size, ww), 1)
 	fy := max(b.Dy()/max(spec.size, wh), 1)
 	base := shrinkRGB(img, fx, fy)
-	input := modelInput(base, spec)
-	work := resizeRGB(base, ww, wh)
+	square, work := resizeRGB2(base, spec.size, spec.size, ww, wh)
+	input := modelInput(square, spec)
+	// The planes go back to the pool as soon as they are done with; a
+	// resample to the same size shares its input, hence releaseUnless.
+	for c := range 3 {
+		releaseUnless(square[c], work[c])
+		releaseUnless(base[c], work[c], square[c])
+	}
 	lap("preprocess")
 
 	sal, _, err := s.model.run(ctx, input)
+	putFloats(input)
 	if err != nil {
 		return nil, err
 	}
 	lap("model")
 
-	salw := plane{w: spec.size, h: spec.size, p: sal}.resize(ww, wh)
+	out := plane{w: spec.size, h: spec.size, p: sal}
+	salw := out.resize(ww, wh)
+	releaseUnless(out, salw)
 	c := cleanup(salw, work)
+	salw.release()
 	lap("cleanup")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 
 	alpha := refine(img, work, c.matte)
+	c.matte.release()
+	for _, p := range work {
+		p.release()
+	}
 	lap("refine")
 
 	m := &Mask{
@@ -150,12 +164,11 @@ func workSize(w, h int) (int, int) {
 	return max(w*workSide/long, 1), max(h*workSide/long, 1)
 }
 
-// modelInput resamples rgb to the model's square input (aspect not kept,
-// as the model was trained) and normalises it, planar RGB.
+// modelInput normalises rgb, resampled to the model's square input (aspect
+// not kept, as the model was trained), into planar RGB.
 func modelInput(rgb [3]plane, spec modelSpec) []float32 {
-	rgb = resizeRGB(rgb, spec.size, spec.size)
 	n := spec.size * spec.size
-	out := make([]float32, 3*n)
+	out := getFloats(3 * n)
 	for c := range 3 {
 		m, inv := spec.mean[c], 1/spec.std[c]
 		dst := out[c*n : (c+1)*n]
