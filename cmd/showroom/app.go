@@ -23,6 +23,8 @@ type engineFlags struct {
 	model      string
 	modelDir   string
 	ortThreads int
+	ortSpin    bool
+	ortArena   bool
 	maxPixels  int
 }
 
@@ -30,6 +32,8 @@ func (e *engineFlags) register(fs *flagSet) {
 	fs.String(&e.model, "model", vision.ModelISNet, "segmentation model: isnet (best) or u2netp (fast)")
 	fs.String(&e.modelDir, "model-dir", defaultModelDir(), "directory of the ONNX Runtime library and the models ('make models' fills it)")
 	fs.Int(&e.ortThreads, "ort-threads", 2, "ONNX Runtime threads per inference")
+	fs.Bool(&e.ortSpin, "ort-spinning", false, "let ONNX Runtime's threads busy-wait between operators (faster alone, steals cores from the rest)")
+	fs.Bool(&e.ortArena, "ort-arena", false, "ONNX Runtime's CPU memory arena and memory pattern: keeps IS-Net's ~1 GB working set for the life of the process")
 	fs.Int(&e.maxPixels, "max-pixels", 60_000_000, "largest photo or content image, in pixels, checked before decoding")
 }
 
@@ -72,6 +76,8 @@ func newEngine(e engineFlags, content pipeline.ContentLoader, m *metrics.Metrics
 	cfg := vision.DefaultConfig(e.modelDir)
 	cfg.Model = e.model
 	cfg.IntraOpThreads = e.ortThreads
+	cfg.Spinning = e.ortSpin
+	cfg.MemArena, cfg.MemPattern = e.ortArena, e.ortArena
 	if m != nil {
 		cfg.ObserveInference = m.Inference
 	}

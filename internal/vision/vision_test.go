@@ -268,3 +268,44 @@ func BenchmarkSegment12MP(b *testing.B) {
 	}
 	b.ReportMetric(total.Seconds()/stages["model"].Seconds(), "x-model")
 }
+
+// BenchmarkInference is IS-Net's inference alone on the 12 MP photo's
+// model input, under the ONNX Runtime settings Config exposes; the
+// defaults are the first row.
+func BenchmarkInference(b *testing.B) {
+	data := largePhoto(b)
+	img, err := Decode(data, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name        string
+		threads     int
+		spin, arena bool
+	}{
+		{"threads=2/spinning=off/arena=off", 2, false, false},
+		{"threads=2/spinning=on/arena=off", 2, true, false},
+		{"threads=2/spinning=off/arena=on", 2, false, true},
+		{"threads=1/spinning=off/arena=off", 1, false, false},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			cfg := DefaultConfig(modelDir(b))
+			cfg.IntraOpThreads, cfg.Spinning, cfg.MemArena, cfg.MemPattern = c.threads, c.spin, c.arena, c.arena
+			seg, err := New(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer seg.Close()
+			spec := seg.model.spec
+			input := modelInput(resizeRGB(shrinkRGB(img, 3, 2), spec.size, spec.size), spec)
+			if _, _, err := seg.model.run(context.Background(), input); err != nil { // warm-up
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, _, err := seg.model.run(context.Background(), input); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
