@@ -121,7 +121,7 @@ func evalOne(ctx context.Context, seg *vision.Segmenter, path string) (evalResul
 	if err != nil {
 		return evalResult{}, err
 	}
-	truth, err := readGray(maskPath(path))
+	truth, err := vision.ReadMask(maskPath(path))
 	if err != nil {
 		return evalResult{}, err
 	}
@@ -143,25 +143,6 @@ func evalOne(ctx context.Context, seg *vision.Segmenter, path string) (evalResul
 		score: vision.Compare(mask.Alpha, truth),
 		raw:   vision.Compare(scaleGray(mask.Raw, truth.Rect.Dx(), truth.Rect.Dy()), truth),
 	}, nil
-}
-
-// readGray reads a PNG mask as 8-bit grey.
-func readGray(path string) (*image.Gray, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if g, ok := img.(*image.Gray); ok {
-		return g, nil
-	}
-	g := image.NewGray(img.Bounds())
-	draw.Draw(g, g.Rect, img, img.Bounds().Min, draw.Src)
-	return g, nil
 }
 
 // scaleGray resizes g to w×h by nearest neighbour (for the raw mask, which

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"image"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,25 +88,9 @@ func TestGlassOnAnnotatedPhotos(t *testing.T) {
 // readAnnotation reads an 8-bit grey annotation PNG.
 func readAnnotation(t *testing.T, path string) *image.Gray {
 	t.Helper()
-	f, err := os.Open(path)
+	g, err := vision.ReadMask(path)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g, ok := img.(*image.Gray); ok {
-		return g
-	}
-	b := img.Bounds()
-	g := image.NewGray(b)
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, _, _, _ := img.At(x, y).RGBA()
-			g.Pix[(y-b.Min.Y)*g.Stride+x-b.Min.X] = uint8(r >> 8)
-		}
 	}
 	return g
 }

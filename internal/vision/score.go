@@ -1,6 +1,12 @@
 package vision
 
-import "image"
+import (
+	"fmt"
+	"image"
+	"image/draw"
+	"image/png"
+	"os"
+)
 
 // Score compares a predicted mask with a hand-made one, both read as car
 // where the value is at least 128.
@@ -38,4 +44,25 @@ func Compare(pred, truth *image.Gray) Score {
 		s.Recall = float64(tp) / float64(tp+fn)
 	}
 	return s
+}
+
+// ReadMask reads a hand-made mask or annotation, a PNG, as 8-bit grey (255
+// marks what it annotates).
+func ReadMask(path string) (*image.Gray, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if g, ok := img.(*image.Gray); ok && g.Rect.Min == (image.Point{}) {
+		return g, nil
+	}
+	b := img.Bounds()
+	g := image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(g, g.Rect, img, b.Min, draw.Src)
+	return g, nil
 }

@@ -3,7 +3,6 @@ package vision
 import (
 	"context"
 	"image"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,21 +151,10 @@ func modelDir(t testing.TB) string {
 }
 
 func readMask(t testing.TB, file string) *image.Gray {
-	f, err := os.Open(file)
+	t.Helper()
+	g, err := ReadMask(file)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := image.NewGray(img.Bounds())
-	for y := range g.Rect.Dy() {
-		for x := range g.Rect.Dx() {
-			r, _, _, _ := img.At(x, y).RGBA()
-			g.Pix[y*g.Stride+x] = uint8(r >> 8)
-		}
 	}
 	return g
 }
