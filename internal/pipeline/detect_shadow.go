@@ -75,7 +75,7 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	// a couple of pixels of the car the darkness is measured further out
 	// (filled in below), and far from the car a contact shadow fades out,
 	// so a turntable's rim or a kerb connected to it is not taken along.
-	dist := distanceToCar(g, roi)
+	dist := distanceToCar(g)
 	near, reach := 2.5, math.Max(0.15*float64(bw), 6)
 	for y := roi.Min.Y; y < roi.Max.Y; y++ {
 		if ref[y] <= 0.005 {
@@ -139,21 +139,30 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	return d, mass > 0.002*float64(bw*bh)
 }
 
-// distanceToCar returns, for each pixel of the grid inside roi, its
-// distance in pixels to the nearest car pixel (chamfer 3-4 approximation),
-// and 0 on the car.
-func distanceToCar(g *workGrid, roi image.Rectangle) []float32 {
-	w := g.w
+// distanceToCar returns, for each pixel of the grid, its distance in
+// pixels to the nearest car pixel, 0 on the car.
+func distanceToCar(g *workGrid) []float32 {
+	car := make([]bool, len(g.matte.p))
+	for i, m := range g.matte.p {
+		car[i] = m > 0.5
+	}
+	return distanceTo(car, g.w, g.h)
+}
+
+// distanceTo returns, for each pixel, its distance in pixels to the
+// nearest set pixel (a chamfer 3-4 approximation), 0 on set; 1e9 when
+// nothing is set.
+func distanceTo(set []bool, w, h int) []float32 {
 	const inf = float32(1e9)
-	d := make([]float32, w*g.h)
-	for i := range d {
+	d := make([]float32, w*h)
+	for i, on := range set {
 		d[i] = inf
-		if g.matte.p[i] > 0.5 {
+		if on {
 			d[i] = 0
 		}
 	}
 	const a, b = 1, 1.4142
-	for y := range g.h {
+	for y := range h {
 		for x := range w {
 			i := y*w + x
 			v := d[i]
@@ -172,14 +181,14 @@ func distanceToCar(g *workGrid, roi image.Rectangle) []float32 {
 			d[i] = v
 		}
 	}
-	for y := g.h - 1; y >= 0; y-- {
+	for y := h - 1; y >= 0; y-- {
 		for x := w - 1; x >= 0; x-- {
 			i := y*w + x
 			v := d[i]
 			if x < w-1 {
 				v = min(v, d[i+1]+a)
 			}
-			if y < g.h-1 {
+			if y < h-1 {
 				v = min(v, d[i+w]+a)
 				if x < w-1 {
 					v = min(v, d[i+w+1]+b)

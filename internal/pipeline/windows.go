@@ -29,7 +29,7 @@ func (w windows) apply(ctx context.Context, r *run, s *Scene) error {
 }
 
 // findGlass returns, on the working grid, how much each car pixel is
-// glass. Three cues find glass, each only in the upper part of the car and
+// glass. Five cues find glass, each only in the upper part of the car and
 // away from its outline (so the roof line, pillars' edges, body panels
 // below the belt line and the tyres stay opaque):
 //   - see-through: the segmentation model left the pixel out although it
@@ -37,10 +37,17 @@ func (w windows) apply(ctx context.Context, r *run, s *Scene) error {
 //   - tinted background: the pixel has the hue of the background beside the
 //     car at that height, darker, as through tinted glass;
 //   - dark glass: dark and unsaturated, the usual look of a window onto a
-//     dark interior,
+//     dark interior;
+//   - light car: on a light car, glass is far darker than the paint;
+//   - grey on colour: on clearly coloured paint, a pixel far greyer than
+//     the paint that does not carry the paint's chroma (reflections on
+//     glass; a reflection on paint keeps it),
 //
 // and no pixel coloured like the car's own body panels is glass, whatever
-// the cues say. Regions too small to be a window are dropped.
+// the cues say. A region found is a window only if it is shaped and placed
+// like one: large and broad (not a strip along the doors), reaching up
+// near the roof line, ending above the belt line, framed by the car rather
+// than lying along its outline, and not under another window.
 func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray) plane {
 	w, h := g.w, g.h
 	out := newPlane(w, h)
@@ -105,6 +112,8 @@ func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray) plane {
 		}
 	}
 	bodyLum := 0.2126*body[0] + 0.7152*body[1] + 0.0722*body[2]
+	bodySat := saturation(body)
+	bodyChroma := chroma(body)
 
 	// Heights are measured per column, from the car's top to its bottom
 	// in that column: windows sit in the upper half of the car wherever
@@ -166,13 +175,23 @@ func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray) plane {
 				cos := cosine(px, b)
 				cue = math.Max(cue, smoothstep(0.985, 0.998, cos)*smoothstep(0.08, 0.15, ratio)*(1-smoothstep(0.55, 0.7, ratio)))
 			}
-			mx, mn := max(px[0], px[1], px[2]), min(px[0], px[1], px[2])
-			sat := float64(mx-mn) / math.Max(float64(mx), 1e-4)
+			sat := saturation(px)
 			cue = math.Max(cue, (1-smoothstep(0.04, 0.08, lum))*(1-smoothstep(0.25, 0.4, sat)))
+			// On clearly coloured paint, glass is far greyer than the
+			// paint, whatever it reflects. Shaded paint keeps its
+			// saturation, and paint reflecting a light (a roof under the
+			// studio's ceiling) keeps its chroma: a reflection adds light
+			// of every colour alike. Both are measured in linear light;
+			// dark paint (navy, maroon) has too little chroma to tell
+			// through a JPEG's colour noise.
+			if bodySat > 0.4 && bodyChroma > 0.07 {
+				along := chromaAlong(px, body)
+				cue = math.Max(cue, (1-smoothstep(0.3*bodySat, 0.5*bodySat, sat))*(1-smoothstep(0.2, 0.4, along)))
+			}
 			// On a light car, glass is far darker than the paint, whatever
 			// reflections tint it.
 			if bodyLum > 0.15 {
-				cue = math.Max(cue, (1-smoothstep(0.12, 0.25, lum/float64(bodyLum)))*(1-smoothstep(0.45, 0.6, sat)))
+				cue = math.Max(cue, (1-smoothstep(0.25, 0.4, lum/float64(bodyLum)))*(1-smoothstep(0.45, 0.6, sat)))
 			}
 			score[i] = cue*prior > 0.5
 		}
@@ -181,10 +200,14 @@ func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray) plane {
 	// regions that end above the belt line.
 	score = erode(dilate(score, w, h, 1), w, h, 1)
 	labels, comps := components(score, w, h)
-	lowest := make([]float32, len(comps))
+	lowest, highest := make([]float32, len(comps)), make([]float32, len(comps))
+	for l := range highest {
+		highest[l] = 1
+	}
 	for i, l := range labels {
 		if l >= 0 {
 			lowest[l] = max(lowest[l], height[i])
+			highest[l] = min(highest[l], height[i])
 		}
 	}
 	// A window is framed by the car: roof, pillars, doors or bonnet. A
@@ -217,10 +240,31 @@ func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray) plane {
 			}
 		}
 	}
+	// A window is broad: the dark line where bonnet meets grille, a
+	// chrome strip or a reflection along the doors is not, however long.
+	// Its top is near the roof line in its columns, its bottom above the
+	// belt line.
+	notScore := make([]bool, w*h)
+	for i, v := range score {
+		notScore[i] = !v
+	}
+	depth := distanceTo(notScore, w, h)
+	thick := make([]float32, len(comps))
+	for i, l := range labels {
+		if l >= 0 {
+			thick[l] = max(thick[l], depth[i])
+		}
+	}
 	minArea := max(bw*bh/500, 4)
+	minThick := float32(max(0.035*float64(bh), 2))
+	window := make([]bool, len(comps))
+	for l, c := range comps {
+		window[l] = c.area >= minArea && thick[l] >= minThick && highest[l] <= 0.3 && lowest[l] <= 0.62 && rim[l]*2 <= edge[l]
+	}
+	under := stacked(labels, window, box, w)
 	keep := make([]bool, w*h)
 	for i, l := range labels {
-		keep[i] = l >= 0 && comps[l].area >= minArea && lowest[l] <= 0.62 && rim[l]*2 <= edge[l] && inner[i] && !paint[i]
+		keep[i] = l >= 0 && window[l] && !under[l] && inner[i] && !paint[i]
 	}
 	// Reflections, stickers and wipers leave holes in a window; what is
 	// wholly enclosed by glass is glass.
@@ -241,6 +285,66 @@ func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray) plane {
 		if !k {
 			out.p[i] = 0
 		}
+	}
+	return out
+}
+
+// saturation is HSV's: 0 grey, 1 a pure colour.
+func saturation(c [3]float32) float64 {
+	mx, mn := max(c[0], c[1], c[2]), min(c[0], c[1], c[2])
+	return float64(mx-mn) / math.Max(float64(mx), 1e-4)
+}
+
+// chroma returns the length of c's chroma: c less its grey.
+func chroma(c [3]float32) float64 {
+	m := (c[0] + c[1] + c[2]) / 3
+	var n float64
+	for i := range 3 {
+		n += float64((c[i] - m) * (c[i] - m))
+	}
+	return math.Sqrt(n)
+}
+
+// chromaAlong returns how much of ref's colour c carries: the projection
+// of c's chroma (c less its grey) on ref's, in units of ref's. Adding or
+// taking away grey light leaves it unchanged.
+func chromaAlong(c, ref [3]float32) float64 {
+	cm := (c[0] + c[1] + c[2]) / 3
+	rm := (ref[0] + ref[1] + ref[2]) / 3
+	var dot, rr float64
+	for i := range 3 {
+		dot += float64((c[i] - cm) * (ref[i] - rm))
+		rr += float64((ref[i] - rm) * (ref[i] - rm))
+	}
+	if rr == 0 {
+		return 0
+	}
+	return dot / rr
+}
+
+// stacked reports for each window region whether it lies mostly under
+// another: a column of a car crosses its greenhouse once, so glass below
+// glass (a dark reflection on the bonnet under the windscreen) is body.
+func stacked(labels []int32, window []bool, box image.Rectangle, w int) []bool {
+	cols, below := make([]int, len(window)), make([]int, len(window))
+	var met []int32 // the window regions met so far in a column, top first
+	for x := box.Min.X; x < box.Max.X; x++ {
+		met = met[:0]
+		for y := box.Min.Y; y < box.Max.Y; y++ {
+			l := labels[y*w+x]
+			if l < 0 || !window[l] || slices.Contains(met, l) {
+				continue
+			}
+			cols[l]++
+			if len(met) > 0 {
+				below[l]++
+			}
+			met = append(met, l)
+		}
+	}
+	out := make([]bool, len(window))
+	for l := range window {
+		out[l] = below[l]*2 > cols[l]
 	}
 	return out
 }

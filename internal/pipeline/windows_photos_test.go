@@ -14,10 +14,9 @@ import (
 // TestGlassOnAnnotatedPhotos runs detection and SemiTransparentWindows on
 // the photos in ../shared/testdata/cars/extras, whose windscreens and
 // wheels are annotated, and checks what glass was found: no tyre made
-// transparent, and the windscreen found as well as measured. The
-// windscreen figures are low (measured: 0.83, 0.24, 0.19: a windscreen
-// full of reflections is hard to tell from paint); the test keeps them
-// from getting worse.
+// transparent, and the windscreen found as well as measured (0.93, 0.58,
+// 0.19; a silver car's windscreen full of grey reflections is hard to
+// tell from its paint); the test keeps them from getting worse.
 func TestGlassOnAnnotatedPhotos(t *testing.T) {
 	photos, _ := filepath.Glob("../../../shared/testdata/cars/extras/*.jpg")
 	if len(photos) == 0 {
@@ -80,8 +79,8 @@ func TestGlassOnAnnotatedPhotos(t *testing.T) {
 			t.Errorf("%s: %.1f%% of the wheels made glass", filepath.Base(p), 100*onWheels/wheelArea)
 		}
 	}
-	if mean := recallSum / float64(len(photos)); mean < 0.4 {
-		t.Errorf("windscreens found %.2f on average, measured 0.42", mean)
+	if mean := recallSum / float64(len(photos)); mean < 0.52 {
+		t.Errorf("windscreens found %.2f on average, measured 0.57", mean)
 	}
 }
 

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"context"
+	"image"
 	"image/color"
 	"testing"
 )
@@ -89,4 +91,84 @@ func interiorGlass(car *SyntheticCar, x, y int) bool {
 		}
 	}
 	return true
+}
+
+// TestGlassIsNotPaint draws on the test car what fooled the glass finder
+// on real photos, and checks that none of it is taken for glass while the
+// windows still are.
+func TestGlassIsNotPaint(t *testing.T) {
+	dark := color.NRGBA{22, 22, 26, 255}
+	// paint fills the body pixels of rows y0..y1 (shares of the photo's
+	// height) with c.
+	paint := func(y0, y1 float64, c color.NRGBA) func(car *SyntheticCar) image.Rectangle {
+		return func(car *SyntheticCar) image.Rectangle {
+			h := float64(car.Photo.Rect.Dy())
+			r := image.Rect(car.Box.Min.X, int(y0*h), car.Box.Max.X, int(y1*h))
+			for y := r.Min.Y; y < r.Max.Y; y++ {
+				for x := r.Min.X; x < r.Max.X; x++ {
+					if isBody(car, x, y) {
+						car.Photo.SetNRGBA(x, y, c)
+					}
+				}
+			}
+			return r
+		}
+	}
+	tests := []struct {
+		name string
+		// change draws on the car and returns where no glass may be.
+		change func(car *SyntheticCar) image.Rectangle
+		noRaw  bool
+	}{
+		// A chrome strip or a reflection along the doors: long, thin.
+		{"a thin dark stripe along the doors", paint(0.52, 0.53, dark), false},
+		// The bonnet or doors reflecting a dark ceiling right under the
+		// windows: broad, but a column of the car crosses glass once.
+		{"a dark reflection under the windows", paint(0.47, 0.51, dark), false},
+		// Windows that show only a grey sky, with no hint from the model:
+		// on red paint, grey is glass, and the body stays body.
+		{"grey reflections on the glass of a red car", func(car *SyntheticCar) image.Rectangle {
+			for i := 0; i < len(car.Windows.Pix); i++ {
+				if car.Windows.Pix[i] == 255 {
+					copy(car.Photo.Pix[4*i:], []uint8{168, 170, 172})
+				}
+			}
+			return image.Rect(0, int(0.46*float64(car.Photo.Rect.Dy())), car.Photo.Rect.Dx(), car.Photo.Rect.Dy())
+		}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			car := testCar(t)
+			notGlass := tt.change(car)
+			e := newTestEngine(t, &fakeSegmenter{car: car, noRaw: tt.noRaw}, nil)
+			s := NewScene(car.Photo)
+			r := &run{e: e}
+			for _, st := range []step{newDetectMask(Params{"carDetectionThreshold": 0.5, "carCropThreshold": 1.0}),
+				windows{transparency: 1, brightness: 1}} {
+				if err := st.apply(context.Background(), r, s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			g := s.workGrid()
+			var found, window int
+			for y := range g.h {
+				for x := range g.w {
+					glass := s.Glass.p[y*g.w+x]
+					X, Y := int(float64(x)/g.sx), int(float64(y)/g.sy)
+					if (image.Point{X, Y}).In(notGlass) && car.Matte.GrayAt(X, Y).Y == 255 && glass > 0 {
+						t.Fatalf("(%d,%d) is %.2f glass; it is %v paint", X, Y, glass, car.Photo.NRGBAAt(X, Y))
+					}
+					if interiorGlass(car, X, Y) {
+						window++
+						if glass >= 0.5 {
+							found++
+						}
+					}
+				}
+			}
+			if float64(found) < 0.9*float64(window) {
+				t.Errorf("%d of %d window pixels found as glass, want 90%%", found, window)
+			}
+		})
+	}
 }
