@@ -198,7 +198,8 @@ func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray) plane {
 	}
 	// Close small gaps (reflections, wipers), then keep window-sized
 	// regions that end above the belt line.
-	score = erode(dilate(score, w, h, 1), w, h, 1)
+	closeR := max(bh/150, 1)
+	score = erode(dilate(score, w, h, closeR), w, h, closeR)
 	labels, comps := components(score, w, h)
 	lowest, highest := make([]float32, len(comps)), make([]float32, len(comps))
 	for l := range highest {
@@ -261,7 +262,7 @@ func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray) plane {
 	for l, c := range comps {
 		window[l] = c.area >= minArea && thick[l] >= minThick && highest[l] <= 0.3 && lowest[l] <= 0.62 && rim[l]*2 <= edge[l]
 	}
-	under := stacked(labels, window, box, w)
+	under := stacked(labels, window, comps, box, w)
 	keep := make([]bool, w*h)
 	for i, l := range labels {
 		keep[i] = l >= 0 && window[l] && !under[l] && inner[i] && !paint[i]
@@ -322,12 +323,15 @@ func chromaAlong(c, ref [3]float32) float64 {
 	return dot / rr
 }
 
-// stacked reports for each window region whether it lies mostly under
-// another: a column of a car crosses its greenhouse once, so glass below
-// glass (a dark reflection on the bonnet under the windscreen) is body.
-func stacked(labels []int32, window []bool, box image.Rectangle, w int) []bool {
+// stacked reports for each window region whether it lies under other
+// window regions in most of its columns, and they are together at least
+// as large as it: a column of a car crosses its greenhouse once, so glass
+// below the windscreen (a dark reflection on the bonnet) is body. A
+// windscreen split by its tinted top strip keeps its larger lower part.
+func stacked(labels []int32, window []bool, comps []component, box image.Rectangle, w int) []bool {
 	cols, below := make([]int, len(window)), make([]int, len(window))
-	var met []int32 // the window regions met so far in a column, top first
+	over := make([][]int32, len(window)) // the regions above each, in any column
+	var met []int32                      // the window regions met so far in a column, top first
 	for x := box.Min.X; x < box.Max.X; x++ {
 		met = met[:0]
 		for y := box.Min.Y; y < box.Max.Y; y++ {
@@ -339,12 +343,21 @@ func stacked(labels []int32, window []bool, box image.Rectangle, w int) []bool {
 			if len(met) > 0 {
 				below[l]++
 			}
+			for _, a := range met {
+				if !slices.Contains(over[l], a) {
+					over[l] = append(over[l], a)
+				}
+			}
 			met = append(met, l)
 		}
 	}
 	out := make([]bool, len(window))
 	for l := range window {
-		out[l] = below[l]*2 > cols[l]
+		area := 0
+		for _, a := range over[l] {
+			area += comps[a].area
+		}
+		out[l] = below[l]*2 > cols[l] && area >= comps[l].area
 	}
 	return out
 }

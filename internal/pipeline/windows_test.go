@@ -125,6 +125,21 @@ func TestGlassIsNotPaint(t *testing.T) {
 		// The bonnet or doors reflecting a dark ceiling right under the
 		// windows: broad, but a column of the car crosses glass once.
 		{"a dark reflection under the windows", paint(0.47, 0.51, dark), false},
+		// A reflection of a brick wall across the windows splits each
+		// into a smaller piece above a larger one (the model's hint would
+		// bridge it): both stay glass.
+		{"windows split by a reflection", func(car *SyntheticCar) image.Rectangle {
+			h := float64(car.Photo.Rect.Dy())
+			for y := int(0.355 * h); y < int(0.37*h); y++ {
+				for x := range car.Photo.Rect.Dx() {
+					if car.Windows.GrayAt(x, y).Y == 255 {
+						car.Photo.SetNRGBA(x, y, color.NRGBA{200, 120, 60, 255})
+						car.Windows.SetGray(x, y, color.Gray{})
+					}
+				}
+			}
+			return image.Rect(0, int(0.46*h), car.Photo.Rect.Dx(), car.Photo.Rect.Dy())
+		}, true},
 		// Windows that show only a grey sky, with no hint from the model:
 		// on red paint, grey is glass, and the body stays body.
 		{"grey reflections on the glass of a red car", func(car *SyntheticCar) image.Rectangle {
