@@ -50,22 +50,36 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	// The region where a car's own shadow can be: the lower half of its box
 	// and a little beyond its ends and below it.
 	roi := image.Rect(box.Min.X-bw/4, box.Min.Y+bh*7/10, box.Max.X+bw/4, box.Max.Y+bh*3/10).Intersect(image.Rect(0, 0, w, h))
-	// The floor's own brightness, row by row, from a wider span: a bright
-	// percentile of the background pixels, so that the shadow itself does
-	// not pull the reference down.
+	// The floor's own brightness, row by row: a bright percentile of the
+	// floor in a ring around the car beyond its shadow's reach, so that
+	// the shadow itself does not pull the reference down, and a car parked
+	// in a building's shade is measured against the shaded ground around
+	// it, not against sunlit patches further off. Rows with too little of
+	// that ring take a wider span.
+	dist := distanceToCar(g)
+	near, reach := 2.5, math.Max(0.15*float64(bw), 6)
 	span := image.Rect(box.Min.X-bw*3/5, 0, box.Max.X+bw*3/5, h).Intersect(image.Rect(0, 0, w, h))
 	ref := make([]float32, h)
-	vals := make([]float32, 0, span.Dx())
+	var ring, wide []float32
 	for y := roi.Min.Y; y < roi.Max.Y; y++ {
-		vals = vals[:0]
+		ring, wide = ring[:0], wide[:0]
 		for x := span.Min.X; x < span.Max.X; x++ {
-			if i := y*w + x; g.matte.p[i] < 0.1 {
-				vals = append(vals, g.lum.p[i])
+			i := y*w + x
+			if g.matte.p[i] >= 0.1 {
+				continue
+			}
+			wide = append(wide, g.lum.p[i])
+			if d := float64(dist[i]); d >= reach && d < 3*reach {
+				ring = append(ring, g.lum.p[i])
 			}
 		}
-		if len(vals) >= 8 {
-			slices.Sort(vals)
-			ref[y] = vals[len(vals)*3/4]
+		switch {
+		case len(ring) >= 8:
+			slices.Sort(ring)
+			ref[y] = ring[len(ring)/2]
+		case len(wide) >= 8:
+			slices.Sort(wide)
+			ref[y] = wide[len(wide)*3/4]
 		}
 	}
 	fillGaps(ref[roi.Min.Y:roi.Max.Y])
@@ -75,8 +89,6 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	// a couple of pixels of the car the darkness is measured further out
 	// (filled in below), and far from the car a contact shadow fades out,
 	// so a turntable's rim or a kerb connected to it is not taken along.
-	dist := distanceToCar(g)
-	near, reach := 2.5, math.Max(0.15*float64(bw), 6)
 	for y := roi.Min.Y; y < roi.Max.Y; y++ {
 		if ref[y] <= 0.005 {
 			continue // a black floor shows no shadow

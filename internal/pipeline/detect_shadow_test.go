@@ -66,3 +66,91 @@ func TestDetectCarShadowNoneOnAnEvenFloor(t *testing.T) {
 		t.Fatal("a shadow detected on an even floor")
 	}
 }
+
+// TestDetectCarShadowInTheShade parks the test car in a building's shade,
+// with the sun on the ground further off, as outdoor photos often show:
+// the shaded ground around the car is not its shadow, while the darker
+// shadow under it still is.
+func TestDetectCarShadowInTheShade(t *testing.T) {
+	car := widen(testCar(t), 240)
+	w, h := car.Photo.Rect.Dx(), car.Photo.Rect.Dy()
+	shade := car.Box.Inset(-120)
+	for y := int(0.55 * float64(h)); y < h; y++ {
+		for x := range w {
+			if car.Matte.GrayAt(x, y).Y != 0 || !(image.Point{x, y}).In(shade) {
+				continue
+			}
+			p := car.Photo.Pix[y*car.Photo.Stride+4*x:]
+			for c := range 3 {
+				p[c] = uint8(math.Round(float64(p[c]) * 0.6))
+			}
+		}
+	}
+	e := newTestEngine(t, &fakeSegmenter{car: car}, nil)
+	s := scene(t, e, car, det(), Step{"processorName": DetectCarShadow})
+	if s.Shadow == nil || !s.ShadowDetected {
+		t.Fatal("no shadow detected under a car that casts one")
+	}
+	g := s.work
+	darkness := func(x, y int) float64 {
+		return float64(s.Shadow.sample((float64(x)+0.5)*g.sx, (float64(y)+0.5)*g.sy))
+	}
+	c, r := car.ShadowCenter, car.ShadowRadii
+	var under, n float64
+	for y := int(c.Y - r.Y); y <= int(c.Y+2*r.Y); y++ {
+		for x := car.Box.Min.X - 40; x < car.Box.Max.X+40; x++ {
+			if car.Matte.GrayAt(x, y).Y != 0 {
+				continue
+			}
+			ex, ey := (float64(x)-c.X)/r.X, (float64(y)-c.Y)/r.Y
+			switch e := ex*ex + ey*ey; {
+			case e > 1.5 && !nearCar(car, x, y, 6) && darkness(x, y) > 0.08:
+				t.Fatalf("shaded ground at (%d,%d), off the car's shadow, has darkness %.2f", x, y, darkness(x, y))
+			case e < 0.25:
+				under += darkness(x, y)
+				n++
+			}
+		}
+	}
+	if under/n < 0.25 {
+		t.Errorf("the shadow under the car has darkness %.2f on average, want at least 0.25", under/n)
+	}
+}
+
+// widen returns car on a photo pad pixels wider on each side, the wall
+// and floor continued.
+func widen(car *SyntheticCar, pad int) *SyntheticCar {
+	w, h := car.Photo.Rect.Dx(), car.Photo.Rect.Dy()
+	out := *car
+	out.Photo = image.NewNRGBA(image.Rect(0, 0, w+2*pad, h))
+	out.Matte = image.NewGray(out.Photo.Rect)
+	out.Raw = image.NewGray(out.Photo.Rect)
+	out.Windows = image.NewGray(out.Photo.Rect)
+	for y := range h {
+		for x := range w + 2*pad {
+			out.Photo.SetNRGBA(x, y, car.Photo.NRGBAAt(min(max(x-pad, 0), w-1), y))
+		}
+		for _, m := range [][2]*image.Gray{{out.Matte, car.Matte}, {out.Raw, car.Raw}, {out.Windows, car.Windows}} {
+			copy(m[0].Pix[y*m[0].Stride+pad:], m[1].Pix[y*m[1].Stride:y*m[1].Stride+w])
+		}
+	}
+	d := image.Pt(pad, 0)
+	out.Box, out.Object = car.Box.Add(d), car.Object.Add(d)
+	out.ShadowCenter.X += float64(pad)
+	for i := range out.Contacts {
+		out.Contacts[i].X += float64(pad)
+	}
+	return &out
+}
+
+// nearCar reports whether the car covers any pixel within r of (x, y).
+func nearCar(car *SyntheticCar, x, y, r int) bool {
+	for dy := -r; dy <= r; dy++ {
+		for dx := -r; dx <= r; dx++ {
+			if car.Matte.GrayAt(x+dx, y+dy).Y != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
