@@ -50,12 +50,13 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	// The region where a car's own shadow can be: the lower half of its box
 	// and a little beyond its ends and below it.
 	roi := image.Rect(box.Min.X-bw/4, box.Min.Y+bh*7/10, box.Max.X+bw/4, box.Max.Y+bh*3/10).Intersect(image.Rect(0, 0, w, h))
-	// The floor's own brightness, row by row: a bright percentile of the
-	// floor in a ring around the car beyond its shadow's reach, so that
-	// the shadow itself does not pull the reference down, and a car parked
-	// in a building's shade is measured against the shaded ground around
-	// it, not against sunlit patches further off. Rows with too little of
-	// that ring take a wider span.
+	// The floor's own brightness, row by row: the median of the floor in a
+	// ring around the car from its shadow's reach to three times that,
+	// where the shadow has faded out. So a car parked in a building's shade
+	// is measured against the shaded ground around it, not against sunlit
+	// patches further off. Rows with too little of that ring take a bright
+	// percentile of a wider span, so that the shadow there does not pull
+	// the reference down.
 	dist := distanceToCar(g)
 	near, reach := 2.5, math.Max(0.15*float64(bw), 6)
 	span := image.Rect(box.Min.X-bw*3/5, 0, box.Max.X+bw*3/5, h).Intersect(image.Rect(0, 0, w, h))
