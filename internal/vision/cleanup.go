@@ -3,6 +3,7 @@ package vision
 import (
 	"image"
 	"math"
+	"slices"
 
 	"github.com/showroom/showroom/internal/imaging"
 )
@@ -29,6 +30,10 @@ const (
 	// the opening that cuts the core's thin parts: backdrop lettering and
 	// signs that touch the car, whose strokes are far thinner than a car.
 	letterOpening = 0.0125
+	// roofPeak is the widest peak, as a share of the car's width, that
+	// clipRoofPeaks cuts off the top of the car: the feet of letters
+	// standing on the roof are narrower, roof rails and boxes far wider.
+	roofPeak = 0.12
 	// roofMargin places the roof line a share of the body's height below
 	// its top: outline parts beyond the reach of the body that start below
 	// it are restored (mirrors, running boards), parts that start above it
@@ -78,6 +83,7 @@ func cleanup(sal plane, work [3]plane) cleaned {
 		return c
 	}
 	c.box = c.box.Union(restoreLowParts(keep, set, reach, w, h, bodyBox.Min.Y+int(roofMargin*float64(bodyBox.Dy()))))
+	c.box = clipRoofPeaks(keep, w, c.box)
 	area := 0
 	for _, k := range keep {
 		if k {
@@ -143,6 +149,78 @@ func restoreLowParts(keep, set, reach []bool, w, h, roofY int) image.Rectangle {
 	for i, l := range labels {
 		if l != 0 && touches[l-1] {
 			keep[i] = true
+		}
+	}
+	return box
+}
+
+// clipRoofPeaks cuts off keep what rises above the car's roof in a narrow
+// peak: the foot of a backdrop letter standing on the roof, too broad for
+// the opening to have cut it. The roof line is the car's silhouette (the
+// first kept row of each column of box) opened with a window of roofPeak
+// of the car's width: peaks narrower than that are levelled, slopes and
+// steps (bonnet, cab and bed) stay. Only the band within roofMargin of the
+// car's height below the highest point of that line is touched, so
+// mirrors and spoilers lower on the car never are. It returns the box of
+// what is left.
+func clipRoofPeaks(keep []bool, w int, box image.Rectangle) image.Rectangle {
+	x0, n := box.Min.X, box.Dx()
+	if n == 0 {
+		return box
+	}
+	top := make([]int, n) // first kept row per column, -1 where none
+	for i := range top {
+		top[i] = -1
+	}
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		for i, k := range keep[y*w+x0 : y*w+x0+n] {
+			if k && top[i] < 0 {
+				top[i] = y
+			}
+		}
+	}
+	// An opening of the roof's height: the lowest top within r, then the
+	// highest of those within r; columns without car take no part.
+	r := max(1, int(roofPeak*float64(n)/2))
+	slide := func(in []int, better func(a, b int) bool) []int {
+		out := make([]int, n)
+		for i := range n {
+			out[i] = -1
+			if in[i] < 0 {
+				continue
+			}
+			for j := max(i-r, 0); j <= min(i+r, n-1); j++ {
+				if in[j] >= 0 && (out[i] < 0 || better(in[j], out[i])) {
+					out[i] = in[j]
+				}
+			}
+		}
+		return out
+	}
+	roof := slide(slide(top, func(a, b int) bool { return a > b }), func(a, b int) bool { return a < b })
+	highest := box.Max.Y
+	for _, y := range roof {
+		if y >= 0 {
+			highest = min(highest, y)
+		}
+	}
+	band := highest + int(roofMargin*float64(box.Dy()))
+	// The opening also flattens a curved roof's crest by a pixel or two;
+	// what rises no more than sag above the line is left alone.
+	sag := max(1, int(0.01*float64(box.Dy())))
+	for i, t := range top {
+		if t < 0 || roof[i]-t <= sag {
+			continue
+		}
+		for y := t; y < min(roof[i], band); y++ {
+			keep[y*w+x0+i] = false
+		}
+	}
+	// The box's top may have come down.
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		if slices.Contains(keep[y*w+x0:y*w+x0+n], true) {
+			box.Min.Y = y
+			break
 		}
 	}
 	return box

@@ -21,8 +21,9 @@ func fill(sal plane, r image.Rectangle, v float32) {
 
 // drawnCar is a saliency map of a car-like shape (a body and a narrower
 // cabin) with a window hole, a mirror thinner than the lettering cut,
-// backdrop lettering touching the roof, and a second, smaller object beside
-// the car; want is the car alone, window and mirror included.
+// backdrop lettering touching the roof (strokes, and a letter's broad foot
+// standing on it), and a second, smaller object beside the car; want is
+// the car alone, window and mirror included.
 func drawnCar() (sal plane, want []bool) {
 	const w, h = 400, 300
 	sal = newPlane(w, h)
@@ -39,7 +40,13 @@ func drawnCar() (sal plane, want []bool) {
 	for _, x := range []int{120, 170, 220} { // letter strokes down onto the roof
 		fill(sal, image.Rect(x, 20, x+7, 86), 0.9)
 	}
-	fill(sal, image.Rect(120, 20, 227, 27), 0.9)    // and a bar joining them
+	fill(sal, image.Rect(120, 20, 227, 27), 0.9) // and a bar joining them
+	// The foot of a letter wider than the lettering cut, standing on the
+	// roof: 30 pixels wide at the roof, narrowing over 16 pixels upwards.
+	for y := 70; y < 86; y++ {
+		in := (85 - y) / 2
+		fill(sal, image.Rect(235+in, y, 265-in, y+1), 0.9)
+	}
 	fill(sal, image.Rect(355, 120, 375, 240), 0.95) // a pedestrian beside the car
 	want = make([]bool, w*h)
 	for y := range h {
@@ -79,7 +86,7 @@ func TestCleanupKeepsTheCarAlone(t *testing.T) {
 	if v := iou(got, want); v < 0.98 {
 		t.Errorf("IoU with the drawn car %.3f, want >= 0.98", v)
 	}
-	for _, p := range []image.Point{{123, 40}, {173, 60}, {200, 23}} {
+	for _, p := range []image.Point{{123, 40}, {173, 60}, {200, 23}, {250, 75}, {240, 82}} {
 		if got[p.Y*sal.w+p.X] {
 			t.Errorf("lettering at %v kept", p)
 		}
