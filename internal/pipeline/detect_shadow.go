@@ -60,7 +60,9 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	dist := distanceToCar(g)
 	near, reach := 2.5, math.Max(0.15*float64(bw), 6)
 	span := image.Rect(box.Min.X-bw*3/5, 0, box.Max.X+bw*3/5, h).Intersect(image.Rect(0, 0, w, h))
-	ref := make([]float32, h)
+	// texture is how much darker than ref the floor's darker quarter is
+	// in the ring (gravel, asphalt): darkness up to that is the floor's own.
+	ref, texture := make([]float32, h), make([]float32, h)
 	var ring, wide []float32
 	for y := roi.Min.Y; y < roi.Max.Y; y++ {
 		ring, wide = ring[:0], wide[:0]
@@ -78,6 +80,9 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 		case len(ring) >= 8:
 			slices.Sort(ring)
 			ref[y] = ring[len(ring)/2]
+			if ref[y] > 0 {
+				texture[y] = 1 - ring[len(ring)/4]/ref[y]
+			}
 		case len(wide) >= 8:
 			slices.Sort(wide)
 			ref[y] = wide[len(wide)*3/4]
@@ -85,6 +90,7 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	}
 	fillGaps(ref[roi.Min.Y:roi.Max.Y])
 	smooth1D(ref[roi.Min.Y:roi.Max.Y], max(bh/20, 1))
+	smooth1D(texture[roi.Min.Y:roi.Max.Y], max(bh/20, 1))
 
 	// The car's edge pixels on the working grid mix car and floor: within
 	// a couple of pixels of the car the darkness is measured further out
@@ -99,7 +105,7 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 			if float64(dist[i]) < near {
 				continue
 			}
-			if v := 1 - g.lum.p[i]/ref[y]; v > 0 {
+			if v := (1 - g.lum.p[i]/ref[y] - texture[y]) / (1 - texture[y]); v > 0 {
 				fade := 1 - smoothstep(0.5*reach, reach, float64(dist[i]))
 				d.p[i] = min(v, 1) * float32(fade)
 			}

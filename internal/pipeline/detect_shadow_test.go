@@ -3,6 +3,7 @@ package pipeline
 import (
 	"image"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -86,6 +87,34 @@ func TestDetectCarShadowInTheShade(t *testing.T) {
 			}
 		}
 	}
+	checkShadowOnly(t, car)
+}
+
+// TestDetectCarShadowOnGravel draws the test car on a coarse floor, each
+// pixel up to 20% lighter or darker: the floor's texture around the car is
+// not its shadow.
+func TestDetectCarShadowOnGravel(t *testing.T) {
+	car := testCar(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for y := int(0.55 * float64(car.Photo.Rect.Dy())); y < car.Photo.Rect.Dy(); y++ {
+		for x := range car.Photo.Rect.Dx() {
+			if car.Matte.GrayAt(x, y).Y != 0 || (image.Point{x, y}).In(car.Object) {
+				continue
+			}
+			k := 0.8 + 0.4*rng.Float64()
+			p := car.Photo.Pix[y*car.Photo.Stride+4*x:]
+			for c := range 3 {
+				p[c] = uint8(min(255, math.Round(float64(p[c])*k)))
+			}
+		}
+	}
+	checkShadowOnly(t, car)
+}
+
+// checkShadowOnly runs shadow detection on car and checks that its
+// shadow is found, and no darkness on the floor away from it.
+func checkShadowOnly(t *testing.T, car *SyntheticCar) {
+	t.Helper()
 	e := newTestEngine(t, &fakeSegmenter{car: car}, nil)
 	s := scene(t, e, car, det(), Step{"processorName": DetectCarShadow})
 	if s.Shadow == nil || !s.ShadowDetected {
@@ -105,7 +134,7 @@ func TestDetectCarShadowInTheShade(t *testing.T) {
 			ex, ey := (float64(x)-c.X)/r.X, (float64(y)-c.Y)/r.Y
 			switch e := ex*ex + ey*ey; {
 			case e > 1.5 && !nearCar(car, x, y, 6) && darkness(x, y) > 0.08:
-				t.Fatalf("shaded ground at (%d,%d), off the car's shadow, has darkness %.2f", x, y, darkness(x, y))
+				t.Fatalf("floor at (%d,%d), off the car's shadow, has darkness %.2f", x, y, darkness(x, y))
 			case e < 0.25:
 				under += darkness(x, y)
 				n++
