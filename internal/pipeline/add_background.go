@@ -49,6 +49,7 @@ func (a addBackground) apply(ctx context.Context, r *run, s *Scene) error {
 	horizon := offY + a.horizon*ih*sc
 	s.Canvas.X, s.Canvas.Y = int(ow), int(oh)
 	s.Background = Background{Kind: BackgroundImage, Image: img, ImageScale: sc, ImageOffset: Point{offX, offY}}
+	s.Floor = horizon
 	if !s.hasCar() {
 		return nil
 	}

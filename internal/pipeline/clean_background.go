@@ -22,7 +22,7 @@ func newCleanBackground(p Params) step {
 }
 
 func (c cleanBackground) apply(ctx context.Context, r *run, s *Scene) error {
-	s.Background = Background{Kind: BackgroundColor, Color: c.color}
+	s.Background, s.Floor = Background{Kind: BackgroundColor, Color: c.color}, 0
 	if !c.shadow {
 		s.ShadowOpacity = 0
 		return nil

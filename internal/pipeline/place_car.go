@@ -30,7 +30,7 @@ func newPlaceCar(p Params) step {
 const maxLevel = 4 * math.Pi / 180
 
 func (p placeCar) apply(ctx context.Context, r *run, s *Scene) error {
-	s.Background = Background{Kind: BackgroundColor, Color: p.color}
+	s.Background, s.Floor = Background{Kind: BackgroundColor, Color: p.color}, 0
 	if !s.hasCar() {
 		return nil
 	}

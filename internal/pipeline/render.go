@@ -58,6 +58,7 @@ func Render(s *Scene) (*image.NRGBA, bool) {
 		shadowArea = s.canvasArea(s.Shadow.bounds(gsx, gsy))
 	}
 
+	floorRow := s.floorWeights()
 	// A flat background is written as bytes where nothing covers it.
 	var flat []byte
 	switch s.Background.Kind {
@@ -89,7 +90,7 @@ func Render(s *Scene) (*image.NRGBA, bool) {
 				// Background, premultiplied linear.
 				br, bgc, bb, ba := bg.at(s, x, y, px, py)
 				if inShadow {
-					if d := s.Shadow.sample(px*gsx, py*gsy) * shadowOp; d > 0 {
+					if d := s.Shadow.sample(px*gsx, py*gsy) * shadowOp * floorRow[y]; d > 0 {
 						k := 1 - d
 						br, bgc, bb, ba = br*k, bgc*k, bb*k, ba*k+d
 					}
@@ -137,6 +138,22 @@ func Render(s *Scene) (*image.NRGBA, bool) {
 		hasAlpha = hasAlpha || t
 	}
 	return out, hasAlpha
+}
+
+// floorWeights returns, for each canvas row, how much of a shadow is drawn
+// there: 1 on the floor, 0 on the wall above Floor, with a ramp as wide as
+// the studio's cove so the shadow fades where the floor turns into the wall.
+func (s *Scene) floorWeights() []float32 {
+	w := make([]float32, s.Canvas.Y)
+	soft := math.Max(2, 0.012*float64(s.Canvas.Y))
+	for y := range w {
+		if s.Floor <= 0 {
+			w[y] = 1
+			continue
+		}
+		w[y] = float32(smoothstep(s.Floor-soft, s.Floor+soft, float64(y)+0.5))
+	}
+	return w
 }
 
 // backgroundLayer samples the background.

@@ -48,6 +48,11 @@ type Scene struct {
 
 	// Background is what shows behind the car.
 	Background Background
+	// Floor is the canvas row (pixels from the top) where the background's
+	// floor meets its wall, or 0 when the background has no wall (a plain
+	// colour, transparency, the photo). The car's tyres stand below it and
+	// the shadow is drawn below it only: a shadow never climbs the wall.
+	Floor float64
 
 	// Canvas is the output size before ResizeProcessor; Place maps the
 	// photo onto it.
@@ -212,7 +217,7 @@ func (s *Scene) setCar(matte *image.Gray, box image.Rectangle, raw *image.Gray) 
 		box = b
 	}
 	s.Box = box
-	s.Background = Background{Kind: BackgroundNone}
+	s.Background, s.Floor = Background{Kind: BackgroundNone}, 0
 	s.Ground = GroundLine{
 		Left:  Point{float64(box.Min.X), float64(box.Max.Y)},
 		Right: Point{float64(box.Max.X), float64(box.Max.Y)},
