@@ -52,9 +52,10 @@ lint: deps
 bench: deps models
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
 
-## gallery: contact sheets of every configuration on the dev photos, in gallery/
+## gallery: contact sheets of every configuration on the dev, glass and 12 MP photos, in gallery/
+## (masks are cached in $(CACHE)/gallery-masks: clear it after changing the segmentation)
 gallery: build models
-	bin/showroom gallery --images ../shared/testdata/cars --out gallery
+	bin/showroom gallery --images ../shared/testdata/cars,../shared/testdata/glass,../shared/testdata/large --out gallery --mask-cache $(CACHE)/gallery-masks
 
 clean:
 	rm -rf bin

@@ -16,18 +16,32 @@ import (
 // per processor on every photo of a folder (and its extras/ subfolder)
 // into one contact sheet PNG per configuration, to look at.
 func (m *Main) runGallery(ctx context.Context, args []string) error {
-	var images, out, model, modelDir string
+	var images, out, model, modelDir, maskCache, only string
 	fs := m.newFlagSet("gallery")
-	fs.String(&images, "images", "../shared/testdata/cars", "folder of car photos (JPEG, PNG, WebP); its extras/ subfolder too")
+	fs.String(&images, "images", "../shared/testdata/cars", "folders of car photos (JPEG, PNG, WebP), comma-separated; each one's extras/ subfolder too")
 	fs.String(&out, "out", "gallery", "folder for the contact sheets, one PNG per configuration")
+	fs.String(&only, "configs", "", "only these gallery configurations, comma-separated (default: all)")
+	fs.String(&maskCache, "mask-cache", "", "folder to keep the photos' masks in between runs (clear it after changing the segmentation)")
 	fs.String(&model, "model", vision.ModelISNet, "segmentation model: isnet or u2netp")
 	fs.String(&modelDir, "model-dir", vision.DefaultModelDir(), "folder with the model files (make models)")
 	if _, err := fs.Parse(args); err != nil {
 		return err
 	}
-	photos, err := galleryPhotos(images)
-	if err != nil {
-		return err
+	dirs := strings.Split(images, ",")
+	sets := make([][]pipeline.GalleryPhoto, len(dirs))
+	for i, dir := range dirs {
+		var err error
+		if sets[i], err = galleryPhotos(dir); err != nil {
+			return err
+		}
+	}
+	configs := pipeline.GalleryConfigurations()
+	if only != "" {
+		names := strings.Split(only, ",")
+		configs = slices.DeleteFunc(configs, func(c pipeline.NamedConfig) bool { return !slices.Contains(names, c.Name) })
+		if len(configs) == 0 {
+			return fmt.Errorf("gallery: none of the configurations %s is in the gallery", only)
+		}
 	}
 	cfg := vision.DefaultConfig(modelDir)
 	cfg.Model = model
@@ -37,16 +51,28 @@ func (m *Main) runGallery(ctx context.Context, args []string) error {
 	}
 	defer seg.Close()
 	engine, err := pipeline.NewEngine(pipeline.EngineConfig{
-		Segmenter: &pipeline.CachingSegmenter{Segmenter: seg},
+		Segmenter: &pipeline.CachingSegmenter{Segmenter: seg, Dir: maskCache},
 		Content:   &pipeline.BuiltinContent{},
 		MaxPixels: 60_000_000,
 	})
 	if err != nil {
 		return err
 	}
-	return pipeline.WriteGallery(ctx, engine, photos, pipeline.GalleryConfigurations(), out, func(path string) {
-		fmt.Fprintln(m.Stdout, path)
-	})
+	// One folder of sheets per photo folder: a sheet stays small enough to
+	// look at, and the sets (studio shots, glass, 12 MP) are seen apart.
+	for i, dir := range dirs {
+		sub := out
+		if len(dirs) > 1 {
+			sub = filepath.Join(out, filepath.Base(filepath.Clean(dir)))
+		}
+		err := pipeline.WriteGallery(ctx, engine, sets[i], configs, sub, func(path string) {
+			fmt.Fprintln(m.Stdout, path)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // galleryPhotos reads the photos of dir and dir/extras, sorted by name;
