@@ -155,8 +155,8 @@ func (c *CachingSegmenter) Segment(ctx context.Context, img *image.NRGBA) (*visi
 
 // cachedMask is a mask as kept on disk.
 type cachedMask struct {
-	Alpha, Raw             cachedGray
-	Box                    image.Rectangle
+	Alpha, Raw              cachedGray
+	Box                     image.Rectangle
 	Confidence, BorderShare float64
 }
 
