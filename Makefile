@@ -16,7 +16,7 @@ LDFLAGS := -X main.Version=$(VERSION)
 DATA_DIR ?= ./data
 STATICCHECK_VERSION := v0.7.0
 
-.PHONY: all run build test lint bench models deps gallery clean
+.PHONY: all run build test lint bench models deps gallery glass-model clean
 
 all: build
 
@@ -56,6 +56,10 @@ bench: deps models
 ## (masks are cached in $(CACHE)/gallery-masks: clear it after changing the segmentation)
 gallery: build models
 	bin/showroom gallery --images ../shared/testdata/cars,../shared/testdata/glass,../shared/testdata/large --out gallery --mask-cache $(CACHE)/gallery-masks
+
+## glass-model: retrain the glass model on ../shared/testdata/glass (prints its cross-validated scores)
+glass-model: models
+	cd internal/pipeline && $(GO) run ./glasstrain -images ../../../shared/testdata/glass -out glass_model.json -mask-cache $(CACHE)/gallery-masks
 
 clean:
 	rm -rf bin

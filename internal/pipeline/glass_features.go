@@ -1,0 +1,327 @@
+package pipeline
+
+import (
+	"image"
+	"math"
+	"slices"
+)
+
+// glassSide is the long side of the grid glass is classified on. The glass
+// model was trained on 512-pixel photos: on that scale its texture and
+// context features mean what they meant in training, whatever the photo's
+// own size, and a window is still tens of pixels across.
+const glassSide = 512
+
+// glassGrid is the working grid shrunk by an integer factor to about
+// glassSide, with what the glass features need: colours, the car, and the
+// car's extent per column.
+type glassGrid struct {
+	w, h   int
+	k      int // working-grid pixels per glass-grid pixel
+	rgb    [3][]float32
+	lum    []float32 // perceptual (sRGB-like) lightness, 0..1
+	matte  []float32
+	raw    []bool // the model left the pixel out
+	box    image.Rectangle
+	top    []int // the car's first row in each column, -1 for none
+	bottom []int // one past its last row
+}
+
+func newGlassGrid(g *workGrid, box image.Rectangle, raw *image.Gray) *glassGrid {
+	k := max(1, (max(g.w, g.h)+glassSide-1)/glassSide)
+	w, h := g.w/k, g.h/k
+	gg := &glassGrid{w: w, h: h, k: k, lum: make([]float32, w*h), matte: make([]float32, w*h), raw: make([]bool, w*h)}
+	for c := range gg.rgb {
+		gg.rgb[c] = make([]float32, w*h)
+	}
+	if raw != nil && raw.Rect.Dx() != g.w {
+		raw = nil
+	}
+	inv := 1 / float32(k*k)
+	for y := range h {
+		for x := range w {
+			var s [4]float32
+			rawOut := 0
+			for yy := y * k; yy < (y+1)*k; yy++ {
+				for xx := x * k; xx < (x+1)*k; xx++ {
+					j := yy*g.w + xx
+					s[0] += g.rgb[0].p[j]
+					s[1] += g.rgb[1].p[j]
+					s[2] += g.rgb[2].p[j]
+					s[3] += g.matte.p[j]
+					if raw != nil && raw.Pix[yy*raw.Stride+xx] == 0 {
+						rawOut++
+					}
+				}
+			}
+			i := y*w + x
+			for c := range 3 {
+				gg.rgb[c][i] = s[c] * inv
+			}
+			gg.matte[i] = s[3] * inv
+			gg.lum[i] = float32(math.Sqrt(float64(0.2126*gg.rgb[0][i] + 0.7152*gg.rgb[1][i] + 0.0722*gg.rgb[2][i])))
+			gg.raw[i] = rawOut*2 > k*k
+		}
+	}
+	gg.box = image.Rect(box.Min.X/k, box.Min.Y/k, (box.Max.X+k-1)/k, (box.Max.Y+k-1)/k).Intersect(image.Rect(0, 0, w, h))
+	gg.top, gg.bottom = make([]int, w), make([]int, w)
+	for x := range w {
+		gg.top[x], gg.bottom[x] = -1, -1
+		for y := gg.box.Min.Y; y < gg.box.Max.Y; y++ {
+			if gg.matte[y*w+x] > 0.5 {
+				if gg.top[x] < 0 {
+					gg.top[x] = y
+				}
+				gg.bottom[x] = y + 1
+			}
+		}
+	}
+	return gg
+}
+
+// glassFeatureCount is the length of one pixel's feature vector.
+const glassFeatureCount = 24
+
+// glassFeatures returns the feature vectors of the car pixels that may be
+// glass (inside the car, in its upper part), row-major, and their indexes
+// on the glass grid. The features describe a pixel by where it is on the
+// car (height in its column, across the box, distance to the outline), by
+// its colour against the car's own (lightness, saturation, distance from
+// the body colour, blue of a sky reflection), and by its surroundings at
+// two scales above, below and around it, which is what tells a windscreen
+// from the bonnet of the same colour under it.
+func (gg *glassGrid) features() ([]float32, []int) {
+	w, h := gg.w, gg.h
+	box := gg.box
+	bw, bh := float32(box.Dx()), float32(box.Dy())
+	if bw < 8 || bh < 8 {
+		return nil, nil
+	}
+	car := make([]bool, w*h)
+	for i, m := range gg.matte {
+		car[i] = m > 0.5
+	}
+	// The car's own median lightness and colour, from the whole car: every
+	// lightness feature is relative to them, so that a dark and a white
+	// car read alike.
+	var lums []float32
+	var cols [3][]float32
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			if i := y*w + x; car[i] {
+				lums = append(lums, gg.lum[i])
+				if float32(y-box.Min.Y) > 0.5*bh {
+					for c := range 3 {
+						cols[c] = append(cols[c], gg.rgb[c][i])
+					}
+				}
+			}
+		}
+	}
+	if len(lums) < 16 {
+		return nil, nil
+	}
+	median := func(v []float32) float32 {
+		if len(v) == 0 {
+			return 0
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	carLum := max(median(lums), 0.02)
+	var body [3]float32
+	for c := range 3 {
+		body[c] = median(cols[c])
+	}
+	bodyLum := float32(math.Sqrt(float64(0.2126*body[0] + 0.7152*body[1] + 0.0722*body[2])))
+
+	// Box means over the car only (outside it, the old background would
+	// leak in): sums of lightness and of car pixels.
+	lumCar := make([]float32, w*h)
+	one := make([]float32, w*h)
+	sq := make([]float32, w*h)
+	for i, c := range car {
+		if c {
+			lumCar[i], one[i], sq[i] = gg.lum[i], 1, gg.lum[i]*gg.lum[i]
+		}
+	}
+	si, ci, qi := integral(lumCar, w, h), integral(one, w, h), integral(sq, w, h)
+	mean := func(x, y, r int) (float32, float32) {
+		x0, y0, x1, y1 := max(x-r, 0), max(y-r, 0), min(x+r+1, w), min(y+r+1, h)
+		n := rect(ci, w, x0, y0, x1, y1)
+		if n < 1 {
+			return 0, 0
+		}
+		return rect(si, w, x0, y0, x1, y1) / n, n / float32((x1-x0)*(y1-y0))
+	}
+	std := func(x, y, r int) float32 {
+		x0, y0, x1, y1 := max(x-r, 0), max(y-r, 0), min(x+r+1, w), min(y+r+1, h)
+		n := rect(ci, w, x0, y0, x1, y1)
+		if n < 2 {
+			return 0
+		}
+		m := rect(si, w, x0, y0, x1, y1) / n
+		return float32(math.Sqrt(math.Max(0, float64(rect(qi, w, x0, y0, x1, y1)/n-m*m))))
+	}
+	dist := distanceTo(notSet(car), w, h)
+	unit := float32(math.Sqrt(float64(bw * bh)))
+	r1 := max(int(0.015*unit), 1)
+	r2 := max(int(0.05*unit), 2)
+	r3 := max(int(0.12*unit), 3)
+	step := max(int(0.06*unit), 2)
+
+	var feats []float32
+	var idx []int
+	cx := float32(box.Min.X+box.Max.X) / 2
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			i := y*w + x
+			if !car[i] || gg.top[x] < 0 {
+				continue
+			}
+			colH := float32(gg.bottom[x] - gg.top[x])
+			yr := float32(y-gg.top[x]) / colH
+			if yr > 0.8 {
+				continue
+			}
+			px := [3]float32{gg.rgb[0][i], gg.rgb[1][i], gg.rgb[2][i]}
+			var bodyDist float32
+			for c := range 3 {
+				bodyDist = max(bodyDist, abs32(float32(math.Sqrt(float64(px[c])))-float32(math.Sqrt(float64(body[c])))))
+			}
+			m1, _ := mean(x, y, r1)
+			m2, cov2 := mean(x, y, r2)
+			m3, cov3 := mean(x, y, r3)
+			up, _ := mean(x, max(y-step, 0), r1)
+			down, _ := mean(x, min(y+step, h-1), r1)
+			up2, _ := mean(x, max(y-2*step, 0), r2)
+			down2, _ := mean(x, min(y+2*step, h-1), r2)
+			sum := px[0] + px[1] + px[2] + 1e-4
+			rawCue := float32(0)
+			if gg.raw[i] {
+				rawCue = 1
+			}
+			feats = append(feats,
+				yr,
+				float32(y-box.Min.Y)/bh,
+				abs32(float32(x)+0.5-cx)/(bw/2),
+				float32(x-box.Min.X)/bw,
+				bw/bh,
+				colH/bh,
+				float32(y-gg.top[x])/bh,
+				dist[i]/unit,
+				gg.lum[i],
+				gg.lum[i]/carLum,
+				bodyLum,
+				float32(saturation(px)),
+				bodyDist,
+				(px[2]-px[0])/sum,
+				(px[1]-(px[0]+px[2])/2)/sum,
+				std(x, y, r1)/carLum,
+				m1/carLum,
+				m2/carLum,
+				m3/carLum,
+				(up-down)/carLum,
+				(up2-down2)/carLum,
+				cov2,
+				cov3,
+				rawCue,
+			)
+			idx = append(idx, i)
+		}
+	}
+	return feats, idx
+}
+
+// integral returns the summed-area table of v (w+1 by h+1).
+func integral(v []float32, w, h int) []float64 {
+	s := make([]float64, (w+1)*(h+1))
+	for y := range h {
+		var row float64
+		for x := range w {
+			row += float64(v[y*w+x])
+			s[(y+1)*(w+1)+x+1] = s[y*(w+1)+x+1] + row
+		}
+	}
+	return s
+}
+
+// rect returns the sum of the table's values in [x0,x1)×[y0,y1).
+func rect(s []float64, w, x0, y0, x1, y1 int) float32 {
+	W := w + 1
+	return float32(s[y1*W+x1] - s[y0*W+x1] - s[y1*W+x0] + s[y0*W+x0])
+}
+
+func notSet(set []bool) []bool {
+	out := make([]bool, len(set))
+	for i, v := range set {
+		out[i] = !v
+	}
+	return out
+}
+
+// postGlass turns the model's per-pixel glass probabilities into the glass
+// layer on the glass grid: windows are whole regions, so small specks are
+// dropped, regions the model is not confident about as a whole are left
+// as photographed, and holes inside a window (a sticker, a wiper, a
+// reflection) are glass like the rest of it.
+func postGlass(gg *glassGrid, prob []float32) []float32 {
+	w, h := gg.w, gg.h
+	sm := make([]float32, w*h)
+	for y := range h {
+		for x := range w {
+			var s, n float32
+			for yy := max(y-1, 0); yy <= min(y+1, h-1); yy++ {
+				for xx := max(x-1, 0); xx <= min(x+1, w-1); xx++ {
+					s += prob[yy*w+xx]
+					n++
+				}
+			}
+			sm[y*w+x] = s / n
+		}
+	}
+	set := make([]bool, w*h)
+	carArea := 0
+	for i, v := range sm {
+		set[i] = v > glassThreshold && gg.matte[i] > 0.5
+		if gg.matte[i] > 0.5 {
+			carArea++
+		}
+	}
+	labels, comps := components(set, w, h)
+	sum := make([]float32, len(comps))
+	for i, l := range labels {
+		if l >= 0 {
+			sum[l] += sm[i]
+		}
+	}
+	keep := make([]bool, w*h)
+	for i, l := range labels {
+		// A region's pixels are glass if the region is, but not a pixel
+		// the model itself calls paint: the smoothing must not carry glass
+		// onto the edge of a pillar between two windows.
+		if l >= 0 && comps[l].area*500 >= carArea && sum[l]/float32(comps[l].area) >= 0.6 && prob[i] >= 0.3 {
+			keep[i] = true
+		}
+	}
+	fillEnclosed(keep, w, h)
+	out := make([]float32, w*h)
+	for i, k := range keep {
+		if k && gg.matte[i] > 0.5 {
+			out[i] = 1
+		}
+	}
+	return out
+}
+
+// saturation is HSV's: 0 grey, 1 a pure colour.
+func saturation(c [3]float32) float64 {
+	mx, mn := max(c[0], c[1], c[2]), min(c[0], c[1], c[2])
+	return float64(mx-mn) / math.Max(float64(mx), 1e-4)
+}
+
+// glassThreshold is the probability above which a pixel is taken for
+// glass. It is above one half because the costly mistake is the band where
+// the windscreen meets the bonnet: glass made paint there stays as
+// photographed, paint made glass shows the background through the bonnet.
+const glassThreshold = 0.55

@@ -1,0 +1,330 @@
+package pipeline
+
+// This file trains the glass model; it is a tool, not part of processing:
+// `make glass-model` runs it through ./glasstrain on the glass dev set and
+// writes glass_model.json, which the build embeds.
+
+import (
+	"encoding/json"
+	"fmt"
+	"image"
+	"math"
+	"slices"
+
+	"github.com/showroom/showroom/internal/vision"
+)
+
+// GlassExample is one photo of the glass training set: the photo, the
+// segmenter's mask of it, and its annotation (Windows: glass; Never: parts
+// that are never glass; the rest of the car is unannotated).
+type GlassExample struct {
+	Name           string
+	Photo          *image.NRGBA
+	Mask           *vision.Mask
+	Windows, Never *image.Gray
+}
+
+// GlassScore is how a glass layer does against one photo's annotation:
+// Recall is the share of the windows' pixels found, False the share of the
+// never-glass pixels made glass.
+type GlassScore struct {
+	Name          string
+	Recall, False float64
+}
+
+// glassTraining holds the settings the model was trained with; they are
+// written into the docs with the cross-validated scores.
+var glassTraining = struct {
+	boostParams
+	// RestWeight is the weight of car pixels that are neither annotated
+	// glass nor never-glass (doors, roof, pillars, side windows): enough to
+	// keep the roof and pillars opaque, little enough that unannotated side
+	// windows do not teach the model that glass is body.
+	RestWeight float32
+	// Sample keeps one pixel in Sample for training: neighbours say the
+	// same, and the whole set would take minutes.
+	Sample int
+}{boostParams{Trees: 60, Depth: 5, Rate: 0.2, MinLeaf: 5, Lambda: 1, Bins: 64, Features: glassFeatureCount}, 0.15, 7}
+
+// glassSet is an example prepared for training: features and labels on
+// its glass grid.
+type glassSet struct {
+	name           string
+	gg             *glassGrid
+	feats          []float32
+	idx            []int
+	windows, never []bool
+}
+
+func prepareGlass(ex GlassExample) glassSet {
+	s := NewScene(ex.Photo)
+	s.setCar(ex.Mask.Alpha, ex.Mask.Box, ex.Mask.Raw)
+	g := s.workGrid()
+	gg := newGlassGrid(g, g.toWork(s.Box), s.Raw)
+	f, idx := gg.features()
+	return glassSet{name: ex.Name, gg: gg, feats: f, idx: idx, windows: gridMask(ex.Windows, gg), never: gridMask(ex.Never, gg)}
+}
+
+// gridMask samples an annotation mask (>= 128 inside) onto the glass grid.
+func gridMask(m *image.Gray, gg *glassGrid) []bool {
+	out := make([]bool, gg.w*gg.h)
+	if m == nil {
+		return out
+	}
+	W, H := m.Rect.Dx(), m.Rect.Dy()
+	for y := range gg.h {
+		for x := range gg.w {
+			sx, sy := (x*W+W/2)/gg.w, (y*H+H/2)/gg.h
+			out[y*gg.w+x] = m.Pix[m.PixOffset(m.Rect.Min.X+sx, m.Rect.Min.Y+sy)] >= 128
+		}
+	}
+	return out
+}
+
+func trainGlass(sets []glassSet) boostModel {
+	p := glassTraining
+	var x, y, w []float32
+	for _, s := range sets {
+		for j, i := range s.idx {
+			// A fixed hash, so that training is reproducible.
+			if (uint64(i)*2654435761)%uint64(p.Sample) != 0 {
+				continue
+			}
+			lab, wt := float32(0), p.RestWeight
+			switch {
+			case s.windows[i]:
+				lab, wt = 1, 1
+			case s.never[i]:
+				wt = 1
+			}
+			x = append(x, s.feats[j*glassFeatureCount:(j+1)*glassFeatureCount]...)
+			y = append(y, lab)
+			w = append(w, wt)
+		}
+	}
+	return trainBoost(x, y, w, p.boostParams)
+}
+
+func (s glassSet) layer(m *boostModel) []float32 {
+	prob := make([]float32, s.gg.w*s.gg.h)
+	for j, i := range s.idx {
+		prob[i] = m.prob(s.feats[j*glassFeatureCount : (j+1)*glassFeatureCount])
+	}
+	return postGlass(s.gg, prob)
+}
+
+func (s glassSet) score(glass []float32) GlassScore {
+	var tp, wn, fp, nn float64
+	for i, v := range glass {
+		g := v >= 0.5
+		if s.windows[i] {
+			wn++
+			if g {
+				tp++
+			}
+		}
+		if s.never[i] {
+			nn++
+			if g {
+				fp++
+			}
+		}
+	}
+	return GlassScore{Name: s.name, Recall: tp / math.Max(wn, 1), False: fp / math.Max(nn, 1)}
+}
+
+// TrainGlassModel trains the glass model on every example and returns it
+// as the JSON that glass_model.json holds.
+func TrainGlassModel(examples []GlassExample) ([]byte, error) {
+	if len(examples) == 0 {
+		return nil, fmt.Errorf("pipeline: no glass examples")
+	}
+	sets := make([]glassSet, len(examples))
+	for i, ex := range examples {
+		sets[i] = prepareGlass(ex)
+	}
+	m := trainGlass(sets)
+	return json.Marshal(m)
+}
+
+// CrossValidateGlass scores the glass model on photos it was not trained
+// on: the examples are split into folds (every folds-th photo), a model is
+// trained on all folds but one and scored on that one. This is the number
+// to expect on photos like these that nobody tuned on.
+func CrossValidateGlass(examples []GlassExample, folds int) []GlassScore {
+	sets := make([]glassSet, len(examples))
+	for i, ex := range examples {
+		sets[i] = prepareGlass(ex)
+	}
+	out := make([]GlassScore, len(sets))
+	for f := range folds {
+		var train []glassSet
+		for i, s := range sets {
+			if i%folds != f {
+				train = append(train, s)
+			}
+		}
+		m := trainGlass(train)
+		for i, s := range sets {
+			if i%folds == f {
+				out[i] = s.score(s.layer(&m))
+			}
+		}
+	}
+	return out
+}
+
+// boostParams are the training settings of a boostModel.
+type boostParams struct {
+	Trees    int
+	Depth    int
+	Rate     float64
+	MinLeaf  float64 // least hessian weight in a leaf
+	Lambda   float64 // L2 penalty on leaf values
+	Bins     int     // candidate thresholds per feature (quantiles)
+	Features int     // length of a feature vector
+}
+
+// trainBoost fits a boostModel with logistic loss on rows of features
+// (row-major, p.Features each), their labels (0 or 1) and weights, by
+// histogram-based gradient boosting: each feature is cut at quantile
+// thresholds once, and every split is found over those bins.
+func trainBoost(x []float32, y, wt []float32, p boostParams) boostModel {
+	n := len(y)
+	nf := p.Features
+	// Thresholds per feature: distinct quantiles.
+	thr := make([][]float32, nf)
+	col := make([]float32, n)
+	for f := range nf {
+		for i := range n {
+			col[i] = x[i*nf+f]
+		}
+		slices.Sort(col)
+		var t []float32
+		for b := 1; b < p.Bins; b++ {
+			v := col[b*n/p.Bins]
+			if len(t) == 0 || v > t[len(t)-1] {
+				t = append(t, v)
+			}
+		}
+		thr[f] = t
+	}
+	// Each sample's bin per feature: the number of thresholds <= value.
+	bin := make([]uint8, n*nf)
+	for i := range n {
+		for f := range nf {
+			v := x[i*nf+f]
+			b, _ := slices.BinarySearchFunc(thr[f], v, func(t, v float32) int {
+				if t <= v {
+					return -1
+				}
+				return 1
+			})
+			bin[i*nf+f] = uint8(b)
+		}
+	}
+	var pos, tot float64
+	for i := range n {
+		pos += float64(y[i] * wt[i])
+		tot += float64(wt[i])
+	}
+	base := math.Log(pos / math.Max(tot-pos, 1e-9))
+	m := boostModel{Base: float32(base)}
+	score := make([]float64, n)
+	for i := range score {
+		score[i] = base
+	}
+	g, h := make([]float64, n), make([]float64, n)
+	idx := make([]int32, n)
+	for range p.Trees {
+		for i := range n {
+			pr := 1 / (1 + math.Exp(-score[i]))
+			g[i] = (pr - float64(y[i])) * float64(wt[i])
+			h[i] = math.Max(pr*(1-pr), 1e-6) * float64(wt[i])
+		}
+		for i := range idx {
+			idx[i] = int32(i)
+		}
+		var tr boostTree
+		alloc := func() int {
+			tr.Feat, tr.Thr, tr.Left, tr.Value = append(tr.Feat, 0), append(tr.Thr, 0), append(tr.Left, 0), append(tr.Value, 0)
+			return len(tr.Left) - 1
+		}
+		var grow func(rows []int32, depth, node int)
+		grow = func(rows []int32, depth, node int) {
+			var G, H float64
+			for _, r := range rows {
+				G += g[r]
+				H += h[r]
+			}
+			tr.Value[node] = float32(-G / (H + p.Lambda) * p.Rate)
+			if depth == p.Depth || H < 2*p.MinLeaf {
+				return
+			}
+			best, bf, bb := 0.0, -1, 0
+			parent := G * G / (H + p.Lambda)
+			var hg, hh [256]float64
+			for f := range nf {
+				nb := len(thr[f]) + 1
+				clear(hg[:nb])
+				clear(hh[:nb])
+				for _, r := range rows {
+					b := bin[int(r)*nf+f]
+					hg[b] += g[r]
+					hh[b] += h[r]
+				}
+				var lg, lh float64
+				for b := 0; b < nb-1; b++ {
+					lg += hg[b]
+					lh += hh[b]
+					rg, rh := G-lg, H-lh
+					if lh < p.MinLeaf || rh < p.MinLeaf {
+						continue
+					}
+					if gain := lg*lg/(lh+p.Lambda) + rg*rg/(rh+p.Lambda) - parent; gain > best {
+						best, bf, bb = gain, f, b
+					}
+				}
+			}
+			if bf < 0 {
+				return
+			}
+			// Samples in bins 0..bb go left: their values are below
+			// threshold bb.
+			left := rows[:0:0]
+			right := rows[:0:0]
+			for _, r := range rows {
+				if int(bin[int(r)*nf+bf]) <= bb {
+					left = append(left, r)
+				} else {
+					right = append(right, r)
+				}
+			}
+			tr.Feat[node], tr.Thr[node] = uint8(bf), thr[bf][bb]
+			l := alloc()
+			alloc()
+			tr.Left[node] = uint16(l)
+			grow(left, depth+1, l)
+			grow(right, depth+1, l+1)
+		}
+		grow(idx, 0, alloc())
+		m.Trees = append(m.Trees, tr)
+		for i := range n {
+			score[i] += float64(m.Trees[len(m.Trees)-1].leaf(x[i*nf : (i+1)*nf]))
+		}
+	}
+	return m
+}
+
+// leaf returns the tree's value for one feature vector.
+func (tr *boostTree) leaf(f []float32) float32 {
+	n := 0
+	for tr.Left[n] != 0 {
+		if f[tr.Feat[n]] < tr.Thr[n] {
+			n = int(tr.Left[n])
+		} else {
+			n = int(tr.Left[n]) + 1
+		}
+	}
+	return tr.Value[n]
+}

@@ -1,0 +1,97 @@
+// Command glasstrain trains the glass model on the glass dev set and
+// writes it as JSON for the pipeline to embed; `make glass-model` runs it. It first reports the model's scores under
+// cross-validation (each photo scored by a model that never saw it),
+// which is what docs/glass-and-shadow.md quotes, then trains on every
+// photo.
+//
+// Usage: go run ./internal/pipeline/glasstrain [-images DIR] [-out FILE] [-folds N] [-mask-cache DIR]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/vision"
+)
+
+func main() {
+	images := flag.String("images", "../../../shared/testdata/glass", "folder of NAME.jpg with NAME.windows.png and NAME.never.png")
+	out := flag.String("out", "glass_model.json", "where to write the model")
+	folds := flag.Int("folds", 5, "cross-validation folds (0: none)")
+	cache := flag.String("mask-cache", "", "folder to keep the segmenter's masks in between runs")
+	flag.Parse()
+	if err := run(*images, *out, *folds, *cache); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(dir, out string, folds int, cache string) error {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.jpg"))
+	if err != nil {
+		return err
+	}
+	slices.Sort(paths)
+	if len(paths) == 0 {
+		return fmt.Errorf("glasstrain: no photos in %s (the glass dev set lives in ../shared, outside the repository)", dir)
+	}
+	seg, err := vision.New(vision.DefaultConfig(vision.DefaultModelDir()))
+	if err != nil {
+		return err
+	}
+	defer seg.Close()
+	cs := &pipeline.CachingSegmenter{Segmenter: seg, Dir: cache}
+	var examples []pipeline.GlassExample
+	for _, p := range paths {
+		base := strings.TrimSuffix(p, ".jpg")
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		photo, err := vision.Decode(data, 100_000_000)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		mask, err := cs.Segment(context.Background(), photo)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		windows, err := vision.ReadMask(base + ".windows.png")
+		if err != nil {
+			return err
+		}
+		never, err := vision.ReadMask(base + ".never.png")
+		if err != nil {
+			return err
+		}
+		examples = append(examples, pipeline.GlassExample{Name: filepath.Base(base), Photo: photo, Mask: mask, Windows: windows, Never: never})
+	}
+	if folds > 1 {
+		scores := pipeline.CrossValidateGlass(examples, folds)
+		var sumR, sumF, maxF float64
+		found := 0
+		for _, s := range scores {
+			fmt.Printf("%-18s recall %.3f  false %.4f\n", s.Name, s.Recall, s.False)
+			sumR += s.Recall
+			sumF += s.False
+			maxF = max(maxF, s.False)
+			if s.Recall >= 0.5 {
+				found++
+			}
+		}
+		n := float64(len(scores))
+		fmt.Printf("%d-fold cross-validation: mean recall %.3f, found %d of %d, mean false %.4f, max false %.4f\n",
+			folds, sumR/n, found, len(scores), sumF/n, maxF)
+	}
+	model, err := pipeline.TrainGlassModel(examples)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(out, append(model, '\n'), 0o644)
+}
