@@ -44,7 +44,7 @@ var glassTraining = struct {
 	// Sample keeps one pixel in Sample for training: neighbours say the
 	// same, and the whole set would take minutes.
 	Sample int
-}{boostParams{Trees: 60, Depth: 5, Rate: 0.2, MinLeaf: 5, Lambda: 1, Bins: 64, Features: glassFeatureCount}, 0.15, 7}
+}{boostParams{Trees: 120, Depth: 5, Rate: 0.1, MinLeaf: 5, Lambda: 1, Bins: 64, Features: glassFeatureCount}, 0.15, 5}
 
 // glassSet is an example prepared for training: features and labels on
 // its glass grid.
