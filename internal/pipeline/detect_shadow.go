@@ -109,8 +109,7 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	fillUnderCar(g, d, box)
 	// Fade towards the region's edges so the layer never ends in a line;
 	// slowly at its top, which a shadow beside a three-quarter view's far
-	// end can reach, and at its bottom, where a photo's frame may cut the
-	// shadow off.
+	// end can reach.
 	fadeEdges(d, roi, max(bw/40, 2), max(bh/8, 2))
 	addContactShadows(d, tyres, box)
 	return d, mass > 0.002*float64(bw*bh)
@@ -280,11 +279,11 @@ func fillUnderCar(g *workGrid, d plane, box image.Rectangle) {
 	}
 }
 
-// fadeEdges scales d down within r of roi's sides and within ry of its
-// top and bottom, and clears it outside roi.
-func fadeEdges(d plane, roi image.Rectangle, r, ry int) {
+// fadeEdges scales d down within r of roi's sides and bottom and within
+// top of its top, and clears it outside roi.
+func fadeEdges(d plane, roi image.Rectangle, r, top int) {
 	for y := roi.Min.Y; y < roi.Max.Y; y++ {
-		fy := float32(min(float64(min(y-roi.Min.Y, roi.Max.Y-1-y))/float64(ry), 1))
+		fy := float32(min(float64(y-roi.Min.Y)/float64(top), float64(roi.Max.Y-1-y)/float64(r), 1))
 		for x := roi.Min.X; x < roi.Max.X; x++ {
 			fx := float32(min(x-roi.Min.X, roi.Max.X-1-x, r)) / float32(r)
 			d.p[y*d.w+x] *= float32(smoothstep(0, 1, float64(min(fx, fy))))

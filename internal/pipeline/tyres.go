@@ -71,6 +71,11 @@ func tyreContacts(g *workGrid, box image.Rectangle) []tyre {
 		if side(i0-1, -1) < rise || side(i1+1, 1) < rise {
 			continue
 		}
+		// A round tyre's lowest run is short, even flattened where it
+		// stands; a long flat one is a bumper's or a sill's lower edge.
+		if float64(i1-i0+1) > 0.16*float64(bh) {
+			continue
+		}
 		x := float64(box.Min.X) + float64(i0+i1+1)/2
 		if !rubber(g, box, bottom, i0, i1) {
 			continue
