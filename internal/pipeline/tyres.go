@@ -83,11 +83,17 @@ func tyreContacts(g *workGrid, box image.Rectangle) []tyre {
 		out = append(out, tyre{at: Point{x, low}, half: float64(i1-i0+1) / 2})
 	}
 	// Two dips closer than a tyre's width are one tyre's tread pattern or
-	// a tyre and the rim of its arch: the lower is the contact.
+	// a tyre and the rim of its arch: the lower is the contact. The tyres
+	// of one car look alike, even the far ones: a dip much narrower than
+	// the widest is an exhaust's tip or a spoiler's corner.
 	slices.SortFunc(out, func(a, b tyre) int { return cmp.Compare(b.at.Y, a.at.Y) })
+	widest := 0.0
+	for _, t := range out {
+		widest = max(widest, t.half)
+	}
 	var kept []tyre
 	for _, t := range out {
-		if !slices.ContainsFunc(kept, func(k tyre) bool { return math.Abs(k.at.X-t.at.X) < float64(bw)/10 }) {
+		if t.half >= 0.6*widest && !slices.ContainsFunc(kept, func(k tyre) bool { return math.Abs(k.at.X-t.at.X) < float64(bw)/10 }) {
 			kept = append(kept, t)
 		}
 	}
