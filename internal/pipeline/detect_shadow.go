@@ -88,14 +88,16 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	// The shadow under a car is a band along the floor: it changes slowly
 	// along it and fast across, so the average runs further horizontally.
 	rx, ry := max(2, int(math.Round(0.05*float64(bw)))), max(1, int(math.Round(0.008*float64(bw))))
-	smooth, defined := normalizedBlur(dark, weight, rx, ry)
-	keep := connectedShadow(smooth, dist, w, roi, box)
+	first, _ := normalizedBlur(dark, weight, rx, ry)
+	keep := connectedShadow(first, dist, w, roi, box)
 	for li, k := range keep {
 		if !k {
 			dark.p[li] = 0
 		}
 	}
-	smooth, defined = normalizedBlur(dark, weight, rx, ry)
+	// Averaged again with the floor around set to none, so the shadow's
+	// own outline is as smooth as its inside.
+	smooth, defined := normalizedBlur(dark, weight, rx, ry)
 	tyres := tyreContacts(g, box)
 	soft := penumbra(smooth, defined, tyres, dist, w, roi, bw)
 	var mass float64
