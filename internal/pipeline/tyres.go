@@ -20,8 +20,9 @@ type tyre struct {
 // line needs; a shadow needs each tyre: in a three-quarter view the far
 // front tyre stands higher in the picture than the near ones, between
 // them. A tyre is a dip of the car's bottom profile that the profile
-// rises from on both sides (a tyre is round) and that is dark, as rubber
-// is: a light bumper's corner or sill riding low is not one.
+// rises from on both sides (a tyre is round), short, dark as rubber is (a
+// light bumper's corner or sill riding low is not one) and about as wide
+// as the car's other tyres. The result is ordered left to right.
 func tyreContacts(g *workGrid, box image.Rectangle) []tyre {
 	bw, bh := box.Dx(), box.Dy()
 	if bw < 8 || bh < 8 {
