@@ -131,7 +131,7 @@ var catalog = []Processor{
 	},
 	{
 		Name:        DetectCarShadow,
-		Description: "Finds the shadow the car casts on the ground in the photo, as a soft darkness layer below the car.",
+		Description: "Finds the shadow the car casts on the ground in the photo, as a soft darkness layer below the car: its shape and darkness without the ground's texture, its edge softer away from the tyres, and a contact shadow under each tyre.",
 		Requires:    []string{DetectCarMask},
 	},
 	{

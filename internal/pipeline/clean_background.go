@@ -49,7 +49,8 @@ func (c cleanBackground) apply(ctx context.Context, r *run, s *Scene) error {
 // the raised body, fading below the car's outline within a few percent of
 // its height. It follows the car's own bottom edge column by column, so in
 // a three-quarter view each wheel gets its own contact shadow instead of
-// one straight bar under the lowest wheel.
+// one straight bar under the lowest wheel, and each tyre found stands on
+// a dark contact patch.
 func contactShadow(s *Scene) plane {
 	g := s.workGrid()
 	d := newPlane(g.w, g.h)
@@ -102,6 +103,7 @@ func contactShadow(s *Scene) plane {
 		}
 	}
 	d.boxBlur(max(bw/150, 1))
+	addContactShadows(d, tyreContacts(g, box), box)
 	return d
 }
 

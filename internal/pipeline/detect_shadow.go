@@ -30,16 +30,22 @@ func (detectShadow) apply(ctx context.Context, r *run, s *Scene) error {
 	return nil
 }
 
-// shadowSeed and shadowGrow are darkness levels: a shadow starts next to
-// the car where the floor is at least shadowSeed darker than around, and
-// spreads through floor at least shadowGrow darker.
+// shadowSeed and shadowGrow are darkness levels of the smoothed darkness:
+// a shadow starts next to the car where the floor is at least shadowSeed
+// darker than around, and spreads through floor at least shadowGrow
+// darker.
 const (
 	shadowSeed = 0.10
 	shadowGrow = 0.04
 )
 
 // findShadow returns the darkness layer of the car's shadow on the working
-// grid and whether there is any.
+// grid and whether there is any. The layer is the photographed shadow's
+// shape and darkness without the ground's texture: the floor's grain
+// (asphalt, gravel, tiles) is as often lighter as darker than the floor,
+// so the signed darkness is averaged over an area large enough to cancel
+// it; the edge then softens with distance from the tyres, as a penumbra
+// does, and each tyre gets a contact shadow.
 func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	w, h := g.w, g.h
 	bw, bh := box.Dx(), box.Dy()
@@ -50,19 +56,79 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	// The region where a car's own shadow can be: the lower half of its box
 	// and a little beyond its ends and below it.
 	roi := image.Rect(box.Min.X-bw/4, box.Min.Y+bh*7/10, box.Max.X+bw/4, box.Max.Y+bh*3/10).Intersect(image.Rect(0, 0, w, h))
-	// The floor's own brightness, row by row: the median of the floor in a
-	// ring around the car from its shadow's reach to three times that,
-	// where the shadow has faded out. So a car parked in a building's shade
-	// is measured against the shaded ground around it, not against sunlit
-	// patches further off. Rows with too little of that ring take a bright
-	// percentile of a wider span, so that the shadow there does not pull
-	// the reference down.
+	if roi.Dx() < 2 || roi.Dy() < 2 {
+		return d, false
+	}
 	dist := distanceToCar(g)
 	near, reach := 2.5, math.Max(0.15*float64(bw), 6)
+	ref := floorLevel(g, box, roi, dist, reach)
+
+	// The signed darkness of each floor pixel, in the region's own
+	// coordinates. The car's edge pixels on the working grid mix car and
+	// floor: within a couple of pixels of the car they do not vote, and
+	// the smoothing below fills them from further out. Far from the car a
+	// contact shadow fades out, so a turntable's rim or a kerb connected
+	// to it is not taken along.
+	rw, rh := roi.Dx(), roi.Dy()
+	dark, weight := newPlane(rw, rh), newPlane(rw, rh)
+	for y := roi.Min.Y; y < roi.Max.Y; y++ {
+		if ref[y] <= 0.005 {
+			continue // a black floor shows no shadow
+		}
+		for x := roi.Min.X; x < roi.Max.X; x++ {
+			i, li := y*w+x, (y-roi.Min.Y)*rw+x-roi.Min.X
+			if float64(dist[i]) < near {
+				continue
+			}
+			v := max(-1, min(1-g.lum.p[i]/ref[y], 1))
+			dark.p[li] = v * float32(1-smoothstep(0.5*reach, reach, float64(dist[i])))
+			weight.p[li] = 1
+		}
+	}
+	// The shadow under a car is a band along the floor: it changes slowly
+	// along it and fast across, so the average runs further horizontally.
+	rx, ry := max(2, int(math.Round(0.05*float64(bw)))), max(1, int(math.Round(0.008*float64(bw))))
+	first, _ := normalizedBlur(dark, weight, rx, ry)
+	keep := connectedShadow(first, dist, w, roi, box)
+	for li, k := range keep {
+		if !k {
+			dark.p[li] = 0
+		}
+	}
+	// Averaged again with the floor around set to none, so the shadow's
+	// own outline is as smooth as its inside.
+	smooth, defined := normalizedBlur(dark, weight, rx, ry)
+	tyres := tyreContacts(g, box)
+	soft := penumbra(smooth, defined, tyres, dist, w, roi, bw)
+	var mass float64
+	for y := roi.Min.Y; y < roi.Max.Y; y++ {
+		for x := roi.Min.X; x < roi.Max.X; x++ {
+			v := max(soft.p[(y-roi.Min.Y)*rw+x-roi.Min.X], 0)
+			d.p[y*w+x] = v
+			mass += float64(v)
+		}
+	}
+	fillUnderCar(g, d, box)
+	// Fade towards the region's edges so the layer never ends in a line;
+	// slowly at its top, which a shadow beside a three-quarter view's far
+	// end can reach.
+	fadeEdges(d, roi, max(bw/40, 2), max(bh/8, 2))
+	addContactShadows(d, tyres, box)
+	return d, mass > 0.002*float64(bw*bh)
+}
+
+// floorLevel returns the floor's own brightness, row by row: the median
+// of the floor in a ring around the car from its shadow's reach to three
+// times that, where the shadow has faded out. So a car parked in a
+// building's shade is measured against the shaded ground around it, not
+// against sunlit patches further off. Rows with too little of that ring
+// take a bright percentile of a wider span, so that the shadow there does
+// not pull the reference down.
+func floorLevel(g *workGrid, box image.Rectangle, roi image.Rectangle, dist []float32, reach float64) []float32 {
+	w, h := g.w, g.h
+	bw, bh := box.Dx(), box.Dy()
 	span := image.Rect(box.Min.X-bw*3/5, 0, box.Max.X+bw*3/5, h).Intersect(image.Rect(0, 0, w, h))
-	// texture is how much darker than ref the floor's darker quarter is
-	// in the ring (gravel, asphalt): darkness up to that is the floor's own.
-	ref, texture := make([]float32, h), make([]float32, h)
+	ref := make([]float32, h)
 	var ring, wide []float32
 	for y := roi.Min.Y; y < roi.Max.Y; y++ {
 		ring, wide = ring[:0], wide[:0]
@@ -80,9 +146,6 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 		case len(ring) >= 8:
 			slices.Sort(ring)
 			ref[y] = ring[len(ring)/2]
-			if ref[y] > 0 {
-				texture[y] = 1 - ring[len(ring)/4]/ref[y]
-			}
 		case len(wide) >= 8:
 			slices.Sort(wide)
 			ref[y] = wide[len(wide)*3/4]
@@ -90,72 +153,43 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	}
 	fillGaps(ref[roi.Min.Y:roi.Max.Y])
 	smooth1D(ref[roi.Min.Y:roi.Max.Y], max(bh/20, 1))
-	smooth1D(texture[roi.Min.Y:roi.Max.Y], max(bh/20, 1))
+	return ref
+}
 
-	// The car's edge pixels on the working grid mix car and floor: within
-	// a couple of pixels of the car the darkness is measured further out
-	// (filled in below), and far from the car a contact shadow fades out,
-	// so a turntable's rim or a kerb connected to it is not taken along.
-	for y := roi.Min.Y; y < roi.Max.Y; y++ {
-		if ref[y] <= 0.005 {
-			continue // a black floor shows no shadow
-		}
-		for x := roi.Min.X; x < roi.Max.X; x++ {
-			i := y*w + x
-			if float64(dist[i]) < near {
-				continue
-			}
-			if v := (1 - g.lum.p[i]/ref[y] - texture[y]) / (1 - texture[y]); v > 0 {
-				fade := 1 - smoothstep(0.5*reach, reach, float64(dist[i]))
-				d.p[i] = min(v, 1) * float32(fade)
-			}
-		}
-	}
-	fillNearCar(d, dist, roi, near)
-	// Keep what is connected to the car's lower edge.
-	keep := make([]bool, w*h)
+// connectedShadow returns, in roi's coordinates, the smoothed darkness
+// connected to the car's lower edge: a dark object elsewhere on the floor
+// is not the car's shadow.
+func connectedShadow(smooth plane, dist []float32, w int, roi, box image.Rectangle) []bool {
+	rw, rh := smooth.w, smooth.h
+	keep := make([]bool, rw*rh)
 	var stack []int
-	lowEdge := box.Min.Y + bh*3/4
+	lowEdge := box.Min.Y + box.Dy()*3/4
 	for y := max(roi.Min.Y, lowEdge); y < roi.Max.Y; y++ {
 		for x := roi.Min.X; x < roi.Max.X; x++ {
-			i := y*w + x
-			if d.p[i] < shadowSeed || dist[i] > 4 {
+			li := (y-roi.Min.Y)*rw + x - roi.Min.X
+			if smooth.p[li] < shadowSeed || dist[y*w+x] > 4 {
 				continue
 			}
-			keep[i] = true
-			stack = append(stack, i)
+			keep[li] = true
+			stack = append(stack, li)
 		}
 	}
 	for len(stack) > 0 {
-		i := stack[len(stack)-1]
+		li := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		x, y := i%w, i/w
+		x, y := li%rw, li/rw
 		for _, n := range [4][2]int{{x - 1, y}, {x + 1, y}, {x, y - 1}, {x, y + 1}} {
-			if !(image.Point{n[0], n[1]}).In(roi) {
+			if n[0] < 0 || n[1] < 0 || n[0] >= rw || n[1] >= rh {
 				continue
 			}
-			j := n[1]*w + n[0]
-			if !keep[j] && d.p[j] >= shadowGrow {
+			j := n[1]*rw + n[0]
+			if !keep[j] && smooth.p[j] >= shadowGrow {
 				keep[j] = true
 				stack = append(stack, j)
 			}
 		}
 	}
-	var mass float64
-	for i := range d.p {
-		if !keep[i] {
-			d.p[i] = 0
-			continue
-		}
-		// Below the growth threshold the darkness is floor texture.
-		d.p[i] = (d.p[i] - shadowGrow/2) / (1 - shadowGrow/2)
-		mass += float64(d.p[i])
-	}
-	fillUnderCar(g, d, box)
-	// Fade towards the region's edges so the layer never ends in a line.
-	fadeEdges(d, roi, max(bw/40, 2))
-	d.boxBlur(1)
-	return d, mass > 0.002*float64(bw*bh)
+	return keep
 }
 
 // distanceToCar returns, for each pixel of the grid, its distance in
@@ -222,29 +256,6 @@ func distanceTo(set []bool, w, h int) []float32 {
 	return d
 }
 
-// fillNearCar gives the pixels closer than near to the car (and off it)
-// the largest darkness of their neighbours a little further out.
-func fillNearCar(d plane, dist []float32, roi image.Rectangle, near float64) {
-	r := int(math.Ceil(near)) + 1
-	for y := roi.Min.Y; y < roi.Max.Y; y++ {
-		for x := roi.Min.X; x < roi.Max.X; x++ {
-			i := y*d.w + x
-			if dv := float64(dist[i]); dv == 0 || dv >= near {
-				continue
-			}
-			var v float32
-			for yy := max(y-r, roi.Min.Y); yy <= min(y+r, roi.Max.Y-1); yy++ {
-				for xx := max(x-r, roi.Min.X); xx <= min(x+r, roi.Max.X-1); xx++ {
-					if j := yy*d.w + xx; float64(dist[j]) >= near {
-						v = max(v, d.p[j])
-					}
-				}
-			}
-			d.p[i] = v
-		}
-	}
-}
-
 // fillUnderCar continues the shadow upwards under the car's lower edge:
 // the photo cannot show the ground there, but once the car is moved its
 // soft edge would otherwise show a light seam between car and shadow.
@@ -270,15 +281,14 @@ func fillUnderCar(g *workGrid, d plane, box image.Rectangle) {
 	}
 }
 
-// fadeEdges scales d down linearly within r of r's border.
-func fadeEdges(d plane, roi image.Rectangle, r int) {
+// fadeEdges scales d down within r of roi's sides and bottom and within
+// top of its top, and clears it outside roi.
+func fadeEdges(d plane, roi image.Rectangle, r, top int) {
 	for y := roi.Min.Y; y < roi.Max.Y; y++ {
-		fy := min(y-roi.Min.Y, roi.Max.Y-1-y)
+		fy := float32(min(float64(y-roi.Min.Y)/float64(top), float64(roi.Max.Y-1-y)/float64(r), 1))
 		for x := roi.Min.X; x < roi.Max.X; x++ {
-			f := min(fy, x-roi.Min.X, roi.Max.X-1-x)
-			if f < r {
-				d.p[y*d.w+x] *= float32(f) / float32(r)
-			}
+			fx := float32(min(x-roi.Min.X, roi.Max.X-1-x, r)) / float32(r)
+			d.p[y*d.w+x] *= float32(smoothstep(0, 1, float64(min(fx, fy))))
 		}
 	}
 	for y := range d.h {

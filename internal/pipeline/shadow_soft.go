@@ -1,0 +1,99 @@
+package pipeline
+
+import (
+	"image"
+	"math"
+)
+
+// normalizedBlur averages v over the pixels where wt is set, with a box of
+// radius rx across and ry down (twice, close to a Gaussian): a normalised
+// convolution, so pixels that do not vote (the car, its mixed edge) are
+// filled from their neighbours instead of pulling the average to zero. It
+// returns the average and where it is defined (1) or not (0: no voter
+// near).
+func normalizedBlur(v, wt plane, rx, ry int) (avg, defined plane) {
+	avg, defined = newPlane(v.w, v.h), newPlane(v.w, v.h)
+	for i := range v.p {
+		avg.p[i] = v.p[i] * wt.p[i]
+	}
+	copy(defined.p, wt.p)
+	avg.boxBlurXY(rx, ry)
+	defined.boxBlurXY(rx, ry)
+	for i, s := range defined.p {
+		if s < 0.1 {
+			avg.p[i], defined.p[i] = 0, 0
+			continue
+		}
+		avg.p[i] /= s
+		defined.p[i] = 1
+	}
+	return avg, defined
+}
+
+// boxBlurXY blurs p in place with a box of radius rx across and ry down,
+// twice, edges clamped.
+func (p plane) boxBlurXY(rx, ry int) {
+	tmp := make([]float32, max(p.w, p.h))
+	for range 2 {
+		if rx >= 1 {
+			for y := range p.h {
+				blur1D(p.p[y*p.w:(y+1)*p.w], 1, p.w, rx, tmp)
+			}
+		}
+		if ry >= 1 {
+			for x := range p.w {
+				blur1D(p.p[x:], p.w, p.h, ry, tmp)
+			}
+		}
+	}
+}
+
+// penumbraGrowth is how much a shadow's soft edge widens per pixel of
+// distance from the nearest tyre: the edge of a shadow is as soft as the
+// light is large seen from the floor there, and the further the floor is
+// from where the car stands on it, the higher above it is the part of the
+// car that casts the shadow.
+const penumbraGrowth = 0.1
+
+// penumbra softens the smoothed darkness (on roi, where defined) with a
+// radius that grows with distance from the nearest tyre, sharp at the
+// contact and softer further out; it never exceeds half the distance to
+// the car, so the thin band of shadow along a sill keeps its darkness.
+// Without tyres the distance to the car alone sets it.
+func penumbra(smooth, defined plane, tyres []tyre, dist []float32, gridW int, roi image.Rectangle, bw int) plane {
+	r1 := max(1, int(math.Round(0.01*float64(bw))))
+	radii := []float64{0, float64(r1), float64(2 * r1)}
+	levels := []plane{smooth}
+	for _, r := range radii[1:] {
+		l, _ := normalizedBlur(smooth, defined, int(r), int(r))
+		levels = append(levels, l)
+	}
+	out := newPlane(smooth.w, smooth.h)
+	for y := range smooth.h {
+		gy := float64(y+roi.Min.Y) + 0.5
+		for x := range smooth.w {
+			li := y*smooth.w + x
+			if defined.p[li] == 0 {
+				continue
+			}
+			gx := float64(x+roi.Min.X) + 0.5
+			r := 0.5 * float64(dist[(y+roi.Min.Y)*gridW+x+roi.Min.X])
+			if len(tyres) > 0 {
+				dc := math.Inf(1)
+				for _, t := range tyres {
+					dc = min(dc, math.Hypot(gx-t.at.X, gy-t.at.Y))
+				}
+				r = min(r, penumbraGrowth*dc)
+			}
+			j := 1
+			for j < len(radii)-1 && radii[j] < r {
+				j++
+			}
+			f := float32(clamp01((r - radii[j-1]) / (radii[j] - radii[j-1])))
+			// The edge spreads outwards only: inside a thin band the blur
+			// would wash out the darkness the photo shows.
+			out.p[li] = max(levels[0].p[li], levels[j-1].p[li]*(1-f)+levels[j].p[li]*f)
+		}
+	}
+	return out
+}
