@@ -22,6 +22,7 @@ type glassGrid struct {
 	lum    []float32 // perceptual (sRGB-like) lightness, 0..1
 	matte  []float32
 	raw    []bool // the model left the pixel out
+	paint  []bool // coloured like the car's own paint (see features)
 	box    image.Rectangle
 	top    []int // the car's first row in each column, -1 for none
 	bottom []int // one past its last row
@@ -134,6 +135,13 @@ func (gg *glassGrid) features() ([]float32, []int) {
 		body[c] = median(cols[c])
 	}
 	bodyLum := float32(math.Sqrt(float64(0.2126*body[0] + 0.7152*body[1] + 0.0722*body[2])))
+	// On paint that no glass looks like (a clear colour, or white and
+	// silver), a pixel of the paint's own colour is never glass whatever
+	// the model says: that keeps a body-coloured pillar between two
+	// windows opaque. Black and grey paint look like tinted glass, so there
+	// the model alone decides.
+	distinct := saturation(body) > 0.35 || bodyLum > 0.6
+	gg.paint = make([]bool, w*h)
 
 	// Box means over the car only (outside it, the old background would
 	// leak in): sums of lightness and of car pixels.
@@ -189,6 +197,7 @@ func (gg *glassGrid) features() ([]float32, []int) {
 			for c := range 3 {
 				bodyDist = max(bodyDist, abs32(float32(math.Sqrt(float64(px[c])))-float32(math.Sqrt(float64(body[c])))))
 			}
+			gg.paint[i] = distinct && bodyDist < 0.06
 			m1, _ := mean(x, y, r1)
 			m2, cov2 := mean(x, y, r2)
 			m3, cov3 := mean(x, y, r3)
@@ -300,7 +309,7 @@ func postGlass(gg *glassGrid, prob []float32) []float32 {
 		// A region's pixels are glass if the region is, but not a pixel
 		// the model itself calls paint: the smoothing must not carry glass
 		// onto the edge of a pillar between two windows.
-		if l >= 0 && comps[l].area*500 >= carArea && sum[l]/float32(comps[l].area) >= 0.6 && prob[i] >= 0.3 {
+		if l >= 0 && comps[l].area*500 >= carArea && sum[l]/float32(comps[l].area) >= 0.6 && prob[i] >= 0.3 && !gg.paint[i] {
 			keep[i] = true
 		}
 	}
