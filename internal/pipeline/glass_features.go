@@ -314,6 +314,7 @@ func postGlass(gg *glassGrid, prob []float32) []float32 {
 		}
 	}
 	fillEnclosed(keep, w, h)
+	fillColumns(keep, w, h, gg.paint)
 	out := make([]float32, w*h)
 	for i, k := range keep {
 		if k && gg.matte[i] > 0.5 {
@@ -334,3 +335,29 @@ func saturation(c [3]float32) float64 {
 // the windscreen meets the bonnet: glass made paint there stays as
 // photographed, paint made glass shows the background through the bonnet.
 const glassThreshold = 0.55
+
+// fillColumns closes the gaps of each glass region along its columns: a
+// column crosses a window once, so what lies between two glass pixels of
+// one region in a column (a bright streak of sky reflection, a wiper, the
+// shade of a sticker) is glass too, unless it is the car's own paint.
+func fillColumns(set []bool, w, h int, paint []bool) {
+	labels, comps := components(set, w, h)
+	for l, c := range comps {
+		for x := c.box.Min.X; x < c.box.Max.X; x++ {
+			first, last := -1, -1
+			for y := c.box.Min.Y; y < c.box.Max.Y; y++ {
+				if labels[y*w+x] == int32(l) {
+					if first < 0 {
+						first = y
+					}
+					last = y
+				}
+			}
+			for y := first + 1; y < last; y++ {
+				if i := y*w + x; !paint[i] {
+					set[i] = true
+				}
+			}
+		}
+	}
+}
