@@ -97,8 +97,8 @@ const floorShare = 0.5
 
 // onFloor returns the car's scale and the canvas row of its far wheels'
 // ground line on an ow×oh canvas whose wall–floor line is at row line:
-// the far wheels at least the gap below the line, the near wheels lower
-// as photographed, the car inside the margins and as large as they allow.
+// the far wheels the gap below the line, the near wheels lower as
+// photographed, the car inside the margins and as large as they allow.
 // When the margins leave no floor (the line at or under the bottom
 // margin), the car stands on the bottom margin.
 func (a addBackground) onFloor(st stance, ow, oh, line float64) (scale, ground float64) {
@@ -111,16 +111,23 @@ func (a addBackground) onFloor(st stance, ow, oh, line float64) (scale, ground f
 		sc = math.Max(sc, minScale)
 		return sc, bot - sc*st.below
 	}
-	// The far wheels stand gap(sc) below the line and the near ones
-	// st.below lower still, above the bottom margin: gap is the smaller
-	// of floorGap*sc*h and floorShare*room, so either bound may hold.
+	// The far wheels stand gap(sc) below the line, the smaller of
+	// floorGap*sc*h and floorShare*room; a bound on sc holds when it holds
+	// for either, or (under the top margin) for both.
 	if st.below > 0 {
-		fit := math.Max(room/(floorGap*h+st.below), (1-floorShare)*room/st.below)
-		sc = math.Min(sc, fit)
+		// The near wheels above the bottom margin.
+		sc = math.Min(sc, math.Max(room/(floorGap*h+st.below), (1-floorShare)*room/st.below))
+	}
+	if line > top {
+		// The roof under the top margin.
+		if d := st.above - floorGap*h; d > 0 {
+			sc = math.Min(sc, (line-top)/d)
+		}
+		sc = math.Min(sc, (line+floorShare*room-top)/math.Max(st.above, 1))
 	}
 	sc = math.Max(sc, minScale)
 	gap := math.Min(floorGap*sc*h, floorShare*room)
-	// A car taller than the wall allows above its far wheels stands
-	// further forward on the floor.
+	// Only with the wall–floor line above the top margin does the car
+	// stand further forward, to keep its roof inside.
 	return sc, math.Max(line+gap, top+sc*st.above)
 }
