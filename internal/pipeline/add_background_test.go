@@ -189,15 +189,16 @@ func carBounds(img *image.NRGBA) image.Rectangle {
 func TestStudioCarStandsOnTheFloor(t *testing.T) {
 	const W, H, horizon = 960, 640, 0.7
 	for _, tt := range []struct {
-		name       string
-		tilt, rise float64
+		name string
+		car  *SyntheticCar
 	}{
-		{"side view", 0, 0},
-		{"far wheel higher", 0, 0.05},
-		{"slightly tilted", 2 * math.Pi / 180, 0},
+		{"side view", NewSyntheticCarInView(480, 300, 0, 0)},
+		{"far wheel higher", NewSyntheticCarInView(480, 300, 0, 0.05)},
+		{"slightly tilted", NewSyntheticCarInView(480, 300, 2*math.Pi/180, 0)},
+		{"front view", frontView(480, 300, 0.82, 0.76)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			car := NewSyntheticCarInView(480, 300, tt.tilt, tt.rise)
+			car := tt.car
 			e := newTestEngine(t, &fakeSegmenter{car: car}, mapContent{"studio": studio(W, H, horizon)})
 			out := render(t, e, car, det(), Step{"processorName": DetectCarShadow},
 				Step{"processorName": AddBackgroundAndCrop, "background": "studio", "horizonLine": horizon,
@@ -248,6 +249,53 @@ func TestStudioCarStandsOnTheFloor(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// frontView draws a car seen from the front on a w×h photo: a body, and
+// under its sides two tyres reaching down to row tyres·h (a share of the
+// height), the bumper between them down to bumper·h. With tyres above the
+// bumper it is a car whose wheels do not show.
+func frontView(w, h int, tyres, bumper float64) *SyntheticCar {
+	fw, fh := float64(w), float64(h)
+	c := &SyntheticCar{Photo: image.NewNRGBA(image.Rect(0, 0, w, h)), Matte: image.NewGray(image.Rect(0, 0, w, h)),
+		Body: color.NRGBA{190, 30, 35, 255}}
+	for y := range h {
+		for x := range w {
+			fx, fy := float64(x)+0.5, float64(y)+0.5
+			p := color.NRGBA{225, 225, 228, 255}
+			side := fx > 0.2*fw && fx < 0.32*fw || fx > 0.68*fw && fx < 0.8*fw
+			switch {
+			case side && fy > 0.5*fh && fy < tyres*fh:
+				p = color.NRGBA{28, 28, 30, 255}
+			case fx > 0.15*fw && fx < 0.85*fw && fy > 0.25*fh && fy < bumper*fh:
+				p = c.Body
+			}
+			c.Photo.SetNRGBA(x, y, p)
+			if p != (color.NRGBA{225, 225, 228, 255}) {
+				c.Matte.SetGray(x, y, color.Gray{255})
+				c.Box = c.Box.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	c.Contacts = [2]Point{{0.26 * fw, tyres * fh}, {0.74 * fw, tyres * fh}}
+	return c
+}
+
+// TestStudioCarWithoutWheelsStandsOnItsBottom: when no wheels show, the
+// lowest part of the car stands where the far wheels would.
+func TestStudioCarWithoutWheelsStandsOnItsBottom(t *testing.T) {
+	const W, H, horizon = 960, 640, 0.7
+	car := frontView(480, 300, 0.7, 0.76)
+	e := newTestEngine(t, &fakeSegmenter{car: car}, mapContent{"studio": studio(W, H, horizon)})
+	out := render(t, e, car, det(), Step{"processorName": AddBackgroundAndCrop, "background": "studio",
+		"horizonLine": horizon, "outputWidth": float64(W), "outputHeight": float64(H)})
+	r := carBounds(out)
+	if gap := float64(r.Max.Y) - horizon*H; gap < 0.1*float64(r.Dy()) {
+		t.Errorf("car's bottom %.0f px below the wall line, want at least %.0f (car %v)", gap, 0.1*float64(r.Dy()), r)
+	}
+	if r.Min.Y < int(0.05*H)-1 || r.Max.Y > int(0.95*H)+1 {
+		t.Errorf("car at %v, outside the margins", r)
 	}
 }
 
