@@ -93,9 +93,10 @@ func (s *Scene) stance() stance {
 	b := s.Box
 	cx := float64(b.Min.X+b.Max.X) / 2
 	sin, cos := math.Sincos(s.Level)
-	// Turned by Level, the contact point higher on the canvas is the far
-	// one; the floor's line through it, under the middle of the car, is
-	// the anchor, so turning about it keeps that line level.
+	// Turned by Level, the ground point highest on the canvas is the far
+	// wheel (the box's bottom when none is found); the floor's line
+	// through it, under the middle of the car, is the anchor, so turning
+	// about it keeps that line level.
 	far := Point{cx, float64(b.Max.Y)}
 	for _, p := range s.groundPoints() {
 		if sin*p.X+cos*p.Y < sin*far.X+cos*far.Y {
