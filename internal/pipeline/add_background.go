@@ -2,14 +2,17 @@ package pipeline
 
 import (
 	"context"
+	"image"
 	"math"
 )
 
 // addBackground is AddBackgroundAndCropProcessor: the company's background
-// image, scaled to cover the output, with its horizon where the car's
-// ground line goes, and the car scaled and centred so that it stays inside
-// the margins. The output is the crop of the covering background to
-// outputWidth × outputHeight.
+// image, scaled to cover the output, its wall–floor line (horizonLine) at
+// the same share of the output's height where the cover allows, and the
+// car standing on its floor, as large as the margins allow. The output is
+// the crop of the covering background to outputWidth × outputHeight; with
+// neither given, the background's size, made smaller where that would
+// enlarge the car.
 type addBackground struct {
 	name                     string
 	horizon                  float64
@@ -41,6 +44,25 @@ func (a addBackground) apply(ctx context.Context, r *run, s *Scene) error {
 	case a.height == 0:
 		oh = math.Round(ow * ih / iw)
 	}
+	// Wheels found by an earlier PlaceCarProcessor are kept, with its
+	// levelling.
+	if s.hasCar() && !s.Keypoints {
+		s.standOnWheels(false)
+	}
+	a.layout(s, img, ow, oh)
+	// Everything in the layout is a share of the canvas, so a smaller
+	// canvas is the same picture with the car at its photographed size.
+	if sc := s.Place.Scale; a.width == 0 && a.height == 0 && s.hasCar() && sc > 1 {
+		ow, oh = unenlarged(ow, oh, sc)
+		a.layout(s, img, ow, oh)
+	}
+	return nil
+}
+
+// layout sets the canvas to ow×oh, the background covering it and the car
+// on its floor.
+func (a addBackground) layout(s *Scene, img *image.NRGBA, ow, oh float64) {
+	iw, ih := float64(img.Rect.Dx()), float64(img.Rect.Dy())
 	// Cover the output; put the background's horizon at the same share of
 	// the output's height where the cover leaves room to move it.
 	sc := math.Max(ow/iw, oh/ih)
@@ -51,20 +73,61 @@ func (a addBackground) apply(ctx context.Context, r *run, s *Scene) error {
 	s.Background = Background{Kind: BackgroundImage, Image: img, ImageScale: sc, ImageOffset: Point{offX, offY}}
 	s.Floor = horizon
 	if !s.hasCar() {
-		return nil
+		return
 	}
-	// The car stands on the horizon unless that would break the bottom
-	// margin, and is as large as the other margins allow.
-	ground := math.Min(horizon, (1-a.bottom)*oh)
-	anchor := s.anchor()
-	above := math.Max(anchor.Y-float64(s.Box.Min.Y), 1)
-	below := math.Max(float64(s.Box.Max.Y)-anchor.Y, 0)
+	st := s.stance()
+	csc, ground := a.onFloor(st, ow, oh, horizon)
 	availW := (1 - a.left - a.right) * ow
-	csc := availW / float64(s.Box.Dx())
-	csc = math.Min(csc, (ground-a.top*oh)/above)
-	if below > 0 {
-		csc = math.Min(csc, ((1-a.bottom)*oh-ground)/below)
+	x := a.left*ow + availW/2 + csc*(st.left-st.right)/2
+	s.Place = Placement{Anchor: st.anchor, To: Point{x, ground}, Scale: csc, Angle: s.Level}
+}
+
+// floorGap is how far below the wall–floor line the far wheels stand, per
+// unit of the car's height on the canvas. Seen from a camera at about half
+// a car's height, the floor between a car and a wall a few metres behind
+// it spans a fifth of the car's height or more in any photo (the ratio
+// depends on distances, not on pixels), so this holds for every view and
+// size; floorShare keeps it from eating a shallow floor.
+const floorGap = 0.2
+
+// floorShare is the most of the floor between the wall–floor line and the
+// bottom margin that the gap behind the car may take: on a shallow floor
+// the car stands nearer the line rather than shrinking to nothing.
+const floorShare = 0.5
+
+// onFloor returns the car's scale and the canvas row of its far wheels'
+// ground line on an ow×oh canvas whose wall–floor line is at row line:
+// the far wheels the gap below the line, the near wheels lower as
+// photographed, the car inside the margins and as large as they allow.
+// When the margins leave no floor (the line at or under the bottom
+// margin), the car stands on the bottom margin.
+func (a addBackground) onFloor(st stance, ow, oh, line float64) (scale, ground float64) {
+	top, bot := a.top*oh, (1-a.bottom)*oh
+	availW := (1 - a.left - a.right) * ow
+	w, h := st.width(), st.height()
+	sc := math.Min(availW/w, (bot-top)/h)
+	room := bot - line
+	if room <= 0 {
+		sc = math.Max(sc, minScale)
+		return sc, bot - sc*st.below
 	}
-	s.Place = Placement{Anchor: anchor, To: Point{a.left*ow + availW/2, ground}, Scale: math.Max(csc, minScale), Angle: s.Level}
-	return nil
+	// The far wheels stand gap(sc) below the line, the smaller of
+	// floorGap*sc*h and floorShare*room; a bound on sc holds when it holds
+	// for either, or (under the top margin) for both.
+	if st.below > 0 {
+		// The near wheels above the bottom margin.
+		sc = math.Min(sc, math.Max(room/(floorGap*h+st.below), (1-floorShare)*room/st.below))
+	}
+	if line > top {
+		// The roof under the top margin.
+		if d := st.above - floorGap*h; d > 0 {
+			sc = math.Min(sc, (line-top)/d)
+		}
+		sc = math.Min(sc, (line+floorShare*room-top)/math.Max(st.above, 1))
+	}
+	sc = math.Max(sc, minScale)
+	gap := math.Min(floorGap*sc*h, floorShare*room)
+	// Only with the wall–floor line above the top margin does the car
+	// stand further forward, to keep its roof inside.
+	return sc, math.Max(line+gap, top+sc*st.above)
 }

@@ -164,35 +164,48 @@ var catalog = []Processor{
 	},
 	{
 		Name: PlaceCar,
-		Description: "Scales the car to fit carWidth x carHeight of the canvas, puts its ground line on the horizon " +
-			"and centres it.",
+		Description: "Scales the car to fit carWidth x carHeight of the canvas, centres it and stands it on the horizon " +
+			"as photographed: its far wheels touch the horizon, its near wheels stand lower. The canvas is the " +
+			"photo's size, made smaller by as much as the car would otherwise be enlarged (an enlarged car is only " +
+			"softer); ResizeProcessor gives a fixed output size.",
 		Requires: []string{DetectCarMask},
 		Params: []Param{
-			num("horizonLine", 0.75, 0, 1, "Height of the car's ground line, as a share of the canvas height from the top."),
+			num("horizonLine", 0.75, 0, 1, "The ground line, as a share of the canvas height from the top: where the "+
+				"far wheels touch the ground (the car is raised where its near wheels would leave the canvas)."),
 			num("carWidth", 0.8, 0, 1, "Largest width of the car, as a share of the canvas width."),
 			num("carHeight", 0.7, 0, 1, "Largest height of the car, as a share of the canvas height."),
 			colour("background", "#FFFFFF", "Canvas colour, #RRGGBB."),
 			{Name: "useKeypoints", Type: Boolean, Default: false,
-				Description: "Align on the wheels' ground-contact points instead of the box bottom, and level a slightly tilted car."},
+				Description: "Level a slightly tilted car (up to 4 degrees) on the line through its wheels' " +
+					"contact points; a steeper line is a three-quarter view's perspective and is kept. " +
+					"Without it the car stands on its wheels too, as photographed."},
 		},
 	},
 	{
 		Name: AddBackgroundAndCrop,
-		Description: "Puts the car on an uploaded BACKGROUND_SIMPLE image (scaled to cover), its ground line on the " +
-			"background's horizon, then crops so the car sits inside the margins.",
+		Description: "Puts the car on an uploaded BACKGROUND_SIMPLE image (scaled to cover the output), standing on " +
+			"its floor: the far wheels a fifth of the car's height (at most half the floor) below the line where " +
+			"the floor meets the wall, the near wheels lower as photographed, the car as large as the margins " +
+			"allow. Without an output size the output is the background's size, made smaller where the car would " +
+			"otherwise be enlarged beyond its photographed pixels.",
 		Requires: []string{DetectCarMask},
 		Params: []Param{
 			{Name: "background", Type: String, Kind: ContentRef, ContentTypes: []string{showroom.ContentBackground},
 				Required: true, Description: "Name of the BACKGROUND_SIMPLE content to use."},
-			num("horizonLine", 0.75, 0, 1, "Height of the background's horizon, as a share of its height from the top."),
+			num("horizonLine", 0.75, 0, 1, "Where the background's floor meets its wall, as a share of its height "+
+				"from the top (the built-in showroomStudio: 0.72). The car stands on the floor below it."),
 			num("marginLeft", 0.05, 0, 0.45, "Least space left of the car, as a share of the output width."),
 			num("marginRight", 0.05, 0, 0.45, "Least space right of the car, as a share of the output width."),
 			num("marginTop", 0.05, 0, 0.45, "Least space above the car, as a share of the output height."),
-			num("marginBottom", 0.05, 0, 0.45, "Least space below the car, as a share of the output height."),
+			num("marginBottom", 0.05, 0, 0.45, "Least space below the car, as a share of the output height. "+
+				"A wall–floor line at or below it leaves no floor: the car then stands on this margin."),
 			{Name: "outputWidth", Type: Integer, Min: bound(64), Max: bound(8192),
-				Description: "Width of the output in pixels; by default the background's width."},
+				Description: "Width of the output in pixels, honoured exactly; with outputHeight unset the " +
+					"height follows the background's aspect. With neither set: the background's size, " +
+					"smaller where the car would be enlarged."},
 			{Name: "outputHeight", Type: Integer, Min: bound(64), Max: bound(8192),
-				Description: "Height of the output in pixels; by default the background's height."},
+				Description: "Height of the output in pixels, honoured exactly; with outputWidth unset the " +
+					"width follows the background's aspect."},
 		},
 	},
 	{

@@ -117,7 +117,9 @@ JPEG, PNG (keeps transparency) or WebP (keeps transparency), sRGB, with every
 metadata field stripped.
 
 The pictures are rendered by the program from a drawn car (no photo ships with
-the docs): left the photo, right the result of the configuration shown.
+the docs): left the photo, right the result of the configuration shown. Where
+the car goes, and what each placement parameter means, is in
+[Placing the car](#placing-the-car).
 
 `)
 	b.WriteString("| processor | cost | requires |\n|---|---|---|\n")
@@ -159,6 +161,12 @@ the docs): left the photo, right the result of the configuration shown.
 		fmt.Fprintf(&b, "\n![%s: %s](processors/%s)\n\n", p.Name, ex.caption, name)
 		fmt.Fprintf(&b, "*%s.* Configuration:\n\n```json\n%s\n```\n", upperFirst(ex.caption), indentJSON(raw))
 	}
+	b.WriteString(placementDocs)
+	pic, err := placementPicture()
+	if err != nil {
+		return nil, nil, fmt.Errorf("docs: placement picture: %w", err)
+	}
+	pictures["placement.png"] = pngEncode(pic)
 	return []byte(b.String()), pictures, nil
 }
 

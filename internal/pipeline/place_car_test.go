@@ -41,6 +41,13 @@ func TestPlaceCar(t *testing.T) {
 			"carWidth": tt.width, "carHeight": tt.height, "background": "#000000"})
 		got := changedBounds(out, [4]uint8{0, 0, 0, 255})
 		sc := math.Min(tt.width*W/bw, tt.height*H/bh)
+		// A car that would be enlarged keeps its pixels on a smaller
+		// canvas instead (TestPlaceCarDoesNotEnlargeTheCar).
+		W, H := W, H
+		if sc > 1 {
+			W, H = float64(out.Rect.Dx()), float64(out.Rect.Dy())
+			sc = math.Min(tt.width*W/bw, tt.height*H/bh)
+		}
 		if w := float64(got.Dx()); math.Abs(w-bw*sc) > 3 {
 			t.Errorf("%+v: car width %.0f, want %.0f", tt, w, bw*sc)
 		}
@@ -80,11 +87,69 @@ func TestPlaceCarKeypointsLevelATiltedCar(t *testing.T) {
 			t.Errorf("tilt %.1f°: turned by %.2f°, want %.2f°", deg, got, -deg)
 		}
 		// On the rendered canvas both contact points are on the horizon.
+		H := float64(s.Canvas.Y)
 		for i, c := range car.Contacts {
 			q := s.Place.forward(c)
-			if math.Abs(q.Y-0.75*300) > 2 {
-				t.Errorf("tilt %.1f°: contact %d lands at y=%.1f, want the horizon %.1f", deg, i, q.Y, 0.75*300)
+			if math.Abs(q.Y-0.75*H) > 2 {
+				t.Errorf("tilt %.1f°: contact %d lands at y=%.1f, want the horizon %.1f", deg, i, q.Y, 0.75*H)
 			}
+		}
+	}
+}
+
+// TestPlaceCarFarTyresOnTheHorizon: on a plain colour the horizon is the
+// ground line of the far wheels; the near wheel stands lower, as
+// photographed, whether or not useKeypoints is set (its levelling leaves
+// a difference this large alone: it is perspective, not tilt).
+func TestPlaceCarFarTyresOnTheHorizon(t *testing.T) {
+	car := NewSyntheticCarInView(480, 300, 0, 0.05)
+	e := newTestEngine(t, &fakeSegmenter{car: car}, nil)
+	for _, keypoints := range []bool{false, true} {
+		out := render(t, e, car, det(), Step{"processorName": PlaceCar, "horizonLine": 0.7, "carWidth": 0.6,
+			"background": "#FFFFFF", "useKeypoints": keypoints})
+		c, ok := tyres(out)
+		if !ok {
+			t.Fatal("no tyres in the output")
+		}
+		H := float64(out.Rect.Dy())
+		if math.Abs(c[0].Y-0.7*H) > 2 {
+			t.Errorf("useKeypoints %v: far tyre meets the ground at y=%.0f, want the horizon %.0f", keypoints, c[0].Y, 0.7*H)
+		}
+		scale := float64(changedBounds(out, [4]uint8{255, 255, 255, 255}).Dx()) / float64(car.Box.Dx())
+		if want := (car.Contacts[1].Y - car.Contacts[0].Y) * scale; math.Abs(c[1].Y-c[0].Y-want) > 2 {
+			t.Errorf("useKeypoints %v: near tyre %.0f px below the far one, want %.0f", keypoints, c[1].Y-c[0].Y, want)
+		}
+	}
+}
+
+// TestPlaceCarDoesNotEnlargeTheCar: the canvas is the photo's size unless
+// the car would be enlarged; then it is smaller by as much, with the same
+// composition.
+func TestPlaceCarDoesNotEnlargeTheCar(t *testing.T) {
+	car := testCar(t)
+	e := newTestEngine(t, &fakeSegmenter{car: car}, nil)
+	bw := car.Box.Dx()
+	for _, tt := range []struct {
+		width float64
+		grow  bool
+	}{{0.5, false}, {0.95, true}} {
+		out := render(t, e, car, det(), Step{"processorName": PlaceCar, "carWidth": tt.width, "carHeight": 1.0, "background": "#000000"})
+		got := changedBounds(out, [4]uint8{0, 0, 0, 255})
+		w, h := out.Rect.Dx(), out.Rect.Dy()
+		if !tt.grow {
+			if w != 480 || h != 300 {
+				t.Errorf("carWidth %.2f: canvas %dx%d, want the photo's 480x300", tt.width, w, h)
+			}
+			continue
+		}
+		if got.Dx() > bw+1 || got.Dx() < bw-2 {
+			t.Errorf("carWidth %.2f: car %d px wide, photographed %d", tt.width, got.Dx(), bw)
+		}
+		if w >= 480 || math.Abs(float64(w)/float64(h)-1.6) > 0.01 {
+			t.Errorf("carWidth %.2f: canvas %dx%d, want smaller than 480x300 and as wide", tt.width, w, h)
+		}
+		if share := float64(got.Dx()) / float64(w); math.Abs(share-tt.width) > 0.01 {
+			t.Errorf("carWidth %.2f: car %.3f of the canvas wide", tt.width, share)
 		}
 	}
 }

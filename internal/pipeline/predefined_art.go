@@ -80,8 +80,13 @@ func RenderThumbnail(name string) (*image.NRGBA, bool) {
 	default:
 		return nil, false
 	}
-	// The car stands on the horizon line, 70% of the width wide.
+	// The car, 70% of the width wide, stands on the horizon line; in the
+	// studio on its floor, as AddBackgroundAndCrop stands it, the gap
+	// below the line where the floor meets the wall.
 	box := image.Rect(int(0.15*float64(w)), int(0.40*float64(h)), int(0.85*float64(w)), int(StudioHorizon*float64(h)))
+	if name == "default_showroom" {
+		box = box.Add(image.Pt(0, int(math.Round(floorGap*float64(box.Dy())))))
+	}
 	if shadow > 0 {
 		artEllipse(img, float64(box.Min.X+box.Max.X)/2, float64(box.Max.Y)-2, float64(box.Dx())*0.55, float64(box.Dy())*0.12,
 			color.NRGBA{0, 0, 0, 255}, shadow, true)

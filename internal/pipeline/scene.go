@@ -25,7 +25,7 @@ type Scene struct {
 
 	// Ground is the car's ground line in photo pixels: where it touches
 	// the floor. It starts as the box's bottom edge and becomes the line
-	// through the wheels' contact points with useKeypoints.
+	// through the wheels' contact points when the car is placed.
 	Ground GroundLine
 	// Keypoints is set when Ground runs through the wheels' contact
 	// points; Level is then the angle that levels the car.

@@ -38,6 +38,15 @@ type SyntheticCar struct {
 // NewSyntheticCar draws the car on a w×h photo, turned by tilt radians
 // about its ground centre (0 for level).
 func NewSyntheticCar(w, h int, tilt float64) *SyntheticCar {
+	return NewSyntheticCarInView(w, h, tilt, 0)
+}
+
+// NewSyntheticCarInView draws the car as NewSyntheticCar does, its left
+// wheel raised by rise (a share of the photo's height): the far wheel of
+// a car seen from slightly above and from the side, whose contact point
+// stands higher in the photo than the near wheel's while the body stays
+// level.
+func NewSyntheticCarInView(w, h int, tilt, rise float64) *SyntheticCar {
 	fw, fh := float64(w), float64(h)
 	sc := &SyntheticCar{
 		Photo:   image.NewNRGBA(image.Rect(0, 0, w, h)),
@@ -58,8 +67,10 @@ func NewSyntheticCar(w, h int, tilt float64) *SyntheticCar {
 	sc.ShadowCenter, sc.ShadowRadii, sc.ShadowDarkness = Point{0.5 * fw, ground}, Point{0.36 * fw, 0.035 * fh}, 0.55
 	sc.Object = image.Rect(int(0.91*fw), int(0.86*fh), int(0.98*fw), int(0.93*fh))
 	sin, cos := math.Sincos(tilt)
+	// wheelYs are the wheels' centres in the car's own frame.
+	wheelYs := [2]float64{wheelY - rise*fh, wheelY}
 	for i, x := range wheels {
-		dx, dy := x-pivot.X, ground-pivot.Y
+		dx, dy := x-pivot.X, wheelYs[i]+wheelR-pivot.Y
 		sc.Contacts[i] = Point{pivot.X + cos*dx - sin*dy, pivot.Y + sin*dx + cos*dy}
 	}
 
@@ -68,8 +79,8 @@ func NewSyntheticCar(w, h int, tilt float64) *SyntheticCar {
 	shape := func(px, py float64) int {
 		dx, dy := px-pivot.X, py-pivot.Y
 		x, y := pivot.X+cos*dx+sin*dy, pivot.Y-sin*dx+cos*dy
-		for _, wx := range wheels {
-			if d := math.Hypot(x-wx, y-wheelY); d < wheelR {
+		for i, wx := range wheels {
+			if d := math.Hypot(x-wx, y-wheelYs[i]); d < wheelR {
 				if d < wheelR*0.6 {
 					return 4
 				}
