@@ -102,29 +102,6 @@ func tyreContacts(g *workGrid, box image.Rectangle) []tyre {
 	return kept
 }
 
-// bottomProfile returns, for each column of box, the working-grid row
-// just below the car's lowest pixel there, sub-pixel (the soft edge below
-// says how far the car reaches into the next row), or -1 where the column
-// holds no car.
-func bottomProfile(g *workGrid, box image.Rectangle) []float64 {
-	bottom := make([]float64, box.Dx())
-	for i := range bottom {
-		x := box.Min.X + i
-		bottom[i] = -1
-		for y := box.Max.Y - 1; y >= box.Min.Y; y-- {
-			if g.matte.p[y*g.w+x] > 0.5 {
-				next := 0.0
-				if y+1 < g.h {
-					next = float64(g.matte.p[(y+1)*g.w+x])
-				}
-				bottom[i] = float64(y+1) + next
-				break
-			}
-		}
-	}
-	return bottom
-}
-
 // rubber reports whether the car just above the run [i0, i1] of the
 // bottom profile is dark, as a tyre is in any light a car is photographed
 // in (linear luminance below a quarter; white paint in shade is brighter).
