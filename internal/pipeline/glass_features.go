@@ -297,6 +297,11 @@ func postGlass(gg *glassGrid, prob []float32) []float32 {
 			carArea++
 		}
 	}
+	// An opening takes off the ragged fringe of a region and the thin
+	// bridges over a pillar, which show as torn edges when drawn.
+	r := max(1, int(math.Round(0.006*math.Sqrt(float64(gg.box.Dx()*gg.box.Dy())))))
+	found := set
+	set = dilate(erode(set, w, h, r), w, h, r)
 	labels, comps := components(set, w, h)
 	sum := make([]float32, len(comps))
 	for i, l := range labels {
@@ -309,9 +314,15 @@ func postGlass(gg *glassGrid, prob []float32) []float32 {
 		// A region's pixels are glass if the region is, but not a pixel
 		// the model itself calls paint: the smoothing must not carry glass
 		// onto the edge of a pillar between two windows.
-		if l >= 0 && comps[l].area*500 >= carArea && sum[l]/float32(comps[l].area) >= 0.6 && prob[i] >= 0.3 && !gg.paint[i] {
+		if l >= 0 && window(comps[l], sum[l], carArea) && prob[i] >= 0.3 && !gg.paint[i] {
 			keep[i] = true
 		}
+	}
+	// The opening also took the edge's detail off the regions kept: give
+	// it back, as far as the opening reached.
+	near := dilate(keep, w, h, r)
+	for i, f := range found {
+		keep[i] = keep[i] || (f && near[i] && prob[i] >= 0.3 && !gg.paint[i])
 	}
 	fillEnclosed(keep, w, h)
 	fillColumns(keep, w, h, gg.paint)
@@ -335,6 +346,23 @@ func saturation(c [3]float32) float64 {
 // the windscreen meets the bonnet: glass made paint there stays as
 // photographed, paint made glass shows the background through the bonnet.
 const glassThreshold = 0.55
+
+// window reports whether a region the model found is glass to draw: large
+// enough, found with confidence as a whole, and solid (a window fills most
+// of its box; a ragged partial find does not, and drawn it shows as a
+// torn patch, worse than the glass left as photographed).
+func window(c component, probSum float32, carArea int) bool {
+	mean := probSum / float32(c.area)
+	solid := float64(c.area) / float64(c.box.Dx()*c.box.Dy())
+	return c.area*500 >= carArea && mean >= glassConfidence && solid >= glassSolidity
+}
+
+// glassConfidence is the least mean probability of a region drawn as
+// glass, and glassSolidity the least share of its bounding box it fills.
+const (
+	glassConfidence = 0.7
+	glassSolidity   = 0.4
+)
 
 // fillColumns closes the gaps of each glass region along its columns: a
 // column crosses a window once, so what lies between two glass pixels of
