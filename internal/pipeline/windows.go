@@ -22,9 +22,7 @@ func (w windows) apply(ctx context.Context, r *run, s *Scene) error {
 	if !s.hasCar() {
 		return nil
 	}
-	g := s.workGrid()
-	glass := findGlass(g, g.toWork(s.Box), s.Raw)
-	s.Glass, s.WindowTransparency, s.WindowBrightness = &glass, w.transparency, w.brightness
+	s.Glass, s.WindowTransparency, s.WindowBrightness = s.detectGlass(), w.transparency, w.brightness
 	return nil
 }
 

@@ -168,8 +168,8 @@ func TestGlassIsNotPaint(t *testing.T) {
 			var found, window int
 			for y := range g.h {
 				for x := range g.w {
-					glass := s.Glass.p[y*g.w+x]
 					X, Y := int(float64(x)/g.sx), int(float64(y)/g.sy)
+					glass := float64(s.Glass.GrayAt(X, Y).Y) / 255
 					if (image.Point{X, Y}).In(notGlass) && car.Matte.GrayAt(X, Y).Y == 255 && glass > 0 {
 						t.Fatalf("(%d,%d) is %.2f glass; it is %v paint", X, Y, glass, car.Photo.NRGBAAt(X, Y))
 					}
