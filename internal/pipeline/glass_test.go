@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"image"
 	"math"
 	"testing"
 )
@@ -118,5 +119,33 @@ func TestGlassCompositing(t *testing.T) {
 		if n < 500 {
 			t.Fatalf("t %.2f b %.2f: only %d fully glass pixels", c.t, c.b, n)
 		}
+	}
+}
+
+// TestShrinkGrayLinesUpWithTheCar: a glass layer shrunk with a car drawn
+// at half size averages the same photo blocks as the car's.
+func TestShrinkGrayLinesUpWithTheCar(t *testing.T) {
+	g := image.NewGray(image.Rect(3, 5, 11, 9))
+	for i := range g.Pix {
+		g.Pix[i] = 255
+	}
+	s := shrinkGray(g, 2)
+	if want := image.Rect(1, 2, 6, 5); s.Rect != want {
+		t.Fatalf("shrunk to %v, want %v", s.Rect, want)
+	}
+	for _, c := range []struct {
+		x, y int
+		want uint8
+	}{{1, 2, 64}, {2, 2, 128}, {2, 3, 255}, {5, 4, 64}, {5, 2, 64}} {
+		if got := s.GrayAt(c.x, c.y).Y; got != c.want {
+			t.Errorf("block (%d,%d) = %d, want %d", c.x, c.y, got, c.want)
+		}
+	}
+	// Sampled at a photo point, both grids give the same glass inside.
+	if a, b := sampleGray(g, 6, 7), sampleGray(s, 3, 3.5); a != 1 || b != 1 {
+		t.Errorf("inside: %.2f at full size, %.2f shrunk; want 1", a, b)
+	}
+	if v := sampleGray(g, 20, 20); v != 0 {
+		t.Errorf("outside the layer: %.2f, want 0", v)
 	}
 }
