@@ -23,16 +23,30 @@ import (
 const evalMaxPixels = 100_000_000
 
 // runEval measures the car mask against hand-made masks: every *.jpg in
-// --images with a *.mask.png beside it.
+// --images with a *.mask.png beside it; with --glass, the glass too, on
+// every *.jpg.
 func (m *Main) runEval(ctx context.Context, args []string) error {
 	var images, out, model, modelDir string
+	var glass bool
 	fs := m.newFlagSet("eval")
-	fs.String(&images, "images", filepath.Join("..", "shared", "testdata", "cars"), "folder of NAME.jpg photos with NAME.mask.png masks")
-	fs.String(&out, "out", "", "folder to write NAME.pred.png masks and contact-sheet.png into")
+	fs.Usage = func() { fmt.Fprintln(m.Stderr, evalUsage); fs.PrintDefaults() }
+	fs.String(&images, "images", filepath.Join("..", "shared", "testdata", "cars"), "folder of NAME.jpg photos with NAME.mask.png masks (with --glass: any NAME.jpg, annotated or not)")
+	fs.String(&out, "out", "", "folder to write NAME.pred.png masks and contact-sheet.png into (with --glass: NAME.glass.png and glass-sheet.png)")
 	fs.String(&model, "model", vision.ModelISNet, "segmentation model: isnet or u2netp")
 	fs.String(&modelDir, "model-dir", vision.DefaultModelDir(), "folder with the model files (make models)")
+	fs.Bool(&glass, "glass", false, "find and score the glass as SemiTransparentWindowsProcessor finds it")
 	if _, err := fs.Parse(args); err != nil {
 		return err
+	}
+	if glass {
+		cfg := vision.DefaultConfig(modelDir)
+		cfg.Model = model
+		seg, err := vision.New(cfg)
+		if err != nil {
+			return err
+		}
+		defer seg.Close()
+		return m.runEvalGlass(ctx, seg, images, out)
 	}
 	photos, err := filepath.Glob(filepath.Join(images, "*.jpg"))
 	if err != nil {
@@ -98,7 +112,7 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(m.Stdout, "model %s; raw = the model's output alone, thresholded at 0.5\n", seg.Model())
 	if out != "" {
-		if err := writePNG(filepath.Join(out, "contact-sheet.png"), contactSheet(rows, 320)); err != nil {
+		if err := writePNG(filepath.Join(out, "contact-sheet.png"), contactSheet(rows, sheetWidth)); err != nil {
 			return err
 		}
 		fmt.Fprintf(m.Stdout, "wrote %d masks and contact-sheet.png to %s\n", len(rows), out)

@@ -62,7 +62,7 @@ var commands = map[string]command{
 	"admin":   {(*Main).runAdmin, "manage companies, users and signing keys"},
 	"worker":  {(*Main).runWorker, "run processing jobs without serving HTTP, beside 'showroom api'"},
 	"process": {(*Main).runProcess, "run a configuration on photos: here, or with --server on a running service"},
-	"eval":    {(*Main).runEval, "measure the car mask against hand-made masks"},
+	"eval":    {(*Main).runEval, "measure the car mask (and with --glass the glass) against hand-made masks"},
 	"gallery": {(*Main).runGallery, "render every configuration on a folder of photos into contact sheets"},
 	"version": {(*Main).runVersion, "print the version"},
 }

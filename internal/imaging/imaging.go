@@ -1,5 +1,6 @@
 // Package imaging holds the small image-processing pieces that the vision
-// and pipeline packages share: the antialiased resampling filter and the
+// and pipeline packages share: the antialiased resampling filter, the
+// guided filter that brings a coarse layer to full resolution, and the
 // row-band parallel loop.
 package imaging
 

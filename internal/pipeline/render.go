@@ -98,8 +98,8 @@ func Render(s *Scene) (*image.NRGBA, bool) {
 				if inCar {
 					cr, cg, cb, ca := car.sample(px, py)
 					if ca > 0 {
-						if s.Glass != nil && (glassT > 0 || glassB != 1) {
-							if g := s.Glass.sample(px*gsx, py*gsy); g > 0 {
+						if car.glass != nil && (glassT > 0 || glassB != 1) {
+							if g := car.sampleGlass(px, py); g > 0 {
 								keep := 1 - g*glassT
 								bright := (1 + g*(glassB-1)) * keep
 								cr, cg, cb, ca = cr*bright, cg*bright, cb*bright, ca*keep
@@ -206,11 +206,14 @@ func (l *backgroundLayer) at(s *Scene, x, y int, px, py float64) (r, g, b, a flo
 }
 
 // carLayer is the cut-out car: decontaminated colours with the matte as
-// alpha, covering the car's box (prefiltered when the car is shrunk).
+// alpha, covering the car's box, and its glass (both prefiltered when the
+// car is shrunk).
 type carLayer struct {
 	img    *image.NRGBA // origin at the box's top-left, on the shrunk grid
 	origin Point        // photo position of img's (0,0)
 	k      float64      // photo pixels per img pixel
+	// glass is Scene.Glass on the photo grid shrunk by k, or nil.
+	glass *image.Gray
 }
 
 func (s *Scene) carSource() *carLayer {
@@ -222,15 +225,24 @@ func (s *Scene) carSource() *carLayer {
 	}
 	fg := s.foreground()
 	l := &carLayer{img: fg, origin: Point{float64(s.Box.Min.X), float64(s.Box.Min.Y)}, k: 1}
+	l.glass = s.Glass
 	if k := int(1 / s.Place.scale()); k >= 2 {
 		l.img = shrinkNRGBA(fg, k)
 		l.k = float64(k)
+		if l.glass != nil {
+			l.glass = shrinkGray(l.glass, k)
+		}
 	}
 	return l
 }
 
 func (l *carLayer) sample(px, py float64) (r, g, b, a float32) {
 	return sampleNRGBA(l.img, (px-l.origin.X)/l.k, (py-l.origin.Y)/l.k, false)
+}
+
+// sampleGlass returns how much glass (0..1) is at photo point (px, py).
+func (l *carLayer) sampleGlass(px, py float64) float32 {
+	return sampleGray(l.glass, px/l.k, py/l.k)
 }
 
 // sampleNRGBA returns the bilinear, premultiplied linear colour of img at

@@ -40,9 +40,11 @@ type Scene struct {
 	// ShadowDetected tells a shadow found in the photo from none found.
 	ShadowDetected bool
 
-	// Glass is how much of each car pixel is window glass (0..1) on the
-	// working grid; nil until SemiTransparentWindowsProcessor ran.
-	Glass              *plane
+	// Glass is how much of each car pixel is window glass (255 fully) at
+	// the photo's full resolution, in photo coordinates: it covers the
+	// glass's neighbourhood only (its Rect) and is 0 outside. nil until
+	// SemiTransparentWindowsProcessor ran.
+	Glass              *image.Gray
 	WindowTransparency float64
 	WindowBrightness   float64
 

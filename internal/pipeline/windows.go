@@ -23,9 +23,7 @@ func (w windows) apply(ctx context.Context, r *run, s *Scene) error {
 	if !s.hasCar() {
 		return nil
 	}
-	g := s.workGrid()
-	glass := findGlass(g, g.toWork(s.Box), s.Raw)
-	s.Glass, s.WindowTransparency, s.WindowBrightness = &glass, w.transparency, w.brightness
+	s.Glass, s.WindowTransparency, s.WindowBrightness = s.detectGlass(), w.transparency, w.brightness
 	return nil
 }
 
@@ -51,21 +49,40 @@ func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray) plane {
 		}
 	})
 	glass := postGlass(gg, prob)
-	if gg.k == 1 {
-		copy(out.p, glass)
-		return out
-	}
 	// Back onto the working grid, inside the car only.
+	keep := make([]bool, g.w*g.h)
 	small := plane{w: gg.w, h: gg.h, p: glass}
 	inv := 1 / float64(gg.k)
 	for y := range g.h {
 		for x := range g.w {
 			i := y*g.w + x
 			if g.matte.p[i] > 0.5 {
-				if v := small.sample((float64(x)+0.5)*inv, (float64(y)+0.5)*inv); v >= 0.5 {
-					out.p[i] = 1
-				}
+				keep[i] = small.sample((float64(x)+0.5)*inv, (float64(y)+0.5)*inv) >= 0.5
 			}
+		}
+	}
+	return softenInward(keep, g.w, g.h, g.sx)
+}
+
+// softenInward returns the glass region keep as a layer whose edge is
+// softened inwards only: blurring the region as found would spread
+// transparency onto the frames and pillars around it. The softening is
+// about two photo pixels on small photos and grows with the photo (sx is
+// working pixels per photo pixel), so that the refinement to full
+// resolution has a ramp to fit the photographed frame to rather than the
+// working grid's staircase.
+func softenInward(keep []bool, w, h int, sx float64) plane {
+	out := newPlane(w, h)
+	soft := max(1, int(math.Round(0.5/sx)))
+	for i, k := range erode(keep, w, h, soft) {
+		if k {
+			out.p[i] = 1
+		}
+	}
+	out.boxBlur(soft)
+	for i, k := range keep {
+		if !k {
+			out.p[i] = 0
 		}
 	}
 	return out

@@ -55,8 +55,8 @@ func TestGlassOnAnnotatedPhotos(t *testing.T) {
 		var found, missed, onWheels, wheelArea float64
 		for y := range g.h {
 			for x := range g.w {
-				glass := s.Glass.p[y*g.w+x] >= 0.5
 				X, Y := int(float64(x)/g.sx), int(float64(y)/g.sy)
+				glass := s.Glass.GrayAt(X, Y).Y >= 128
 				if wheels.Pix[Y*wheels.Stride+X] > 127 {
 					wheelArea++
 					if glass {

@@ -95,9 +95,11 @@ func detectedGlass(t *testing.T, car *SyntheticCar, noRaw bool) func(x, y int) f
 			t.Fatal(err)
 		}
 	}
-	g := s.workGrid()
 	return func(x, y int) float32 {
-		return s.Glass.sample((float64(x)+0.5)*g.sx, (float64(y)+0.5)*g.sy)
+		if s.Glass == nil || !(image.Point{x, y}).In(s.Glass.Rect) {
+			return 0
+		}
+		return float32(s.Glass.GrayAt(x, y).Y) / 255
 	}
 }
 
@@ -201,8 +203,8 @@ func TestGlassIsNotPaint(t *testing.T) {
 			var found, window int
 			for y := range g.h {
 				for x := range g.w {
-					glass := s.Glass.p[y*g.w+x]
 					X, Y := int(float64(x)/g.sx), int(float64(y)/g.sy)
+					glass := float64(s.Glass.GrayAt(X, Y).Y) / 255
 					if (image.Point{X, Y}).In(notGlass) && car.Matte.GrayAt(X, Y).Y == 255 && glass > 0 {
 						t.Fatalf("(%d,%d) is %.2f glass; it is %v paint", X, Y, glass, car.Photo.NRGBAAt(X, Y))
 					}

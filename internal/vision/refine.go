@@ -26,7 +26,8 @@ func refine(img *image.NRGBA, work [3]plane, p plane) *image.Gray {
 	for i := range I.p {
 		I.p[i] = (0.299*work[0].p[i] + 0.587*work[1].p[i] + 0.114*work[2].p[i]) / 255
 	}
-	a, b := guidedCoefficients(I, p, guideRadius, guideEps)
+	ca, cb := imaging.GuidedCoefficients(I.p, p.p, w, h, guideRadius, guideEps, floatPool{})
+	a, b := plane{w: w, h: h, p: ca}, plane{w: w, h: h, p: cb}
 	I.release()
 	alpha := applyCoefficients(img, a, b)
 	a.release()
@@ -34,87 +35,11 @@ func refine(img *image.NRGBA, work [3]plane, p plane) *image.Gray {
 	return alpha
 }
 
-// guidedCoefficients returns the box-averaged a and b of the guided filter
-// of p guided by I.
-func guidedCoefficients(I, p plane, r int, eps float32) (plane, plane) {
-	n := len(I.p)
-	Ip, II := newPlane(I.w, I.h), newPlane(I.w, I.h)
-	for i := range n {
-		Ip.p[i] = I.p[i] * p.p[i]
-		II.p[i] = I.p[i] * I.p[i]
-	}
-	mI, mp, mIp, mII := boxMean(I, r), boxMean(p, r), boxMean(Ip, r), boxMean(II, r)
-	Ip.release()
-	II.release()
-	a, b := newPlane(I.w, I.h), newPlane(I.w, I.h)
-	for i := range n {
-		v := mII.p[i] - mI.p[i]*mI.p[i]
-		cov := mIp.p[i] - mI.p[i]*mp.p[i]
-		a.p[i] = cov / (v + eps)
-		b.p[i] = mp.p[i] - a.p[i]*mI.p[i]
-	}
-	for _, m := range []plane{mI, mp, mIp, mII} {
-		m.release()
-	}
-	ma, mb := boxMean(a, r), boxMean(b, r)
-	a.release()
-	b.release()
-	return ma, mb
-}
+// floatPool lends the package's float free list to the shared filters.
+type floatPool struct{}
 
-// boxMean is the mean over the (2r+1)² window, the window clipped at the
-// edges, with running sums (time independent of r).
-func boxMean(p plane, r int) plane {
-	w, h := p.w, p.h
-	tmp := newPlane(w, h)
-	imaging.Parallel(h, func(lo, hi int) {
-		for y := lo; y < hi; y++ {
-			row, out := p.p[y*w:(y+1)*w], tmp.p[y*w:(y+1)*w]
-			var s float32
-			for x := 0; x < min(r, w); x++ {
-				s += row[x]
-			}
-			for x := range w {
-				if x+r < w {
-					s += row[x+r]
-				}
-				if x-r-1 >= 0 {
-					s -= row[x-r-1]
-				}
-				out[x] = s / float32(min(x+r, w-1)-max(x-r, 0)+1)
-			}
-		}
-	})
-	// The column pass runs down the rows with a sum per column, so it reads
-	// memory in order; the columns are split over the cores.
-	out := newPlane(w, h)
-	imaging.Parallel(w, func(lo, hi int) {
-		sum := make([]float32, hi-lo)
-		for y := 0; y < min(r, h); y++ {
-			for x, v := range tmp.p[y*w+lo : y*w+hi] {
-				sum[x] += v
-			}
-		}
-		for y := range h {
-			if y+r < h {
-				for x, v := range tmp.p[(y+r)*w+lo : (y+r)*w+hi] {
-					sum[x] += v
-				}
-			}
-			if y-r-1 >= 0 {
-				for x, v := range tmp.p[(y-r-1)*w+lo : (y-r-1)*w+hi] {
-					sum[x] -= v
-				}
-			}
-			inv := 1 / float32(min(y+r, h-1)-max(y-r, 0)+1)
-			for x, s := range sum {
-				out.p[y*w+lo+x] = s * inv
-			}
-		}
-	})
-	tmp.release()
-	return out
-}
+func (floatPool) Get(n int) []float32 { return getFloats(n) }
+func (floatPool) Put(b []float32)     { putFloats(b) }
 
 // applyCoefficients computes q = a·I + b at img's resolution, a and b
 // bilinearly interpolated from their grid, I img's luminance.
@@ -128,14 +53,14 @@ func applyCoefficients(img *image.NRGBA, a, b plane) *image.Gray {
 				dst := out.Pix[y*out.Stride:]
 				for x := range W {
 					lum := (0.299*float32(src[4*x]) + 0.587*float32(src[4*x+1]) + 0.114*float32(src[4*x+2])) / 255
-					dst[x] = toByte(a.p[y*a.w+x]*lum + b.p[y*a.w+x])
+					dst[x] = imaging.ToByte(a.p[y*a.w+x]*lum + b.p[y*a.w+x])
 				}
 			}
 		})
 		return out
 	}
-	x0, x1, fx := bilinearIndex(W, a.w)
-	y0, y1, fy := bilinearIndex(H, a.h)
+	x0, x1, fx := imaging.BilinearIndex(0, W, float64(a.w)/float64(W), 0, a.w)
+	y0, y1, fy := imaging.BilinearIndex(0, H, float64(a.h)/float64(H), 0, a.h)
 	// The output columns interpolated between coefficient columns k and
 	// k+1 are span[k] to span[k+1]: x0 never falls as x rises.
 	span := make([]int, a.w+1)
@@ -169,7 +94,7 @@ func applyCoefficients(img *image.NRGBA, a, b plane) *image.Gray {
 					// No edge to follow between these two columns (most
 					// of the photo: the car's inside and the background):
 					// the matte is b alone, often one value all along.
-					if v := toByte(rb[k]); v == toByte(rb[k1]) {
+					if v := imaging.ToByte(rb[k]); v == imaging.ToByte(rb[k1]) {
 						fillBytes(dst[xa:xb], v)
 						continue
 					}
@@ -179,11 +104,11 @@ func applyCoefficients(img *image.NRGBA, a, b plane) *image.Gray {
 					ca := ra[i0] + g*(ra[i1]-ra[i0])
 					cb := rb[i0] + g*(rb[i1]-rb[i0])
 					if flat(ca) {
-						dst[x] = toByte(cb)
+						dst[x] = imaging.ToByte(cb)
 						continue
 					}
 					lum := (0.299*float32(src[4*x]) + 0.587*float32(src[4*x+1]) + 0.114*float32(src[4*x+2])) / 255
-					dst[x] = toByte(ca*lum + cb)
+					dst[x] = imaging.ToByte(ca*lum + cb)
 				}
 			}
 		}
@@ -199,33 +124,4 @@ func fillBytes(b []byte, v byte) {
 	for i := range b {
 		b[i] = v
 	}
-}
-
-// bilinearIndex maps each of n output samples to its two nearest of m
-// input samples (centres aligned) and the weight of the second.
-func bilinearIndex(n, m int) (i0, i1 []int, f []float32) {
-	i0, i1, f = make([]int, n), make([]int, n), make([]float32, n)
-	s := float32(m) / float32(n)
-	for o := range n {
-		c := (float32(o)+0.5)*s - 0.5
-		if c < 0 {
-			c = 0
-		}
-		k := int(c)
-		if k >= m-1 {
-			k, c = m-1, float32(m-1)
-		}
-		i0[o], i1[o], f[o] = k, min(k+1, m-1), c-float32(k)
-	}
-	return i0, i1, f
-}
-
-func toByte(v float32) uint8 {
-	switch {
-	case v <= 0:
-		return 0
-	case v >= 1:
-		return 255
-	}
-	return uint8(v*255 + 0.5)
 }

@@ -6,6 +6,7 @@ import (
 	"image/draw"
 	"image/png"
 	"os"
+	"slices"
 )
 
 // Score compares a predicted mask with a hand-made one, both read as car
@@ -65,4 +66,103 @@ func ReadMask(path string) (*image.Gray, error) {
 	g := image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy()))
 	draw.Draw(g, g.Rect, img, b.Min, draw.Src)
 	return g, nil
+}
+
+// GlassScore is how a glass layer (8-bit, 255 fully glass) compares with a
+// photo's glass annotation, the layer read as glass where it is at least
+// 128 (testdata/glass/SOURCES.md).
+type GlassScore struct {
+	// Recall is the share of the annotated windows' pixels predicted glass;
+	// HasWindows is false when the photo has no windows annotated.
+	Recall     float64
+	HasWindows bool
+	// False is the share of the never-glass parts' pixels (paint, lights,
+	// bumpers, wheels) predicted glass; HasNever is false when the photo
+	// has none annotated.
+	False    float64
+	HasNever bool
+}
+
+// FoundRecall is the recall from which a photo's glass counts as found.
+const FoundRecall = 0.5
+
+// Found reports whether the annotated glass was found.
+func (s GlassScore) Found() bool { return s.HasWindows && s.Recall >= FoundRecall }
+
+// CompareGlass scores glass against the annotations windows and never
+// (255 inside; either may be nil when the photo lacks it). They must have
+// glass's size.
+func CompareGlass(glass, windows, never *image.Gray) GlassScore {
+	share := func(truth *image.Gray) (float64, bool) {
+		if truth == nil {
+			return 0, false
+		}
+		var in, hit int
+		w, h := truth.Rect.Dx(), truth.Rect.Dy()
+		for y := range h {
+			gr := glass.Pix[y*glass.Stride : y*glass.Stride+w]
+			tr := truth.Pix[y*truth.Stride : y*truth.Stride+w]
+			for x, t := range tr {
+				if t >= 128 {
+					in++
+					if gr[x] >= 128 {
+						hit++
+					}
+				}
+			}
+		}
+		if in == 0 {
+			return 0, false
+		}
+		return float64(hit) / float64(in), true
+	}
+	var s GlassScore
+	s.Recall, s.HasWindows = share(windows)
+	s.False, s.HasNever = share(never)
+	return s
+}
+
+// GlassSummary sums up the glass scores of a set of photos: recall over
+// the photos with windows annotated, false glass over those with
+// never-glass parts annotated.
+type GlassSummary struct {
+	MeanRecall, MedianRecall float64
+	// Found of Scored photos had their glass found.
+	Found, Scored       int
+	MeanFalse, MaxFalse float64
+}
+
+// SummarizeGlass returns the summary of scores.
+func SummarizeGlass(scores []GlassScore) GlassSummary {
+	var s GlassSummary
+	var recalls []float64
+	nf := 0
+	for _, g := range scores {
+		if g.HasWindows {
+			recalls = append(recalls, g.Recall)
+			s.MeanRecall += g.Recall
+			if g.Found() {
+				s.Found++
+			}
+		}
+		if g.HasNever {
+			nf++
+			s.MeanFalse += g.False
+			s.MaxFalse = max(s.MaxFalse, g.False)
+		}
+	}
+	s.Scored = len(recalls)
+	if s.Scored > 0 {
+		s.MeanRecall /= float64(s.Scored)
+		slices.Sort(recalls)
+		if m := len(recalls) / 2; len(recalls)%2 == 1 {
+			s.MedianRecall = recalls[m]
+		} else {
+			s.MedianRecall = (recalls[m-1] + recalls[m]) / 2
+		}
+	}
+	if nf > 0 {
+		s.MeanFalse /= float64(nf)
+	}
+	return s
 }

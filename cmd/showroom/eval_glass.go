@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/vision"
+)
+
+// evalUsage is eval's help text.
+const evalUsage = `Usage:
+  showroom eval --images DIR [--out OUT]           car mask against NAME.mask.png
+  showroom eval --glass --images DIR [--out OUT]   glass, and the car mask where annotated
+
+Without --glass, every NAME.jpg with a NAME.mask.png beside it is segmented
+and scored (IoU); --out receives NAME.pred.png and contact-sheet.png.
+
+With --glass, every NAME.jpg is segmented and its glass found as
+SemiTransparentWindowsProcessor finds it; --out receives NAME.glass.png
+(8-bit, 255 fully glass) and glass-sheet.png (per photo: the photo, the glass
+rendered at transparency 1 over magenta, and the errors: green glass found
+on NAME.windows.png, blue windows missed, red glass on NAME.never.png, white
+glass on parts not annotated). Whatever annotation a photo has is scored:
+NAME.mask.png (IoU), NAME.windows.png (recall: its share predicted glass,
+the layer read as glass from 128; found at recall >= 0.5) and
+NAME.never.png (false: its share predicted glass). A photo with none is
+still processed and written.
+
+Flags:`
+
+// glassRow is one photo of the glass sheet, already reduced to the sheet's
+// panel width.
+type glassRow struct {
+	photo                 *image.NRGBA
+	glass, windows, never *image.Gray
+}
+
+// runEvalGlass is eval --glass.
+func (m *Main) runEvalGlass(ctx context.Context, seg *vision.Segmenter, images, out string) error {
+	photos, err := filepath.Glob(filepath.Join(images, "*.jpg"))
+	if err != nil {
+		return err
+	}
+	sort.Strings(photos)
+	if len(photos) == 0 {
+		return fmt.Errorf("eval: no NAME.jpg in %s", images)
+	}
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+	}
+	tw := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "image\trecall\tfalse\tfound\tcar IoU\ttime\t\n")
+	var scores []vision.GlassScore
+	var iouSum float64
+	ious := 0
+	var rows []glassRow
+	for _, p := range photos {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		name := strings.TrimSuffix(filepath.Base(p), ".jpg")
+		base := strings.TrimSuffix(p, ".jpg")
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		photo, err := vision.Decode(data, evalMaxPixels)
+		if err != nil {
+			return fmt.Errorf("eval %s: %w", name, err)
+		}
+		mask, err := seg.Segment(ctx, photo)
+		if err != nil {
+			return fmt.Errorf("eval %s: %w", name, err)
+		}
+		glass := pipeline.DetectGlass(photo, mask)
+		took := time.Since(start)
+		var annot [3]*image.Gray // car, windows, never
+		for i, suffix := range []string{".mask.png", ".windows.png", ".never.png"} {
+			g, err := vision.ReadMask(base + suffix)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				continue
+			case err != nil:
+				return err
+			case g.Rect.Size() != photo.Rect.Size():
+				return fmt.Errorf("eval %s: %s is %v, the photo %v", name, suffix, g.Rect.Size(), photo.Rect.Size())
+			}
+			annot[i] = g
+		}
+		iou := "-"
+		if annot[0] != nil {
+			s := vision.Compare(mask.Alpha, annot[0])
+			iouSum += s.IoU
+			ious++
+			iou = fmt.Sprintf("%.4f", s.IoU)
+		}
+		s := vision.CompareGlass(glass, annot[1], annot[2])
+		scores = append(scores, s)
+		recall, falseShare, found := "-", "-", "-"
+		if s.HasWindows {
+			recall, found = fmt.Sprintf("%.3f", s.Recall), fmt.Sprint(s.Found())
+		}
+		if s.HasNever {
+			falseShare = fmt.Sprintf("%.4f", s.False)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\t\n", name, recall, falseShare, found, iou, took.Round(time.Millisecond))
+		if out != "" {
+			if err := writePNG(filepath.Join(out, name+".glass.png"), glass); err != nil {
+				return err
+			}
+			rows = append(rows, glassSheetRow(photo, glass, annot[1], annot[2], sheetWidth))
+		}
+		vision.Recycle(photo)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	sum := vision.SummarizeGlass(scores)
+	fmt.Fprintf(m.Stdout, "glass: recall mean %.3f, median %.3f; found (recall >= %.1f) on %d of %d; never-glass made glass: mean %.2f%%, max %.2f%%\n",
+		sum.MeanRecall, sum.MedianRecall, vision.FoundRecall, sum.Found, sum.Scored, 100*sum.MeanFalse, 100*sum.MaxFalse)
+	if ious > 0 {
+		fmt.Fprintf(m.Stdout, "car: mean IoU %.4f on %d photos with NAME.mask.png\n", iouSum/float64(ious), ious)
+	}
+	if out != "" {
+		if err := writePNG(filepath.Join(out, "glass-sheet.png"), glassSheet(rows, sheetWidth)); err != nil {
+			return err
+		}
+		fmt.Fprintf(m.Stdout, "wrote %d glass layers and glass-sheet.png to %s\n", len(rows), out)
+	}
+	return nil
+}
+
+// sheetWidth is a contact sheet's panel width in pixels.
+const sheetWidth = 320
+
+// glassSheetRow reduces a photo, its glass and annotations (nil when
+// missing) to width pixels across, nearest neighbour: the sheet holds no
+// full-resolution copy.
+func glassSheetRow(photo *image.NRGBA, glass, windows, never *image.Gray, width int) glassRow {
+	W, H := photo.Rect.Dx(), photo.Rect.Dy()
+	h := max(H*width/W, 1)
+	r := glassRow{photo: image.NewNRGBA(image.Rect(0, 0, width, h)), glass: image.NewGray(image.Rect(0, 0, width, h))}
+	if windows != nil {
+		r.windows = image.NewGray(r.glass.Rect)
+	}
+	if never != nil {
+		r.never = image.NewGray(r.glass.Rect)
+	}
+	for y := range h {
+		sy := y * H / h
+		for x := range width {
+			sx := x * W / width
+			copy(r.photo.Pix[r.photo.PixOffset(x, y):][:4], photo.Pix[photo.PixOffset(sx, sy):])
+			r.glass.Pix[r.glass.PixOffset(x, y)] = glass.Pix[glass.PixOffset(sx, sy)]
+			for _, p := range [][2]*image.Gray{{windows, r.windows}, {never, r.never}} {
+				if p[0] != nil {
+					p[1].Pix[p[1].PixOffset(x, y)] = p[0].Pix[p[0].PixOffset(sx, sy)]
+				}
+			}
+		}
+	}
+	return r
+}
+
+// glassSheet draws one row per photo: the photo, the glass at transparency
+// 1 over magenta, and the error map (green: glass on annotated windows;
+// blue: annotated windows missed; red: glass on never-glass parts; white:
+// glass on parts not annotated; the photo dimmed elsewhere).
+func glassSheet(rows []glassRow, width int) *image.NRGBA {
+	const gap = 4
+	height := 0
+	for _, r := range rows {
+		height += r.photo.Rect.Dy() + gap
+	}
+	sheet := image.NewNRGBA(image.Rect(0, 0, 3*width+2*gap, max(height, 1)))
+	draw.Draw(sheet, sheet.Rect, image.NewUniform(color.NRGBA{40, 40, 40, 255}), image.Point{}, draw.Src)
+	top := 0
+	for _, r := range rows {
+		for y := range r.photo.Rect.Dy() {
+			for x := range width {
+				c := r.photo.NRGBAAt(x, y)
+				c.A = 255
+				sheet.SetNRGBA(x, top+y, c)
+				g := uint32(r.glass.GrayAt(x, y).Y)
+				mix := func(v, over uint8) uint8 { return uint8((uint32(v)*(255-g) + uint32(over)*g) / 255) }
+				sheet.SetNRGBA(width+gap+x, top+y, color.NRGBA{mix(c.R, 255), mix(c.G, 0), mix(c.B, 255), 255})
+				in := func(m *image.Gray) bool { return m != nil && m.GrayAt(x, y).Y >= 128 }
+				glass := g >= 128
+				l := uint8((uint32(c.R)*54 + uint32(c.G)*183 + uint32(c.B)*19) / 256 / 3)
+				e := color.NRGBA{l, l, l, 255}
+				switch {
+				case glass && in(r.windows):
+					e = color.NRGBA{0, 200, 0, 255}
+				case in(r.windows):
+					e = color.NRGBA{0, 90, 255, 255}
+				case glass && in(r.never):
+					e = color.NRGBA{255, 0, 0, 255}
+				case glass:
+					e = color.NRGBA{235, 235, 235, 255}
+				}
+				sheet.SetNRGBA(2*(width+gap)+x, top+y, e)
+			}
+		}
+		top += r.photo.Rect.Dy() + gap
+	}
+	return sheet
+}
