@@ -31,15 +31,20 @@ const (
 // for photo; a mask without a car gives no glass.
 func DetectGlass(photo *image.NRGBA, mask *vision.Mask) *image.Gray {
 	s := NewScene(photo)
-	out := image.NewGray(s.Photo.Rect)
 	if mask == nil || mask.Alpha == nil || mask.Box.Empty() || mask.Alpha.Rect.Size() != s.Photo.Rect.Size() {
-		return out
+		return image.NewGray(s.Photo.Rect)
 	}
 	s.setCar(mask.Alpha, mask.Box, mask.Raw)
 	if !s.hasCar() {
-		return out
+		return image.NewGray(s.Photo.Rect)
 	}
-	g := s.detectGlass()
+	return wholeGray(s.detectGlass(), s.Photo.Rect)
+}
+
+// wholeGray returns g, which covers part of r, as an image covering all of
+// r (0 outside g).
+func wholeGray(g *image.Gray, r image.Rectangle) *image.Gray {
+	out := image.NewGray(r)
 	for y := g.Rect.Min.Y; y < g.Rect.Max.Y; y++ {
 		copy(out.Pix[out.PixOffset(g.Rect.Min.X, y):], g.Pix[g.PixOffset(g.Rect.Min.X, y):g.PixOffset(g.Rect.Max.X, y)])
 	}

@@ -4,6 +4,8 @@ import (
 	"image"
 	"math"
 	"slices"
+
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // glassSide is the long side of the grid glass is classified on. The glass
@@ -266,6 +268,18 @@ func notSet(set []bool) []bool {
 	for i, v := range set {
 		out[i] = !v
 	}
+	return out
+}
+
+// predict returns the model's glass probability for every pixel of idx
+// (0 elsewhere), n features each.
+func (gg *glassGrid) predict(m *boostModel, feats []float32, idx []int) []float32 {
+	out := make([]float32, gg.w*gg.h)
+	imaging.Parallel(len(idx), func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			out[idx[j]] = m.prob(feats[j*glassFeatureCount : (j+1)*glassFeatureCount])
+		}
+	})
 	return out
 }
 

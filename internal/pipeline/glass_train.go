@@ -24,14 +24,6 @@ type GlassExample struct {
 	Windows, Never *image.Gray
 }
 
-// GlassScore is how a glass layer does against one photo's annotation:
-// Recall is the share of the windows' pixels found, False the share of the
-// never-glass pixels made glass.
-type GlassScore struct {
-	Name          string
-	Recall, False float64
-}
-
 // glassTraining holds the settings the model was trained with; they are
 // written into the docs with the cross-validated scores.
 var glassTraining = struct {
@@ -50,10 +42,12 @@ var glassTraining = struct {
 // its glass grid.
 type glassSet struct {
 	name           string
+	scene          *Scene
 	gg             *glassGrid
 	feats          []float32
 	idx            []int
-	windows, never []bool
+	windows, never []bool // on the glass grid, for training
+	ex             GlassExample
 }
 
 func prepareGlass(ex GlassExample) glassSet {
@@ -62,7 +56,7 @@ func prepareGlass(ex GlassExample) glassSet {
 	g := s.workGrid()
 	gg := newGlassGrid(g, g.toWork(s.Box), s.Raw)
 	f, idx := gg.features()
-	return glassSet{name: ex.Name, gg: gg, feats: f, idx: idx, windows: gridMask(ex.Windows, gg), never: gridMask(ex.Never, gg)}
+	return glassSet{name: ex.Name, scene: s, gg: gg, feats: f, idx: idx, windows: gridMask(ex.Windows, gg), never: gridMask(ex.Never, gg), ex: ex}
 }
 
 // gridMask samples an annotation mask (>= 128 inside) onto the glass grid.
@@ -105,32 +99,14 @@ func trainGlass(sets []glassSet) boostModel {
 	return trainBoost(x, y, w, p.boostParams)
 }
 
-func (s glassSet) layer(m *boostModel) []float32 {
-	prob := make([]float32, s.gg.w*s.gg.h)
-	for j, i := range s.idx {
-		prob[i] = m.prob(s.feats[j*glassFeatureCount : (j+1)*glassFeatureCount])
-	}
-	return postGlass(s.gg, prob)
-}
-
-func (s glassSet) score(glass []float32) GlassScore {
-	var tp, wn, fp, nn float64
-	for i, v := range glass {
-		g := v >= 0.5
-		if s.windows[i] {
-			wn++
-			if g {
-				tp++
-			}
-		}
-		if s.never[i] {
-			nn++
-			if g {
-				fp++
-			}
-		}
-	}
-	return GlassScore{Name: s.name, Recall: tp / math.Max(wn, 1), False: fp / math.Max(nn, 1)}
+// score runs the photo through the glass path the processor runs, with
+// model m (regions, the working grid, refinement to full resolution), and
+// scores the full-resolution layer against the annotation.
+func (s glassSet) score(m *boostModel) vision.GlassScore {
+	g := s.scene.workGrid()
+	coarse := glassOnWork(g, s.gg, postGlass(s.gg, s.gg.predict(m, s.feats, s.idx)))
+	layer := wholeGray(refineGlass(s.scene.Photo, s.scene.Matte, g, coarse), s.scene.Photo.Rect)
+	return vision.CompareGlass(layer, s.ex.Windows, s.ex.Never)
 }
 
 // TrainGlassModel trains the glass model on every example and returns it
@@ -151,12 +127,12 @@ func TrainGlassModel(examples []GlassExample) ([]byte, error) {
 // on: the examples are split into folds (every folds-th photo), a model is
 // trained on all folds but one and scored on that one. This is the number
 // to expect on photos like these that nobody tuned on.
-func CrossValidateGlass(examples []GlassExample, folds int) []GlassScore {
+func CrossValidateGlass(examples []GlassExample, folds int) []vision.GlassScore {
 	sets := make([]glassSet, len(examples))
 	for i, ex := range examples {
 		sets[i] = prepareGlass(ex)
 	}
-	out := make([]GlassScore, len(sets))
+	out := make([]vision.GlassScore, len(sets))
 	for f := range folds {
 		var train []glassSet
 		for i, s := range sets {
@@ -167,7 +143,7 @@ func CrossValidateGlass(examples []GlassExample, folds int) []GlassScore {
 		m := trainGlass(train)
 		for i, s := range sets {
 			if i%folds == f {
-				out[i] = s.score(s.layer(&m))
+				out[i] = s.score(&m)
 			}
 		}
 	}

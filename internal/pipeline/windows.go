@@ -4,8 +4,6 @@ import (
 	"context"
 	"image"
 	"math"
-
-	"github.com/showroom/showroom/internal/imaging"
 )
 
 // windows is SemiTransparentWindowsProcessor: it finds the glass and lets
@@ -35,21 +33,17 @@ func (w windows) apply(ctx context.Context, r *run, s *Scene) error {
 // grid of about glassSide pixels; postGlass keeps the confident
 // window-sized regions.
 func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray) plane {
-	out := newPlane(g.w, g.h)
 	gg := newGlassGrid(g, box, raw)
 	feats, idx := gg.features()
 	if len(idx) == 0 {
-		return out
+		return newPlane(g.w, g.h)
 	}
-	model := glassModel()
-	prob := make([]float32, gg.w*gg.h)
-	imaging.Parallel(len(idx), func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			prob[idx[j]] = model.prob(feats[j*glassFeatureCount : (j+1)*glassFeatureCount])
-		}
-	})
-	glass := postGlass(gg, prob)
-	// Back onto the working grid, inside the car only.
+	return glassOnWork(g, gg, postGlass(gg, gg.predict(glassModel(), feats, idx)))
+}
+
+// glassOnWork brings the glass regions found on the glass grid back onto
+// the working grid, inside the car only, softened inwards.
+func glassOnWork(g *workGrid, gg *glassGrid, glass []float32) plane {
 	keep := make([]bool, g.w*g.h)
 	small := plane{w: gg.w, h: gg.h, p: glass}
 	inv := 1 / float64(gg.k)
@@ -65,16 +59,22 @@ func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray) plane {
 }
 
 // softenInward returns the glass region keep as a layer whose edge is
-// softened inwards only: blurring the region as found would spread
-// transparency onto the frames and pillars around it. The softening is
-// about two photo pixels on small photos and grows with the photo (sx is
-// working pixels per photo pixel), so that the refinement to full
-// resolution has a ramp to fit the photographed frame to rather than the
-// working grid's staircase.
+// softened inwards only: blurring the region as found and keeping the blur
+// outside it would spread transparency onto the frames and pillars around
+// it. sx is working pixels per photo pixel. When the working grid is the
+// photo, the layer is the result: its edge pixels are half glass, an
+// anti-aliased outline of the region. When it is smaller, the layer is
+// refined to full resolution (refineGlass), which needs a ramp inside the
+// region, from none at its edge to whole about two photo pixels in, to fit
+// the photographed frame to rather than the working grid's staircase.
 func softenInward(keep []bool, w, h int, sx float64) plane {
 	out := newPlane(w, h)
 	soft := max(1, int(math.Round(0.5/sx)))
-	for i, k := range erode(keep, w, h, soft) {
+	core := keep
+	if sx < 1 {
+		core = erode(keep, w, h, soft)
+	}
+	for i, k := range core {
 		if k {
 			out.p[i] = 1
 		}

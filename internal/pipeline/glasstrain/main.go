@@ -74,20 +74,12 @@ func run(dir, out string, folds int, cache string) error {
 	}
 	if folds > 1 {
 		scores := pipeline.CrossValidateGlass(examples, folds)
-		var sumR, sumF, maxF float64
-		found := 0
-		for _, s := range scores {
-			fmt.Printf("%-18s recall %.3f  false %.4f\n", s.Name, s.Recall, s.False)
-			sumR += s.Recall
-			sumF += s.False
-			maxF = max(maxF, s.False)
-			if s.Recall >= 0.5 {
-				found++
-			}
+		for i, s := range scores {
+			fmt.Printf("%-18s recall %.3f  false %.4f\n", examples[i].Name, s.Recall, s.False)
 		}
-		n := float64(len(scores))
-		fmt.Printf("%d-fold cross-validation: mean recall %.3f, found %d of %d, mean false %.4f, max false %.4f\n",
-			folds, sumR/n, found, len(scores), sumF/n, maxF)
+		sum := vision.SummarizeGlass(scores)
+		fmt.Printf("%d-fold cross-validation: mean recall %.3f (median %.3f), found %d of %d, mean false %.4f, max false %.4f\n",
+			folds, sum.MeanRecall, sum.MedianRecall, sum.Found, sum.Scored, sum.MeanFalse, sum.MaxFalse)
 	}
 	model, err := pipeline.TrainGlassModel(examples)
 	if err != nil {
