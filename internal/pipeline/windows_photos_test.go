@@ -14,9 +14,10 @@ import (
 // TestGlassOnAnnotatedPhotos runs detection and SemiTransparentWindows on
 // the photos in ../shared/testdata/cars/extras, whose windscreens and
 // wheels are annotated, and checks what glass was found: no tyre made
-// transparent, and the windscreen found as well as measured (0.93, 0.61,
-// 0.19; a silver car's windscreen full of grey reflections is hard to
-// tell from its paint); the test keeps them from getting worse.
+// transparent, and the windscreen found as well as measured (0.71, 0.93,
+// 0.31 with the trained glass model; a silver car's windscreen full of
+// grey reflections is hard to tell from its paint); the test keeps them
+// from getting worse.
 func TestGlassOnAnnotatedPhotos(t *testing.T) {
 	photos, _ := filepath.Glob("../../../shared/testdata/cars/extras/*.jpg")
 	if len(photos) == 0 {
@@ -79,8 +80,8 @@ func TestGlassOnAnnotatedPhotos(t *testing.T) {
 			t.Errorf("%s: %.1f%% of the wheels made glass", filepath.Base(p), 100*onWheels/wheelArea)
 		}
 	}
-	if mean := recallSum / float64(len(photos)); mean < 0.52 {
-		t.Errorf("windscreens found %.2f on average, measured 0.58", mean)
+	if mean := recallSum / float64(len(photos)); mean < 0.6 {
+		t.Errorf("windscreens found %.2f on average, measured 0.65", mean)
 	}
 }
 
