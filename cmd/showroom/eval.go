@@ -38,14 +38,12 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 	if _, err := fs.Parse(args); err != nil {
 		return err
 	}
+	seg, err := openSegmenter(model, modelDir)
+	if err != nil {
+		return err
+	}
+	defer seg.Close()
 	if glass {
-		cfg := vision.DefaultConfig(modelDir)
-		cfg.Model = model
-		seg, err := vision.New(cfg)
-		if err != nil {
-			return err
-		}
-		defer seg.Close()
 		return m.runEvalGlass(ctx, seg, images, out)
 	}
 	photos, err := filepath.Glob(filepath.Join(images, "*.jpg"))
@@ -67,14 +65,6 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-
-	cfg := vision.DefaultConfig(modelDir)
-	cfg.Model = model
-	seg, err := vision.New(cfg)
-	if err != nil {
-		return err
-	}
-	defer seg.Close()
 
 	tw := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "image\tIoU\traw IoU\tprecision\trecall\tconfidence\tborder\ttime\t\n")
@@ -118,6 +108,14 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 		fmt.Fprintf(m.Stdout, "wrote %d masks and contact-sheet.png to %s\n", len(rows), out)
 	}
 	return nil
+}
+
+// openSegmenter loads the segmentation model for the tools (eval,
+// gallery): model is isnet or u2netp, modelDir where make models put it.
+func openSegmenter(model, modelDir string) (*vision.Segmenter, error) {
+	cfg := vision.DefaultConfig(modelDir)
+	cfg.Model = model
+	return vision.New(cfg)
 }
 
 func maskPath(photo string) string { return strings.TrimSuffix(photo, ".jpg") + ".mask.png" }

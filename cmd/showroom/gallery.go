@@ -43,9 +43,7 @@ func (m *Main) runGallery(ctx context.Context, args []string) error {
 			return fmt.Errorf("gallery: none of the configurations %s is in the gallery", only)
 		}
 	}
-	cfg := vision.DefaultConfig(modelDir)
-	cfg.Model = model
-	seg, err := vision.New(cfg)
+	seg, err := openSegmenter(model, modelDir)
 	if err != nil {
 		return err
 	}

@@ -5,13 +5,11 @@ import (
 	"image"
 	"image/color"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/vision"
 )
 
 // twoTone is a background with a known horizon: wall above, floor below.
@@ -363,14 +361,7 @@ func TestStudioPlacementOnDevPhotos(t *testing.T) {
 		"marginLeft": 0.05, "marginRight": 0.05, "marginTop": 0.05, "marginBottom": 0.05})
 	for _, m := range masks {
 		name := strings.TrimSuffix(filepath.Base(m), ".mask.png")
-		data, err := os.ReadFile(strings.TrimSuffix(m, ".mask.png") + ".jpg")
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := vision.Decode(data, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		img := readPhoto(t, strings.TrimSuffix(m, ".mask.png")+".jpg")
 		s := NewScene(img)
 		mask := readAnnotation(t, m)
 		s.setCar(mask, matteBounds(mask, 127), nil)

@@ -44,16 +44,20 @@ type boostTree struct {
 func (m *boostModel) prob(f []float32) float32 {
 	s := m.Base
 	for t := range m.Trees {
-		tr := &m.Trees[t]
-		n := 0
-		for tr.Left[n] != 0 {
-			if f[tr.Feat[n]] < tr.Thr[n] {
-				n = int(tr.Left[n])
-			} else {
-				n = int(tr.Left[n]) + 1
-			}
-		}
-		s += tr.Value[n]
+		s += m.Trees[t].leaf(f)
 	}
 	return float32(1 / (1 + math.Exp(-float64(s))))
+}
+
+// leaf returns the tree's value for one feature vector.
+func (tr *boostTree) leaf(f []float32) float32 {
+	n := 0
+	for tr.Left[n] != 0 {
+		if f[tr.Feat[n]] < tr.Thr[n] {
+			n = int(tr.Left[n])
+		} else {
+			n = int(tr.Left[n]) + 1
+		}
+	}
+	return tr.Value[n]
 }

@@ -291,16 +291,3 @@ func trainBoost(x []float32, y, wt []float32, p boostParams) boostModel {
 	}
 	return m
 }
-
-// leaf returns the tree's value for one feature vector.
-func (tr *boostTree) leaf(f []float32) float32 {
-	n := 0
-	for tr.Left[n] != 0 {
-		if f[tr.Feat[n]] < tr.Thr[n] {
-			n = int(tr.Left[n])
-		} else {
-			n = int(tr.Left[n]) + 1
-		}
-	}
-	return tr.Value[n]
-}

@@ -43,15 +43,7 @@ func (p plane) sample(x, y float64) float32 {
 // bounds returns the photo rectangle covering p's non-zero samples, p
 // being on a grid that is the photo scaled by (sx, sy).
 func (p plane) bounds(sx, sy float64) image.Rectangle {
-	r := image.Rectangle{}
-	for y := range p.h {
-		row := p.p[y*p.w : (y+1)*p.w]
-		for x, v := range row {
-			if v != 0 {
-				r = r.Union(image.Rect(x, y, x+1, y+1))
-			}
-		}
-	}
+	r := p.nonZero()
 	if r.Empty() {
 		return r
 	}

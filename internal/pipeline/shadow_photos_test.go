@@ -37,14 +37,7 @@ func TestShadowOnPhotos(t *testing.T) {
 	e := newTestEngine(t, &CachingSegmenter{Segmenter: seg, Dir: os.Getenv("SHOWROOM_MASK_CACHE")}, nil)
 	for _, p := range photos {
 		t.Run(filepath.Base(p), func(t *testing.T) {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			img, err := vision.Decode(data, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			img := readPhoto(t, p)
 			s := NewScene(img)
 			r := &run{e: e}
 			for _, st := range []step{

@@ -31,14 +31,7 @@ func TestGlassOnAnnotatedPhotos(t *testing.T) {
 	e := newTestEngine(t, seg, nil)
 	var recallSum float64
 	for _, p := range photos {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := vision.Decode(data, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		img := readPhoto(t, p)
 		s := NewScene(img)
 		r := &run{e: e}
 		steps := []step{
@@ -86,6 +79,20 @@ func TestGlassOnAnnotatedPhotos(t *testing.T) {
 }
 
 // readAnnotation reads an 8-bit grey annotation PNG.
+// readPhoto decodes the photo at path as the service does.
+func readPhoto(t *testing.T, path string) *image.NRGBA {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := vision.Decode(data, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
 func readAnnotation(t *testing.T, path string) *image.Gray {
 	t.Helper()
 	g, err := vision.ReadMask(path)

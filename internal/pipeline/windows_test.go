@@ -86,6 +86,18 @@ func TestSemiTransparentWindows(t *testing.T) {
 // and returns the glass layer at photo pixels.
 func detectedGlass(t *testing.T, car *SyntheticCar, noRaw bool) func(x, y int) float32 {
 	t.Helper()
+	s := glassScene(t, car, noRaw)
+	return func(x, y int) float32 {
+		if s.Glass == nil || !(image.Point{x, y}).In(s.Glass.Rect) {
+			return 0
+		}
+		return float32(s.Glass.GrayAt(x, y).Y) / 255
+	}
+}
+
+// glassScene runs detection and the windows processor on the drawn car.
+func glassScene(t *testing.T, car *SyntheticCar, noRaw bool) *Scene {
+	t.Helper()
 	e := newTestEngine(t, &fakeSegmenter{car: car, noRaw: noRaw}, nil)
 	s := NewScene(car.Photo)
 	r := &run{e: e}
@@ -95,12 +107,7 @@ func detectedGlass(t *testing.T, car *SyntheticCar, noRaw bool) func(x, y int) f
 			t.Fatal(err)
 		}
 	}
-	return func(x, y int) float32 {
-		if s.Glass == nil || !(image.Point{x, y}).In(s.Glass.Rect) {
-			return 0
-		}
-		return float32(s.Glass.GrayAt(x, y).Y) / 255
-	}
+	return s
 }
 
 // nearWindow reports whether (x, y) is within a pixel of a window: the
@@ -190,15 +197,7 @@ func TestGlassIsNotPaint(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			car := testCar(t)
 			notGlass := tt.change(car)
-			e := newTestEngine(t, &fakeSegmenter{car: car, noRaw: tt.noRaw}, nil)
-			s := NewScene(car.Photo)
-			r := &run{e: e}
-			for _, st := range []step{newDetectMask(Params{"carDetectionThreshold": 0.5, "carCropThreshold": 1.0}),
-				windows{transparency: 1, brightness: 1}} {
-				if err := st.apply(context.Background(), r, s); err != nil {
-					t.Fatal(err)
-				}
-			}
+			s := glassScene(t, car, tt.noRaw)
 			g := s.workGrid()
 			var found, window int
 			for y := range g.h {
