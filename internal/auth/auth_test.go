@@ -3,10 +3,12 @@ package auth
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -45,32 +47,63 @@ func TestPassword(t *testing.T) {
 func TestFailureLimiter(t *testing.T) {
 	l := newFailureLimiter(2, time.Minute, 3)
 	t0 := time.Unix(1000, 0)
-	if w := l.wait("a", t0); w != 0 {
-		t.Fatalf("fresh key waits %v", w)
-	}
-	l.fail("a", t0)
-	l.fail("a", t0.Add(10*time.Second))
-	if w := l.wait("a", t0.Add(20*time.Second)); w != 40*time.Second {
-		t.Errorf("after 2 failures wait %v, want 40s (window end)", w)
-	}
-	if w := l.wait("a", t0.Add(time.Minute)); w != 0 {
-		t.Errorf("after the window wait %v, want 0", w)
-	}
-	l.reset("a")
-	if w := l.wait("a", t0.Add(20*time.Second)); w != 0 {
-		t.Errorf("after reset wait %v", w)
+	for _, tc := range []struct {
+		name string
+		op   func() time.Duration
+		want time.Duration
+	}{
+		{"first attempt", func() time.Duration { return l.reserve("a", t0) }, 0},
+		{"second attempt", func() time.Duration { return l.reserve("a", t0.Add(10*time.Second)) }, 0},
+		{"third waits for the window's end", func() time.Duration { return l.reserve("a", t0.Add(20*time.Second)) }, 40 * time.Second},
+		{"refused attempts are not counted", func() time.Duration { return l.reserve("a", t0.Add(30*time.Second)) }, 30 * time.Second},
+		{"a released attempt frees its place", func() time.Duration {
+			l.release("a")
+			return l.reserve("a", t0.Add(30*time.Second))
+		}, 0},
+		{"after the window", func() time.Duration { return l.reserve("a", t0.Add(time.Minute)) }, 0},
+		{"after reset", func() time.Duration {
+			l.reset("a")
+			l.reserve("a", t0.Add(70*time.Second))
+			return l.reserve("a", t0.Add(70*time.Second))
+		}, 0},
+	} {
+		if got := tc.op(); got != tc.want {
+			t.Errorf("%s: wait %v, want %v", tc.name, got, tc.want)
+		}
 	}
 	// The map is bounded: live windows beyond maxKeys are not recorded.
 	for _, k := range []string{"b", "c", "d", "e"} {
-		l.fail(k, t0)
+		l.reserve(k, t0.Add(70*time.Second))
 	}
 	if len(l.slots) > 3 {
 		t.Errorf("limiter holds %d keys, cap 3", len(l.slots))
 	}
 	// Ended windows are swept to make room.
-	l.fail("f", t0.Add(2*time.Minute))
+	l.reserve("f", t0.Add(3*time.Minute))
 	if _, ok := l.slots["f"]; !ok {
 		t.Error("a new key was not recorded after old windows ended")
+	}
+}
+
+// TestFailureLimiterParallel checks that a parallel burst on one key gets
+// exactly the limit through, however the goroutines interleave.
+func TestFailureLimiterParallel(t *testing.T) {
+	l := newFailureLimiter(5, time.Minute, 10)
+	now := time.Unix(1000, 0)
+	var allowed atomic.Int32
+	var wg sync.WaitGroup
+	for range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if l.reserve("a", now) == 0 {
+				allowed.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := allowed.Load(); n != 5 {
+		t.Errorf("%d of 100 parallel attempts allowed, want 5", n)
 	}
 }
 
@@ -174,5 +207,49 @@ func TestJWKSClientVerifies(t *testing.T) {
 	}
 	if fetches.Load() > before+1 {
 		t.Errorf("%d fetches for 5 bad tokens", fetches.Load()-before)
+	}
+}
+
+// TestLoginHashesBounded checks that however many logins arrive at once, no
+// more than MaxHashes password checks (19 MiB each) run together.
+func TestLoginHashesBounded(t *testing.T) {
+	for _, maxHashes := range []int{1, 2} {
+		t.Run(fmt.Sprint(maxHashes), func(t *testing.T) {
+			ring, db := newTestRing(t, time.Hour)
+			var running, peak atomic.Int32
+			cfg := DefaultConfig()
+			cfg.MaxHashes, cfg.HashWait = maxHashes, time.Minute
+			cfg.CheckPassword = func(hash, password string) (bool, error) {
+				n := running.Add(1)
+				defer running.Add(-1)
+				for {
+					if p := peak.Load(); n <= p || peak.CompareAndSwap(p, n) {
+						break
+					}
+				}
+				time.Sleep(2 * time.Millisecond)
+				return false, nil
+			}
+			svc, err := NewService(cfg, db, ring)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			for i := range 40 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					// One username and address each, so that no failure limit applies.
+					_, err := svc.Login(context.Background(), fmt.Sprint("user", i), "pw", "showroom", fmt.Sprint("client", i))
+					if showroom.ErrorCode(err) != showroom.EInvalidCredentials {
+						t.Errorf("login %d: %v, want INVALID_CREDENTIALS", i, err)
+					}
+				}()
+			}
+			wg.Wait()
+			if p := peak.Load(); p < 1 || int(p) > maxHashes {
+				t.Errorf("%d checks ran at once, want at most %d", p, maxHashes)
+			}
+		})
 	}
 }

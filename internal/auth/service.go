@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"time"
 
@@ -21,6 +22,14 @@ type Config struct {
 	FailureWindow time.Duration
 	// MaxClientFailures is the same limit per client address.
 	MaxClientFailures int
+	// MaxHashes password checks run at once. Each argon2id check holds 19
+	// MiB, so this bounds the memory logins can take; a login that cannot
+	// start its check within HashWait is refused with SERVICE_OVERLOADED.
+	MaxHashes int
+	HashWait  time.Duration
+	// CheckPassword checks a password against a stored hash; nil means the
+	// package's CheckPassword. Tests put a slow or counting check here.
+	CheckPassword func(hash, password string) (bool, error)
 }
 
 // DefaultConfig returns the contract's lifetimes and conservative limits.
@@ -31,6 +40,10 @@ func DefaultConfig() Config {
 		MaxFailures:       5,
 		FailureWindow:     15 * time.Minute,
 		MaxClientFailures: 50,
+		// One check per core: more at once would only queue for CPU while
+		// holding their memory.
+		MaxHashes: runtime.NumCPU(),
+		HashWait:  time.Second,
 	}
 }
 
@@ -43,6 +56,10 @@ func (c Config) Validate() error {
 		return errors.New("auth: failure limits must not be negative")
 	case (c.MaxFailures > 0 || c.MaxClientFailures > 0) && c.FailureWindow <= 0:
 		return errors.New("auth: failure window must be positive")
+	case c.MaxHashes < 1:
+		return errors.New("auth: at least one password check must be allowed at once")
+	case c.HashWait < 0:
+		return errors.New("auth: the wait for a password check must not be negative")
 	}
 	return nil
 }
@@ -65,6 +82,9 @@ type Service struct {
 
 	users   *failureLimiter
 	clients *failureLimiter
+	// hashSlots holds a token for each password check running.
+	hashSlots chan struct{}
+	check     func(hash, password string) (bool, error)
 	// dummyHash is checked when a username does not exist, so that an
 	// unknown user costs the same time as a wrong password.
 	dummyHash string
@@ -80,6 +100,10 @@ func NewService(cfg Config, store showroom.AuthStore, keys *KeyRing) (*Service, 
 		return nil, err
 	}
 	const maxKeys = 100_000
+	check := cfg.CheckPassword
+	if check == nil {
+		check = CheckPassword
+	}
 	return &Service{
 		cfg:       cfg,
 		store:     store,
@@ -88,6 +112,8 @@ func NewService(cfg Config, store showroom.AuthStore, keys *KeyRing) (*Service, 
 		now:       time.Now,
 		users:     newFailureLimiter(cfg.MaxFailures, cfg.FailureWindow, maxKeys),
 		clients:   newFailureLimiter(cfg.MaxClientFailures, cfg.FailureWindow, maxKeys),
+		hashSlots: make(chan struct{}, cfg.MaxHashes),
+		check:     check,
 		dummyHash: dummy,
 	}, nil
 }
@@ -104,6 +130,37 @@ func errTooMany(wait time.Duration) error {
 	}
 }
 
+func errOverloaded() error {
+	return &showroom.Error{
+		Code:       showroom.EServiceOverloaded,
+		Message:    "too many logins at once; try again shortly",
+		RetryAfter: time.Second,
+	}
+}
+
+// startHash waits up to HashWait for a free password-check slot. The caller
+// must call endHash once its check is done.
+func (s *Service) startHash(ctx context.Context) error {
+	select {
+	case s.hashSlots <- struct{}{}:
+		return nil
+	default:
+	}
+	t := time.NewTimer(s.cfg.HashWait)
+	defer t.Stop()
+	select {
+	case s.hashSlots <- struct{}{}:
+		return nil
+	case <-t.C:
+		return errOverloaded()
+	case <-ctx.Done():
+		// The client has gone; nobody reads the answer.
+		return errOverloaded()
+	}
+}
+
+func (s *Service) endHash() { <-s.hashSlots }
+
 // Login checks the credentials and returns a fresh token pair. A wrong
 // username, a wrong password and a system the user may not use all answer
 // alike, after the same work. client identifies the caller (its address)
@@ -112,27 +169,45 @@ func (s *Service) Login(ctx context.Context, username, password, system, client 
 	now := s.now()
 	userKey := "u:" + strings.ToLower(username)
 	clientKey := "c:" + client
-	if w := max(s.users.wait(userKey, now), s.clients.wait(clientKey, now)); w > 0 {
+	// The attempt is counted before the check, so a parallel burst gets at
+	// most the limit checked; the rest wait for the window to end.
+	if w := s.users.reserve(userKey, now); w > 0 {
 		return nil, errTooMany(w)
+	}
+	if w := s.clients.reserve(clientKey, now); w > 0 {
+		s.users.release(userKey)
+		return nil, errTooMany(w)
+	}
+	unreserve := func() {
+		s.users.release(userKey)
+		s.clients.release(clientKey)
 	}
 	u, err := s.store.FindUser(ctx, username)
 	if err != nil && showroom.ErrorCode(err) != showroom.ENotFound {
+		unreserve()
 		return nil, showroom.Internal(err)
 	}
 	hash := s.dummyHash
 	if u != nil {
 		hash = u.PasswordHash
 	}
-	ok, err := CheckPassword(hash, password)
+	// Unknown users take a slot and a check too: the same cost and the same
+	// 503 as known ones, so neither timing nor overload tells them apart.
+	if err := s.startHash(ctx); err != nil {
+		unreserve()
+		return nil, err
+	}
+	ok, err := s.check(hash, password)
+	s.endHash()
 	if err != nil {
+		unreserve()
 		return nil, showroom.Internal(fmt.Errorf("user %q: %w", username, err))
 	}
 	if u == nil || !ok || !u.MaySystem(system) {
-		s.users.fail(userKey, now)
-		s.clients.fail(clientKey, now)
-		return nil, errInvalidCredentials()
+		return nil, errInvalidCredentials() // the reserved attempt stays counted
 	}
 	s.users.reset(userKey)
+	s.clients.release(clientKey)
 	return s.issue(ctx, u, system, now)
 }
 

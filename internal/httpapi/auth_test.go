@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -173,6 +175,129 @@ func TestLoginRateLimit(t *testing.T) {
 	// Another user is not affected.
 	e.addUser("acme", "carol")
 	e.login("carol")
+}
+
+// TestLoginBurstIsLimited checks that a parallel burst of wrong passwords
+// gets at most the per-username limit (5) checked: the rest are refused with
+// 429 before any hashing, and a correct password then waits too.
+func TestLoginBurstIsLimited(t *testing.T) {
+	const burst = 30
+	for _, tc := range []struct {
+		name     string
+		username string
+	}{
+		{"known user", "alice"},
+		{"unknown user", "nobody"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var checks atomic.Int32
+			cfg := auth.DefaultConfig()
+			cfg.MaxHashes = burst // only the failure limit may hold the burst back
+			cfg.HashWait = time.Minute
+			cfg.CheckPassword = func(hash, password string) (bool, error) {
+				checks.Add(1)
+				time.Sleep(20 * time.Millisecond) // keep the burst's checks overlapping
+				return auth.CheckPassword(hash, password)
+			}
+			e := newEnvAuth(t, cfg)
+			e.addUser("acme", "alice")
+			results := make(chan *response, burst)
+			var wg sync.WaitGroup
+			for range burst {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					results <- e.do("POST", "/auth/login", jsonBody(map[string]string{
+						"username": tc.username, "password": "wrong password", "system": "showroom",
+					}), nil)
+				}()
+			}
+			wg.Wait()
+			close(results)
+			count := map[int]int{}
+			for res := range results {
+				count[res.status]++
+				switch res.status {
+				case http.StatusForbidden:
+					res.wantError(403, showroom.EInvalidCredentials)
+				case http.StatusTooManyRequests:
+					res.wantError(429, showroom.ETooManyRequests)
+					if ra := res.header.Get("Retry-After"); ra == "" || ra == "0" {
+						t.Errorf("Retry-After %q, want seconds to wait", ra)
+					}
+				default:
+					t.Errorf("status %d: %s", res.status, res.body)
+				}
+			}
+			if count[403] != 5 || count[429] != burst-5 || checks.Load() != 5 {
+				t.Errorf("%v, %d passwords checked; want 5 x 403, %d x 429, 5 checked", count, checks.Load(), burst-5)
+			}
+			// The documented lockout: even the right password waits for the window.
+			res := e.do("POST", "/auth/login", jsonBody(map[string]string{
+				"username": "alice", "password": testPassword, "system": "showroom",
+			}), nil)
+			if tc.username == "alice" {
+				res.wantError(429, showroom.ETooManyRequests)
+			} else {
+				res.wantStatus(200) // another username's burst does not lock alice out
+			}
+		})
+	}
+}
+
+// TestLoginOverloaded checks that logins beyond the password-check slots are
+// refused with 503 SERVICE_OVERLOADED and Retry-After, known and unknown
+// users alike, and that a refused login does not count as a failure.
+func TestLoginOverloaded(t *testing.T) {
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	cfg := auth.DefaultConfig()
+	cfg.MaxHashes = 1
+	cfg.HashWait = 10 * time.Millisecond
+	cfg.CheckPassword = func(hash, password string) (bool, error) {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		<-release // hold the one slot until the test lets go
+		return auth.CheckPassword(hash, password)
+	}
+	e := newEnvAuth(t, cfg)
+	e.addUser("acme", "alice")
+	e.addUser("acme", "bob")
+	first := make(chan *response, 1)
+	go func() {
+		first <- e.do("POST", "/auth/login", jsonBody(map[string]string{
+			"username": "bob", "password": testPassword, "system": "showroom",
+		}), nil)
+	}()
+	<-entered // bob's check holds the only slot
+
+	for _, tc := range []struct {
+		name, username, password string
+	}{
+		{"unknown user", "nobody", testPassword},
+		{"wrong password", "alice", "wrong password"},
+		{"right password", "alice", testPassword},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// More tries than the failure limit: a refused login is not a failure.
+			for range 6 {
+				res := e.do("POST", "/auth/login", jsonBody(map[string]string{
+					"username": tc.username, "password": tc.password, "system": "showroom",
+				}), nil)
+				body := res.wantError(503, showroom.EServiceOverloaded)
+				if body["message"] != "too many logins at once; try again shortly" {
+					t.Errorf("message %q", body["message"])
+				}
+				if ra := res.header.Get("Retry-After"); ra != "1" {
+					t.Errorf("Retry-After %q, want 1", ra)
+				}
+			}
+		})
+	}
+	close(release)
+	(<-first).wantStatus(200)
+	e.login("alice")
 }
 
 func TestRefresh(t *testing.T) {

@@ -52,17 +52,28 @@ type envOption func(t testing.TB, db *sqlite.DB, blobs *blob.Local, lib *library
 // newEnvWith is newEnv with the library's limits set.
 func newEnvWith(t testing.TB, libCfg library.Config, opts ...envOption) *env {
 	t.Helper()
+	return newEnvConfig(t, auth.DefaultConfig(), libCfg, opts...)
+}
+
+// newEnvAuth is newEnv with the auth service's configuration set.
+func newEnvAuth(t testing.TB, authCfg auth.Config) *env {
+	t.Helper()
+	return newEnvConfig(t, authCfg, library.DefaultConfig())
+}
+
+func newEnvConfig(t testing.TB, authCfg auth.Config, libCfg library.Config, opts ...envOption) *env {
+	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "showroom.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	keys, err := auth.NewKeyRing(ctx, db, auth.DefaultConfig().RefreshTTL)
+	keys, err := auth.NewKeyRing(ctx, db, authCfg.RefreshTTL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := auth.NewService(auth.DefaultConfig(), db, keys)
+	svc, err := auth.NewService(authCfg, db, keys)
 	if err != nil {
 		t.Fatal(err)
 	}
