@@ -68,9 +68,21 @@ func openDB(ctx context.Context, dataDir string) (*sqlite.DB, error) {
 	return sqlite.Open(ctx, filepath.Join(dataDir, "showroom.db"))
 }
 
+// authFlags configure the auth service.
+type authFlags struct {
+	maxLoginChecks int
+}
+
+func (a *authFlags) register(fs *flagSet) {
+	def := auth.DefaultConfig()
+	fs.Int(&a.maxLoginChecks, "max-login-checks", def.MaxHashes,
+		"login password checks (argon2id, 19 MiB each) run at once; logins beyond them wait a second, then get 503")
+}
+
 // authService builds the key ring and the auth service on db.
-func authService(ctx context.Context, db showroom.AuthStore) (*auth.Service, error) {
+func authService(ctx context.Context, db showroom.AuthStore, a authFlags) (*auth.Service, error) {
 	cfg := auth.DefaultConfig()
+	cfg.MaxHashes = a.maxLoginChecks
 	keys, err := auth.NewKeyRing(ctx, db, cfg.RefreshTTL)
 	if err != nil {
 		return nil, err
@@ -80,12 +92,14 @@ func authService(ctx context.Context, db showroom.AuthStore) (*auth.Service, err
 
 func (m *Main) runServe(ctx context.Context, args []string) error {
 	var c common
+	var a authFlags
 	var e engineFlags
 	var q queueFlags
 	var l libraryFlags
 	var demo bool
 	fs := m.newFlagSet("serve")
 	c.register(fs, "127.0.0.1:8080")
+	a.register(fs)
 	e.register(fs)
 	q.register(fs)
 	l.register(fs)
@@ -98,7 +112,7 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
-	svc, err := authService(ctx, db)
+	svc, err := authService(ctx, db, a)
 	if err != nil {
 		return err
 	}
@@ -195,8 +209,10 @@ func (m *Main) runWorker(ctx context.Context, args []string) error {
 
 func (m *Main) runAuth(ctx context.Context, args []string) error {
 	var c common
+	var a authFlags
 	fs := m.newFlagSet("auth")
 	c.register(fs, "127.0.0.1:8081")
+	a.register(fs)
 	if _, err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -209,7 +225,7 @@ func (m *Main) runAuth(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
-	svc, err := authService(ctx, db)
+	svc, err := authService(ctx, db, a)
 	if err != nil {
 		return err
 	}
