@@ -461,6 +461,7 @@ func TestProcessEndpoints(t *testing.T) {
 		{"truncated JPEG", "/v1/process/single/free_cutout", photo[:len(photo)/3], nil, 422, "INVALID_IMAGE"},
 		{"too large", "/v1/process/single/free_cutout", append(append([]byte{}, photo...), make([]byte, 2000000)...), nil, 413, "PAYLOAD_TOO_LARGE"},
 		{"pixel bomb", "/v1/process/single/free_cutout", pngBomb(t), nil, 413, "PAYLOAD_TOO_LARGE"},
+		{"tiny photo", "/v1/process/single/free_cutout", tinyPNG(t, 7, 40), nil, 422, "INVALID_IMAGE"},
 		{"bad format", "/v1/process/single/free_cutout?format=gif", photo, nil, 400, "INVALID_PARAMETER"},
 		{"bad quality", "/v1/process/single/free_cutout?quality=0", photo, nil, 400, "INVALID_PARAMETER"},
 		{"unacceptable", "/v1/process/single/free_cutout", photo, map[string]string{"Accept": "application/pdf"}, 406, "NOT_ACCEPTABLE"},
@@ -491,7 +492,7 @@ func TestProcessEndpoints(t *testing.T) {
 		"showroom_queue_depth 0",
 		"showroom_jobs_running 0",
 		`showroom_job_duration_seconds_count{configuration="free_cutout",status="succeeded"}`,
-		`showroom_job_duration_seconds_count{configuration="free_cutout",status="failed"} 3`, // the wall, the truncated JPEG, the pixel bomb
+		`showroom_job_duration_seconds_count{configuration="free_cutout",status="failed"} 4`, // the wall, the truncated JPEG, the pixel bomb, the tiny photo
 		`showroom_processor_duration_seconds_count{processor="DetectCarMaskProcessor"}`,
 		`showroom_model_inference_seconds_count{model="u2netp"}`,
 		`showroom_credits_charged_total{company="acme"} 2`,
@@ -531,6 +532,16 @@ func wantAPIError(t testing.TB, what string, res *http.Response, body []byte, st
 
 // pngBomb is a small PNG whose header claims 100000 x 100000 pixels: it
 // must be refused from the header, before any decoding.
+// tinyPNG is a w×h grey PNG.
+func tinyPNG(t testing.TB, w, h int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, w, h))); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
 func pngBomb(t testing.TB) []byte {
 	t.Helper()
 	var buf bytes.Buffer

@@ -21,12 +21,16 @@ var vipsStart = sync.OnceValue(func() error {
 	return vips.Startup(&vips.Config{ConcurrencyLevel: 1, MaxCacheMem: 0, MaxCacheSize: 0, MaxCacheFiles: 0})
 })
 
+// MinSide is the least width and height of a photo that can be processed.
+const MinSide = 8
+
 // Decode decodes a JPEG, PNG or WebP photo into 8-bit sRGB pixels, upright
 // (its EXIF orientation applied) and opaque (any alpha flattened onto
 // white). A photo with more than maxPixels pixels is refused from its header,
 // before any pixel is decoded, so a small file cannot expand into gigabytes:
 // PAYLOAD_TOO_LARGE. Other errors are *showroom.Error with code
-// INVALID_IMAGE. A caller done with the photo may Recycle it.
+// INVALID_IMAGE, among them a photo under MinSide pixels on a side. A
+// caller done with the photo may Recycle it.
 func Decode(data []byte, maxPixels int) (*image.NRGBA, error) {
 	if err := vipsStart(); err != nil {
 		return nil, showroom.Internal(fmt.Errorf("vision: starting libvips: %w", err))
@@ -50,6 +54,12 @@ func Decode(data []byte, maxPixels int) (*image.NRGBA, error) {
 	w, h := img.Width(), img.Height()
 	if w <= 0 || h <= 0 {
 		return nil, invalid(fmt.Errorf("empty image %dx%d", w, h))
+	}
+	if w < MinSide || h < MinSide {
+		// Refused from the header, as a client's mistake: not an error a
+		// retry could cure, and no model run is spent on it.
+		return nil, showroom.Errorf(showroom.EInvalidImage,
+			"the photo is %dx%d; each side must be at least %d pixels", w, h, MinSide)
 	}
 	if maxPixels > 0 && w*h > maxPixels {
 		// 413, as for an upload over the pixel limit: the photo is too big,

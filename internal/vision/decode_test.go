@@ -2,9 +2,11 @@ package vision
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"testing"
@@ -127,6 +129,30 @@ func TestDecodeJPEGRefusesBrokenData(t *testing.T) {
 		if !errors.As(err, &se) || se.Code != showroom.EInvalidImage {
 			t.Errorf("%s: %v, want INVALID_IMAGE", name, err)
 		}
+	}
+}
+
+// TestDecodeRefusesTinyPhotos: a photo under MinSide on a side is the
+// client's mistake, refused from its header (a retry cannot cure it), for
+// the decoder and the segmenter alike.
+func TestDecodeRefusesTinyPhotos(t *testing.T) {
+	for _, size := range []image.Point{{7, 40}, {40, 7}, {1, 1}} {
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, image.NewGray(image.Rectangle{Max: size})); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Decode(buf.Bytes(), 0)
+		var se *showroom.Error
+		if !errors.As(err, &se) || se.Code != showroom.EInvalidImage {
+			t.Errorf("%v: %v, want INVALID_IMAGE", size, err)
+		}
+		_, err = (&Segmenter{}).Segment(context.Background(), image.NewNRGBA(image.Rectangle{Max: size}))
+		if !errors.As(err, &se) || se.Code != showroom.EInvalidImage {
+			t.Errorf("Segment %v: %v, want INVALID_IMAGE", size, err)
+		}
+	}
+	if _, err := Decode(testJPEG(t, MinSide, MinSide, 1, vips.InterpretationSRGB), 0); err != nil {
+		t.Errorf("%dx%d: %v", MinSide, MinSide, err)
 	}
 }
 

@@ -3,9 +3,10 @@ package vision
 import (
 	"context"
 	"errors"
-	"fmt"
 	"image"
 	"time"
+
+	"github.com/showroom/showroom/internal/showroom"
 )
 
 // workSide is the long side of the working grid on which the model's
@@ -77,8 +78,9 @@ type Mask struct {
 // Segment finds the main car in img (as Decode returns it).
 func (s *Segmenter) Segment(ctx context.Context, img *image.NRGBA) (*Mask, error) {
 	b := img.Rect
-	if b.Dx() < 8 || b.Dy() < 8 {
-		return nil, fmt.Errorf("vision: image %dx%d too small", b.Dx(), b.Dy())
+	if b.Dx() < MinSide || b.Dy() < MinSide {
+		return nil, showroom.Errorf(showroom.EInvalidImage,
+			"the photo is %dx%d; each side must be at least %d pixels", b.Dx(), b.Dy(), MinSide)
 	}
 	img = normalizeOrigin(img)
 	var stages []Stage
