@@ -68,6 +68,9 @@ func startServer(t testing.TB, env map[string]string, args ...string) (string, *
 	case base := <-ready:
 		return base, &out
 	case err := <-done:
+		// The cleanup waits for the server's end too: hand it back, or a
+		// server that failed to start hangs the test until its timeout.
+		done <- nil
 		t.Fatalf("server did not start: %v\n%s", err, errOut.String())
 	case <-time.After(30 * time.Second):
 		t.Fatalf("server did not start in 30s\n%s", errOut.String())

@@ -1,11 +1,9 @@
 package pipeline
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"image"
-	"image/png"
 
 	"github.com/davidbyttow/govips/v2/vips"
 
@@ -27,18 +25,9 @@ const DefaultQuality = 90
 var mediaTypes = map[string]string{FormatJPEG: "image/jpeg", FormatPNG: "image/png", FormatWebP: "image/webp"}
 
 // startVips makes sure libvips runs with the settings internal/vision chose
-// (one libvips thread; requests run in parallel at the worker level). govips
-// would otherwise start itself on first use with a thread per core; the
-// vision package starts it inside Decode, so a one-pixel decode starts it
-// the same way without a second copy of those settings.
-func startVips() error {
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 1, 1))); err != nil {
-		return err
-	}
-	_, err := vision.Decode(buf.Bytes(), 0)
-	return err
-}
+// (one libvips thread; requests run in parallel at the worker level):
+// govips would otherwise start itself on first use with a thread per core.
+func startVips() error { return vision.Start() }
 
 // encode writes img in format ("" = JPEG, or PNG when hasAlpha) at
 // quality, every metadata field stripped: the pixels are upright sRGB,

@@ -21,6 +21,12 @@ var vipsStart = sync.OnceValue(func() error {
 	return vips.Startup(&vips.Config{ConcurrencyLevel: 1, MaxCacheMem: 0, MaxCacheSize: 0, MaxCacheFiles: 0})
 })
 
+// Start starts libvips with the settings this package chose (one libvips
+// thread; requests run in parallel at the worker level), once. Decode
+// calls it; a package that uses libvips without decoding first calls it
+// too, so govips never starts itself with its own defaults.
+func Start() error { return vipsStart() }
+
 // MinSide is the least width and height of a photo that can be processed.
 const MinSide = 8
 
