@@ -144,7 +144,7 @@ func processing(ctx context.Context, db *sqlite.DB, blobs blob.Store, lib *libra
 	m.WatchQueue(qu)
 	p = &httpapi.Processing{
 		Queue: qu, Jobs: db, Companies: db, Configs: lib,
-		MaxPhotoBytes: q.maxPhotoBytes, RatePerMinute: float64(q.ratePerMinute), Burst: q.rateBurst,
+		MaxPhotoBytes: q.maxPhotoBytes, MaxPixels: e.maxPixels, RatePerMinute: float64(q.ratePerMinute), Burst: q.rateBurst,
 	}
 	return p, func(ctx context.Context) error {
 		defer closeEngine()

@@ -462,6 +462,10 @@ func TestProcessEndpoints(t *testing.T) {
 		{"too large", "/v1/process/single/free_cutout", append(append([]byte{}, photo...), make([]byte, 2000000)...), nil, 413, "PAYLOAD_TOO_LARGE"},
 		{"pixel bomb", "/v1/process/single/free_cutout", pngBomb(t), nil, 413, "PAYLOAD_TOO_LARGE"},
 		{"tiny photo", "/v1/process/single/free_cutout", tinyPNG(t, 7, 40), nil, 422, "INVALID_IMAGE"},
+		// Refused from the header before anything is queued, so an async
+		// request gets the same answer at once, not a 202 and a failed job.
+		{"pixel bomb, async", "/v1/process/single/free_cutout?async=true", pngBomb(t), nil, 413, "PAYLOAD_TOO_LARGE"},
+		{"tiny photo, async", "/v1/process/single/free_cutout?async=true", tinyPNG(t, 40, 7), nil, 422, "INVALID_IMAGE"},
 		{"bad format", "/v1/process/single/free_cutout?format=gif", photo, nil, 400, "INVALID_PARAMETER"},
 		{"bad quality", "/v1/process/single/free_cutout?quality=0", photo, nil, 400, "INVALID_PARAMETER"},
 		{"unacceptable", "/v1/process/single/free_cutout", photo, map[string]string{"Accept": "application/pdf"}, 406, "NOT_ACCEPTABLE"},
@@ -492,7 +496,7 @@ func TestProcessEndpoints(t *testing.T) {
 		"showroom_queue_depth 0",
 		"showroom_jobs_running 0",
 		`showroom_job_duration_seconds_count{configuration="free_cutout",status="succeeded"}`,
-		`showroom_job_duration_seconds_count{configuration="free_cutout",status="failed"} 4`, // the wall, the truncated JPEG, the pixel bomb, the tiny photo
+		`showroom_job_duration_seconds_count{configuration="free_cutout",status="failed"} 2`, // the wall, the truncated JPEG; the pixel bomb and the tiny photo are refused before queueing
 		`showroom_processor_duration_seconds_count{processor="DetectCarMaskProcessor"}`,
 		`showroom_model_inference_seconds_count{model="u2netp"}`,
 		`showroom_credits_charged_total{company="acme"} 2`,

@@ -1,16 +1,22 @@
 package httpapi
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
 	"io"
 	"mime"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/image/webp"
 
 	"github.com/showroom/showroom/internal/queue"
 	"github.com/showroom/showroom/internal/showroom"
@@ -32,6 +38,9 @@ type Processing struct {
 	Configs ConfigResolver
 	// MaxPhotoBytes bounds the photo's size.
 	MaxPhotoBytes int64
+	// MaxPixels bounds the photo's pixels, read from its header before the
+	// job is queued (0: left to the worker's decoder alone).
+	MaxPixels int
 	// RatePerMinute and Burst limit processing requests per company.
 	RatePerMinute float64
 	Burst         int
@@ -166,6 +175,42 @@ func sniffPhoto(body io.Reader) (io.Reader, error) {
 	return io.MultiReader(bytes.NewReader(head), body), nil
 }
 
+// photoHeaderPeek is how much of a photo is read to find its size before
+// it is queued: enough for the metadata cameras write ahead of a JPEG's
+// frame header.
+const photoHeaderPeek = 256 << 10
+
+// checkPhotoHeader reads the photo's size from its header and refuses,
+// before anything is stored or queued, a photo too small to process or
+// over the pixel limit: the answer is the same for a synchronous and an
+// asynchronous request, and no worker's time goes to it. A header it
+// cannot read from the first bytes is left to the worker's decoder, which
+// refuses what is broken.
+func checkPhotoHeader(body io.Reader, maxPixels int) (io.Reader, error) {
+	br := bufio.NewReaderSize(body, photoHeaderPeek)
+	head, err := br.Peek(photoHeaderPeek)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	var config func(io.Reader) (image.Config, error)
+	switch imageType(head) {
+	case "image/jpeg":
+		config = jpeg.DecodeConfig
+	case "image/png":
+		config = png.DecodeConfig
+	case "image/webp":
+		config = webp.DecodeConfig
+	}
+	if config != nil {
+		if c, err := config(bytes.NewReader(head)); err == nil {
+			if err := showroom.CheckPhotoSize(c.Width, c.Height, maxPixels); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return br, nil
+}
+
 // imageType names the image format of data's first bytes, or "".
 func imageType(head []byte) string {
 	switch {
@@ -211,6 +256,9 @@ func (p *Processing) process(w http.ResponseWriter, r *http.Request) error {
 	}
 	photo, err := sniffPhoto(http.MaxBytesReader(w, r.Body, p.MaxPhotoBytes))
 	if err != nil {
+		return bodyError(err, p.MaxPhotoBytes)
+	}
+	if photo, err = checkPhotoHeader(photo, p.MaxPixels); err != nil {
 		return bodyError(err, p.MaxPhotoBytes)
 	}
 	job, err := p.Queue.Submit(ctx, queue.Submission{

@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"bytes"
+	"image"
+	"image/png"
 	"io"
 	"net/http/httptest"
 	"testing"
@@ -132,5 +134,45 @@ func TestServerTiming(t *testing.T) {
 	want := `decode;dur=12.3;desc="1", DetectCarMaskProcessor;dur=1000.0;desc="2"`
 	if got != want {
 		t.Errorf("Server-Timing %q, want %q", got, want)
+	}
+}
+
+func TestCheckPhotoHeader(t *testing.T) {
+	encode := func(w, h int) []byte {
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, w, h))); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	// A photo bigger than the peek, so the reader handed on must give back
+	// what the peek read as well as the rest.
+	big := make([]byte, photoHeaderPeek+1000)
+	copy(big, encode(64, 64))
+	for _, tc := range []struct {
+		name      string
+		photo     []byte
+		maxPixels int
+		code      string
+	}{
+		{"ordinary", encode(64, 48), 10_000, ""},
+		{"longer than the peek", big, 10_000, ""},
+		{"too narrow", encode(7, 100), 0, showroom.EInvalidImage},
+		{"too low", encode(100, 7), 0, showroom.EInvalidImage},
+		{"over the pixel limit", encode(200, 100), 10_000, showroom.EPayloadTooLarge},
+		{"no limit", encode(200, 100), 0, ""},
+		{"header unreadable: left to the decoder", []byte("\x89PNG\r\n\x1a\nbroken"), 10_000, ""},
+	} {
+		r, err := checkPhotoHeader(bytes.NewReader(tc.photo), tc.maxPixels)
+		if got := showroom.ErrorCode(err); err != nil && got != tc.code || err == nil && tc.code != "" {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.code)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		if b, err := io.ReadAll(r); err != nil || !bytes.Equal(b, tc.photo) {
+			t.Errorf("%s: the photo read back differs (%d of %d bytes, %v)", tc.name, len(b), len(tc.photo), err)
+		}
 	}
 }

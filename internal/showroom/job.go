@@ -108,3 +108,22 @@ type JobStore interface {
 	AddCredits(ctx context.Context, companyID int64, n int64) error
 	Usage(ctx context.Context, companyID int64, recent int) (*Usage, error)
 }
+
+// MinPhotoSide is the least width and height of a photo that can be
+// processed.
+const MinPhotoSide = 8
+
+// CheckPhotoSize refuses a photo of w×h pixels that cannot be processed:
+// under MinPhotoSide on a side (INVALID_IMAGE), or over maxPixels pixels
+// when maxPixels > 0 (PAYLOAD_TOO_LARGE, as an upload over the limit is).
+// Both come from the photo's header, before any pixel is decoded.
+func CheckPhotoSize(w, h, maxPixels int) error {
+	if w < MinPhotoSide || h < MinPhotoSide {
+		return Errorf(EInvalidImage, "the photo is %dx%d; each side must be at least %d pixels", w, h, MinPhotoSide)
+	}
+	if maxPixels > 0 && int64(w)*int64(h) > int64(maxPixels) {
+		return Errorf(EPayloadTooLarge, "the photo is %dx%d, %.1f megapixels; at most %.1f are accepted",
+			w, h, float64(w)*float64(h)/1e6, float64(maxPixels)/1e6)
+	}
+	return nil
+}

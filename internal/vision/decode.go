@@ -28,7 +28,7 @@ var vipsStart = sync.OnceValue(func() error {
 func Start() error { return vipsStart() }
 
 // MinSide is the least width and height of a photo that can be processed.
-const MinSide = 8
+const MinSide = showroom.MinPhotoSide
 
 // Decode decodes a JPEG, PNG or WebP photo into 8-bit sRGB pixels, upright
 // (its EXIF orientation applied) and opaque (any alpha flattened onto
@@ -61,17 +61,8 @@ func Decode(data []byte, maxPixels int) (*image.NRGBA, error) {
 	if w <= 0 || h <= 0 {
 		return nil, invalid(fmt.Errorf("empty image %dx%d", w, h))
 	}
-	if w < MinSide || h < MinSide {
-		// Refused from the header, as a client's mistake: not an error a
-		// retry could cure, and no model run is spent on it.
-		return nil, showroom.Errorf(showroom.EInvalidImage,
-			"the photo is %dx%d; each side must be at least %d pixels", w, h, MinSide)
-	}
-	if maxPixels > 0 && w*h > maxPixels {
-		// 413, as for an upload over the pixel limit: the photo is too big,
-		// not broken.
-		return nil, showroom.Errorf(showroom.EPayloadTooLarge,
-			"the photo is %dx%d, %.1f megapixels; at most %.1f are accepted", w, h, float64(w)*float64(h)/1e6, float64(maxPixels)/1e6)
+	if err := showroom.CheckPhotoSize(w, h, maxPixels); err != nil {
+		return nil, err
 	}
 	var pix *image.NRGBA
 	if vips.DetermineImageType(data) == vips.ImageTypeJPEG {
