@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -38,32 +39,23 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 	if _, err := fs.Parse(args); err != nil {
 		return err
 	}
+	// The photos are listed first: a folder without any fails before the
+	// model is loaded.
+	keep, what := hasMask, "NAME.jpg with NAME.mask.png"
+	if glass {
+		keep, what = nil, "NAME.jpg"
+	}
+	pairs, err := evalPhotos(images, out, what, keep)
+	if err != nil {
+		return err
+	}
 	seg, err := openSegmenter(model, modelDir)
 	if err != nil {
 		return err
 	}
 	defer seg.Close()
 	if glass {
-		return m.runEvalGlass(ctx, seg, images, out)
-	}
-	photos, err := filepath.Glob(filepath.Join(images, "*.jpg"))
-	if err != nil {
-		return err
-	}
-	var pairs []string
-	for _, p := range photos {
-		if _, err := os.Stat(maskPath(p)); err == nil {
-			pairs = append(pairs, p)
-		}
-	}
-	sort.Strings(pairs)
-	if len(pairs) == 0 {
-		return fmt.Errorf("eval: no NAME.jpg with NAME.mask.png in %s", images)
-	}
-	if out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return err
-		}
+		return m.runEvalGlass(ctx, seg, pairs, out)
 	}
 
 	tw := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -108,6 +100,35 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 		fmt.Fprintf(m.Stdout, "wrote %d masks and contact-sheet.png to %s\n", len(rows), out)
 	}
 	return nil
+}
+
+// evalPhotos returns the NAME.jpg photos of dir that keep accepts (all
+// when keep is nil), sorted, and makes the folder out when it is set; what
+// names the photos looked for in the error when there are none.
+func evalPhotos(dir, out, what string, keep func(photo string) bool) ([]string, error) {
+	photos, err := filepath.Glob(filepath.Join(dir, "*.jpg"))
+	if err != nil {
+		return nil, err
+	}
+	if keep != nil {
+		photos = slices.DeleteFunc(photos, func(p string) bool { return !keep(p) })
+	}
+	sort.Strings(photos)
+	if len(photos) == 0 {
+		return nil, fmt.Errorf("eval: no %s in %s", what, dir)
+	}
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	return photos, nil
+}
+
+// hasMask reports whether a hand-made car mask lies beside photo.
+func hasMask(photo string) bool {
+	_, err := os.Stat(maskPath(photo))
+	return err == nil
 }
 
 // openSegmenter loads the segmentation model for the tools (eval,

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -48,20 +47,7 @@ type glassRow struct {
 }
 
 // runEvalGlass is eval --glass.
-func (m *Main) runEvalGlass(ctx context.Context, seg *vision.Segmenter, images, out string) error {
-	photos, err := filepath.Glob(filepath.Join(images, "*.jpg"))
-	if err != nil {
-		return err
-	}
-	sort.Strings(photos)
-	if len(photos) == 0 {
-		return fmt.Errorf("eval: no NAME.jpg in %s", images)
-	}
-	if out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return err
-		}
-	}
+func (m *Main) runEvalGlass(ctx context.Context, seg *vision.Segmenter, photos []string, out string) error {
 	tw := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "image\trecall\tfalse\tfound\tcar IoU\ttime\t\n")
 	var scores []vision.GlassScore
