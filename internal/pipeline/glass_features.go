@@ -272,7 +272,7 @@ func notSet(set []bool) []bool {
 }
 
 // predict returns the model's glass probability for every pixel of idx
-// (0 elsewhere), n features each.
+// (0 elsewhere), from feats, glassFeatureCount of them per pixel.
 func (gg *glassGrid) predict(m *boostModel, feats []float32, idx []int) []float32 {
 	out := make([]float32, gg.w*gg.h)
 	imaging.Parallel(len(idx), func(lo, hi int) {
@@ -291,18 +291,7 @@ func (gg *glassGrid) predict(m *boostModel, feats []float32, idx []int) []float3
 func postGlass(gg *glassGrid, prob []float32) []float32 {
 	w, h := gg.w, gg.h
 	sm := make([]float32, w*h)
-	for y := range h {
-		for x := range w {
-			var s, n float32
-			for yy := max(y-1, 0); yy <= min(y+1, h-1); yy++ {
-				for xx := max(x-1, 0); xx <= min(x+1, w-1); xx++ {
-					s += prob[yy*w+xx]
-					n++
-				}
-			}
-			sm[y*w+x] = s / n
-		}
-	}
+	imaging.BoxMean(sm, make([]float32, w*h), prob, w, h, 1)
 	set := make([]bool, w*h)
 	carArea := 0
 	for i, v := range sm {
@@ -323,20 +312,19 @@ func postGlass(gg *glassGrid, prob []float32) []float32 {
 			sum[l] += sm[i]
 		}
 	}
+	// A region's pixels are glass if the region is, but not a pixel the
+	// model itself calls paint: the smoothing must not carry glass onto the
+	// edge of a pillar between two windows.
+	own := func(i int) bool { return prob[i] >= 0.3 && !gg.paint[i] }
 	keep := make([]bool, w*h)
 	for i, l := range labels {
-		// A region's pixels are glass if the region is, but not a pixel
-		// the model itself calls paint: the smoothing must not carry glass
-		// onto the edge of a pillar between two windows.
-		if l >= 0 && window(comps[l], sum[l], carArea) && prob[i] >= 0.3 && !gg.paint[i] {
-			keep[i] = true
-		}
+		keep[i] = l >= 0 && window(comps[l], sum[l], carArea) && own(i)
 	}
 	// The opening also took the edge's detail off the regions kept: give
 	// it back, as far as the opening reached.
 	near := dilate(keep, w, h, r)
 	for i, f := range found {
-		keep[i] = keep[i] || (f && near[i] && prob[i] >= 0.3 && !gg.paint[i])
+		keep[i] = keep[i] || (f && near[i] && own(i))
 	}
 	fillEnclosed(keep, w, h)
 	fillColumns(keep, w, h, gg.paint)

@@ -24,8 +24,8 @@ type GlassExample struct {
 	Windows, Never *image.Gray
 }
 
-// glassTraining holds the settings the model was trained with; they are
-// written into the docs with the cross-validated scores.
+// glassTraining holds the settings the model is trained with
+// (docs/glass-and-shadow.md states them beside the cross-validated scores).
 var glassTraining = struct {
 	boostParams
 	// RestWeight is the weight of car pixels that are neither annotated
@@ -41,7 +41,6 @@ var glassTraining = struct {
 // glassSet is an example prepared for training: features and labels on
 // its glass grid.
 type glassSet struct {
-	name           string
 	scene          *Scene
 	gg             *glassGrid
 	feats          []float32
@@ -56,7 +55,7 @@ func prepareGlass(ex GlassExample) glassSet {
 	g := s.workGrid()
 	gg := newGlassGrid(g, g.toWork(s.Box), s.Raw)
 	f, idx := gg.features()
-	return glassSet{name: ex.Name, scene: s, gg: gg, feats: f, idx: idx, windows: gridMask(ex.Windows, gg), never: gridMask(ex.Never, gg), ex: ex}
+	return glassSet{scene: s, gg: gg, feats: f, idx: idx, windows: gridMask(ex.Windows, gg), never: gridMask(ex.Never, gg), ex: ex}
 }
 
 // gridMask samples an annotation mask (>= 128 inside) onto the glass grid.

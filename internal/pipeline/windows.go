@@ -26,7 +26,8 @@ func (w windows) apply(ctx context.Context, r *run, s *Scene) error {
 }
 
 // findGlass returns, on the working grid, how much each car pixel is
-// glass (0 or 1; the edges are refined at full resolution later). A
+// glass (whole inside the regions found, their edge softened inwards by
+// softenInward; refineGlass takes it to full resolution). A
 // trained model (glassModel, see glass_features.go for what it looks at
 // and docs/glass-and-shadow.md for how it was trained and measured) gives
 // each pixel of the car's upper part a probability of being glass on a
