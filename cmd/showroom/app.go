@@ -132,7 +132,12 @@ func processing(ctx context.Context, db *sqlite.DB, blobs blob.Store, lib *libra
 		run, closeEngine = runner(engine), closeFn
 	}
 	qu, err := queue.New(ctx, q.config(work), db.SQL(), db, blobs, run, log,
-		queue.Observer{JobFinished: m.Job, Charged: m.Charged})
+		queue.Observer{
+			// The metrics drop the company and the configuration: they are
+			// tenant data (internal/metrics says why).
+			JobFinished: func(_ string, s showroom.JobStatus, d time.Duration) { m.Job(s, d) },
+			Charged:     func(_ string, amount int64) { m.Charged(amount) },
+		})
 	if err != nil {
 		closeEngine()
 		return nil, nil, err

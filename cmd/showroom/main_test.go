@@ -185,7 +185,15 @@ func TestSplitRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	authURL, _ := startServer(t, env, "auth", "--addr", "127.0.0.1:0", "--data-dir", dir)
-	apiURL, _ := startServer(t, env, "api", "--addr", "127.0.0.1:0", "--data-dir", dir, "--auth-url", authURL)
+	metricsAddr := freePort(t)
+	apiURL, _ := startServer(t, env, "api", "--addr", "127.0.0.1:0", "--data-dir", dir, "--auth-url", authURL, "--metrics-addr", metricsAddr)
+	// With an address of their own, the metrics are there and only there.
+	if code, body := get(t, "http://"+metricsAddr+"/metrics", ""); code != 200 || !strings.Contains(string(body), "showroom_queue_depth") {
+		t.Errorf("metrics on --metrics-addr: %d %.200s", code, body)
+	}
+	if code, _ := get(t, apiURL+"/metrics", ""); code != 404 {
+		t.Errorf("/metrics on the API's address with --metrics-addr set: %d, want 404", code)
+	}
 	var tok tokens
 	if code := post(t, authURL+"/login", map[string]string{"username": "alice", "password": "hunter2hunter2", "system": "showroom"}, &tok); code != 200 {
 		t.Fatalf("login at the auth service's root: %d", code)

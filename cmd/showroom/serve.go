@@ -96,6 +96,7 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	var e engineFlags
 	var q queueFlags
 	var l libraryFlags
+	var mf metricsFlags
 	var demo bool
 	fs := m.newFlagSet("serve")
 	c.register(fs, "127.0.0.1:8080")
@@ -103,6 +104,7 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	e.register(fs)
 	q.register(fs)
 	l.register(fs)
+	mf.register(fs, "serve")
 	fs.Bool(&demo, "demo", false, "on an empty database, create a demo company and user and print how to log in")
 	if _, err := fs.Parse(args); err != nil {
 		return err
@@ -124,7 +126,10 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system, PublicURL: l.publicURL}, svc.Verifier(), db, log)
 	api.EnableProcessing(proc)
 	api.EnableLibrary(lib)
-	h := withMetrics(httpapi.Combined(httpapi.NewAuthServer(svc, db, log), api), mx)
+	h, err := mf.withMetrics(ctx, httpapi.Combined(httpapi.NewAuthServer(svc, db, log), api), mx, log)
+	if err != nil {
+		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
+	}
 	err = m.listenAndServe(ctx, c, httpapi.Handler(h, log, mx.Request), log, func(base string) error {
 		fmt.Fprintf(m.Stdout, "Showroom is listening on %s\n  auth_url: %s/auth\n  base_url: %s\n", base, base, base)
 		if demo {
@@ -135,12 +140,54 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 }
 
-// withMetrics serves the metrics at /metrics beside h.
-func withMetrics(h http.Handler, mx *metrics.Metrics) http.Handler {
+// metricsFlags say where the Prometheus metrics are served.
+type metricsFlags struct {
+	addr string
+}
+
+func (f *metricsFlags) register(fs *flagSet, role string) {
+	usage := "serve the Prometheus metrics on this address only (e.g. a private 127.0.0.1:9090), not at /metrics beside the API"
+	if role == "worker" {
+		usage = "serve this worker's Prometheus metrics at /metrics on this address (default: not served)"
+	}
+	fs.String(&f.addr, "metrics-addr", "", usage)
+}
+
+// withMetrics serves the metrics at /metrics beside h, unless they have an
+// address of their own; then it starts serving them there, until ctx ends.
+func (f *metricsFlags) withMetrics(ctx context.Context, h http.Handler, mx *metrics.Metrics, log *slog.Logger) (http.Handler, error) {
+	if f.addr == "" {
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", mx.Handler())
+		mux.Handle("/", h)
+		return mux, nil
+	}
+	return h, f.serve(ctx, mx, log)
+}
+
+// serve serves the metrics alone on f.addr, if set, until ctx ends.
+func (f *metricsFlags) serve(ctx context.Context, mx *metrics.Metrics, log *slog.Logger) error {
+	if f.addr == "" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("--metrics-addr: %w", err)
+	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", mx.Handler())
-	mux.Handle("/", h)
-	return mux
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics server stopped", "err", err)
+		}
+	}()
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	log.Info("serving metrics", "addr", ln.Addr().String())
+	return nil
 }
 
 // openData opens what every role that serves content or processes photos
@@ -181,11 +228,13 @@ func (m *Main) runWorker(ctx context.Context, args []string) error {
 	var e engineFlags
 	var q queueFlags
 	var l libraryFlags
+	var mf metricsFlags
 	fs := m.newFlagSet("worker")
 	c.register(fs, "")
 	e.register(fs)
 	q.register(fs)
 	l.register(fs)
+	mf.register(fs, "worker")
 	if _, err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -194,9 +243,13 @@ func (m *Main) runWorker(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
-	_, stopProc, err := processing(ctx, db, blobs, lib, e, q, true, metrics.New(), log)
+	mx := metrics.New()
+	_, stopProc, err := processing(ctx, db, blobs, lib, e, q, true, mx, log)
 	if err != nil {
 		return err
+	}
+	if err := mf.serve(ctx, mx, log); err != nil {
+		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 	}
 	fmt.Fprintf(m.Stdout, "Showroom worker is running %d jobs at a time\n", q.workers)
 	if m.ready != nil {
@@ -239,11 +292,13 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 	var c common
 	var q queueFlags
 	var l libraryFlags
+	var mf metricsFlags
 	var authURL string
 	fs := m.newFlagSet("api")
 	c.register(fs, "127.0.0.1:8080")
 	q.register(fs)
 	l.register(fs)
+	mf.register(fs, "api")
 	fs.String(&authURL, "auth-url", "http://127.0.0.1:8081", "base URL of the auth service, whose JWKS verifies tokens")
 	if _, err := fs.Parse(args); err != nil {
 		return err
@@ -263,7 +318,11 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system, PublicURL: l.publicURL}, verifier, db, log)
 	api.EnableProcessing(proc)
 	api.EnableLibrary(lib)
-	err = m.listenAndServe(ctx, c, httpapi.Handler(withMetrics(api, mx), log, mx.Request), log, func(base string) error {
+	h, err := mf.withMetrics(ctx, api, mx, log)
+	if err != nil {
+		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
+	}
+	err = m.listenAndServe(ctx, c, httpapi.Handler(h, log, mx.Request), log, func(base string) error {
 		fmt.Fprintf(m.Stdout, "Showroom API is listening on %s (tokens verified by %s)\n", base, authURL)
 		return nil
 	})

@@ -2,6 +2,12 @@
 // processing queue, job and processor durations, model inference time and
 // credits charged. One Metrics value is made in main and handed to the
 // components that report into it; nothing is registered globally.
+//
+// No label names a company, a configuration or anything else a user
+// chooses: the metrics are readable by whoever can reach /metrics, and
+// user-chosen label values would both tell one tenant about the others and
+// let a tenant grow the series without bound. Every label value comes from
+// a fixed set (route patterns, status codes, processor and model names).
 package metrics
 
 import (
@@ -25,7 +31,7 @@ type Metrics struct {
 	jobDuration     *prometheus.HistogramVec
 	processor       *prometheus.HistogramVec
 	inference       *prometheus.HistogramVec
-	credits         *prometheus.CounterVec
+	credits         prometheus.Counter
 }
 
 // Queue is what the queue gauges read.
@@ -47,17 +53,17 @@ func New() *Metrics {
 			Name: "showroom_http_request_duration_seconds", Help: "HTTP request latency by route.", Buckets: secs,
 		}, []string{"route"}),
 		jobDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "showroom_job_duration_seconds", Help: "Processing job run time by configuration and outcome.", Buckets: secs,
-		}, []string{"configuration", "status"}),
+			Name: "showroom_job_duration_seconds", Help: "Processing job run time by outcome.", Buckets: secs,
+		}, []string{"status"}),
 		processor: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "showroom_processor_duration_seconds", Help: "Time of each pipeline step (decode, processors, render, encode).", Buckets: secs,
 		}, []string{"processor"}),
 		inference: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "showroom_model_inference_seconds", Help: "Segmentation model inference time by model.", Buckets: secs,
 		}, []string{"model"}),
-		credits: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "showroom_credits_charged_total", Help: "Credits charged by company.",
-		}, []string{"company"}),
+		credits: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "showroom_credits_charged_total", Help: "Credits charged, all companies together.",
+		}),
 	}
 	m.reg.MustRegister(m.requests, m.requestDuration, m.jobDuration, m.processor, m.inference, m.credits,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -99,9 +105,10 @@ func (m *Metrics) Request(route string, status int, d time.Duration) {
 	m.requestDuration.WithLabelValues(route).Observe(d.Seconds())
 }
 
-// Job records a finished job.
-func (m *Metrics) Job(configuration string, status showroom.JobStatus, d time.Duration) {
-	m.jobDuration.WithLabelValues(configuration, string(status)).Observe(d.Seconds())
+// Job records a finished job. The configuration's name is not recorded: it
+// is chosen by a user.
+func (m *Metrics) Job(status showroom.JobStatus, d time.Duration) {
+	m.jobDuration.WithLabelValues(string(status)).Observe(d.Seconds())
 }
 
 // Step records one pipeline step's time.
@@ -114,7 +121,7 @@ func (m *Metrics) Inference(model string, d time.Duration) {
 	m.inference.WithLabelValues(model).Observe(d.Seconds())
 }
 
-// Charged records credits charged to company.
-func (m *Metrics) Charged(company string, amount int64) {
-	m.credits.WithLabelValues(company).Add(float64(amount))
+// Charged records credits charged; which company paid is not recorded.
+func (m *Metrics) Charged(amount int64) {
+	m.credits.Add(float64(amount))
 }
