@@ -31,6 +31,7 @@ type common struct {
 	logFormat       string
 	logLevel        string
 	shutdownTimeout time.Duration
+	body            httpapi.BodyLimits
 }
 
 func (c *common) register(fs *flagSet, defAddr string) {
@@ -40,6 +41,9 @@ func (c *common) register(fs *flagSet, defAddr string) {
 	fs.String(&c.logFormat, "log-format", "json", "log format: json or text")
 	fs.String(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.Duration(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long a graceful shutdown waits for running work")
+	def := httpapi.DefaultBodyLimits()
+	fs.Duration(&c.body.Idle, "body-idle-timeout", def.Idle, "a request body from which nothing arrives for this long gets 408")
+	fs.Duration(&c.body.Total, "body-timeout", def.Total, "a request body not whole after this long gets 408")
 }
 
 func (c *common) logger(m *Main) (*slog.Logger, error) {
@@ -130,7 +134,7 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 	}
-	err = m.listenAndServe(ctx, c, httpapi.Handler(h, log, mx.Request), log, func(base string) error {
+	err = m.listenAndServe(ctx, c, httpapi.Handler(h, log, mx.Request, c.body), log, func(base string) error {
 		fmt.Fprintf(m.Stdout, "Showroom is listening on %s\n  auth_url: %s/auth\n  base_url: %s\n", base, base, base)
 		if demo {
 			return m.demo(ctx, db, c, base)
@@ -282,7 +286,7 @@ func (m *Main) runAuth(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return m.listenAndServe(ctx, c, httpapi.Handler(httpapi.NewAuthServer(svc, db, log), log, nil), log, func(base string) error {
+	return m.listenAndServe(ctx, c, httpapi.Handler(httpapi.NewAuthServer(svc, db, log), log, nil, c.body), log, func(base string) error {
 		fmt.Fprintf(m.Stdout, "Showroom auth service is listening on %s\n", base)
 		return nil
 	})
@@ -322,7 +326,7 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 	if err != nil {
 		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 	}
-	err = m.listenAndServe(ctx, c, httpapi.Handler(h, log, mx.Request), log, func(base string) error {
+	err = m.listenAndServe(ctx, c, httpapi.Handler(h, log, mx.Request, c.body), log, func(base string) error {
 		fmt.Fprintf(m.Stdout, "Showroom API is listening on %s (tokens verified by %s)\n", base, authURL)
 		return nil
 	})

@@ -66,6 +66,11 @@ func (s *APIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.rt.Ser
 // principal in the request's context.
 func (s *APIServer) authed(h handlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
+		if len(r.Header.Values("Authorization")) > 1 {
+			// Which one counts would be the first reader's guess, and a
+			// proxy in front may guess otherwise: neither does.
+			return showroom.Errorf(showroom.EInvalidToken, "the request has more than one Authorization header")
+		}
 		raw, ok := tokenFrom(r)
 		if !ok {
 			return showroom.Errorf(showroom.EUnauthorized, "an access token is required in the Authorization header")

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -19,11 +18,11 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		return nil, errTooLarge(limit)
 	}
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return nil, errTooLarge(limit)
-	} else if err != nil {
-		return nil, showroom.Errorf(showroom.EInvalidBody, "could not read the request body")
+	if err != nil {
+		if err := bodyError(err, limit); showroom.ErrorCode(err) != showroom.EInternal {
+			return nil, err
+		}
+		return nil, &showroom.Error{Code: showroom.EInvalidBody, Message: "could not read the request body", Cause: err}
 	}
 	return b, nil
 }

@@ -29,6 +29,7 @@ var statusOf = map[string]int{
 	showroom.EJobNotFound:         http.StatusNotFound,
 	showroom.EMethodNotAllowed:    http.StatusMethodNotAllowed,
 	showroom.ENotAcceptable:       http.StatusNotAcceptable,
+	showroom.ERequestTimeout:      http.StatusRequestTimeout,
 	showroom.EConflict:            http.StatusConflict,
 	showroom.EContentInUse:        http.StatusConflict,
 	showroom.ECancelled:           http.StatusConflict,

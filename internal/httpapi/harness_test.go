@@ -63,6 +63,12 @@ func newEnvAuth(t testing.TB, authCfg auth.Config) *env {
 
 func newEnvConfig(t testing.TB, authCfg auth.Config, libCfg library.Config, opts ...envOption) *env {
 	t.Helper()
+	return newEnvBody(t, authCfg, libCfg, httpapi.BodyLimits{}, opts...)
+}
+
+// newEnvBody is newEnvConfig with the request bodies' time limits set.
+func newEnvBody(t testing.TB, authCfg auth.Config, libCfg library.Config, body httpapi.BodyLimits, opts ...envOption) *env {
+	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "showroom.db"))
 	if err != nil {
@@ -91,7 +97,7 @@ func newEnvConfig(t testing.TB, authCfg auth.Config, libCfg library.Config, opts
 	for _, o := range opts {
 		o(t, db, blobs, lib, api)
 	}
-	srv := httptest.NewServer(httpapi.Handler(httpapi.Combined(httpapi.NewAuthServer(svc, db, log), api), log, nil))
+	srv := httptest.NewServer(httpapi.Handler(httpapi.Combined(httpapi.NewAuthServer(svc, db, log), api), log, nil, body))
 	t.Cleanup(srv.Close)
 	return &env{t: t, url: srv.URL, db: db, svc: svc, lib: lib, api: openAPIRouter(t)}
 }

@@ -90,9 +90,17 @@ func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 // matched pattern, such as "GET /v1/content/{contentName}".
 type Observer func(route string, status int, d time.Duration)
 
-// Handler adds a request ID, panic recovery, an access log line and
-// baseline security headers to h. observe may be nil.
-func Handler(h http.Handler, log *slog.Logger, observe Observer) http.Handler {
+// Handler adds a request ID, panic recovery, an access log line, baseline
+// security headers and the body's time limits to h. observe may be nil; a
+// zero limit takes DefaultBodyLimits' value.
+func Handler(h http.Handler, log *slog.Logger, observe Observer, body BodyLimits) http.Handler {
+	def := DefaultBodyLimits()
+	if body.Idle <= 0 {
+		body.Idle = def.Idle
+	}
+	if body.Total <= 0 {
+		body.Total = def.Total
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := r.Header.Get("X-Request-ID")
@@ -104,6 +112,12 @@ func Handler(h http.Handler, log *slog.Logger, observe Observer) http.Handler {
 		route := new(string)
 		ctx := context.WithValue(context.WithValue(r.Context(), requestIDKey, id), routeKey, route)
 		r = r.WithContext(ctx)
+		if r.Body != nil && r.Body != http.NoBody {
+			// On the copy only: the server looks at its own request's
+			// body, by type, to decide whether to drain what the handler
+			// left unread.
+			r.Body = newTimedBody(w, r.Body, body)
+		}
 		w.Header().Set("X-Request-ID", id)
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		rec := &statusRecorder{ResponseWriter: w}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"image"
 	"image/jpeg"
@@ -284,15 +283,6 @@ func (p *Processing) process(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return p.writeResult(w, r, done)
-}
-
-// bodyError turns a failure to read the body into the client's error.
-func bodyError(err error, limit int64) error {
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return errTooLarge(limit)
-	}
-	return err
 }
 
 func (p *Processing) writeResult(w http.ResponseWriter, r *http.Request, j *showroom.Job) error {

@@ -25,6 +25,7 @@ const (
 	EJobNotFound         = "JOB_NOT_FOUND"           // 404
 	EMethodNotAllowed    = "METHOD_NOT_ALLOWED"      // 405
 	ENotAcceptable       = "NOT_ACCEPTABLE"          // 406
+	ERequestTimeout      = "REQUEST_TIMEOUT"         // 408: the body arrived too slowly
 	EConflict            = "CONFLICT"                // 409
 	EContentInUse        = "CONTENT_IN_USE"          // 409
 	ECancelled           = "CANCELLED"               // 409: a job whose client went away
