@@ -270,4 +270,3 @@ func encodePNG(t testing.TB, w, h int) []byte {
 	}
 	return buf.Bytes()
 }
-
