@@ -107,7 +107,7 @@ func TestFailureLimiterParallel(t *testing.T) {
 	}
 }
 
-func newTestRing(t *testing.T, grace time.Duration) (*KeyRing, *sqlite.DB) {
+func newTestRing(t testing.TB, grace time.Duration) (*KeyRing, *sqlite.DB) {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "t.db"))
 	if err != nil {
