@@ -15,8 +15,10 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.Version=$(VERSION)
 DATA_DIR ?= ./data
 STATICCHECK_VERSION := v0.7.0
+TEST_FUZZTIME ?= 3s
+FUZZTIME ?= 2m
 
-.PHONY: all run build test lint bench models deps gallery glass-model clean
+.PHONY: all run build test fuzz lint bench models deps gallery glass-model clean
 
 all: build
 
@@ -36,10 +38,15 @@ build: deps
 run: build models
 	bin/showroom serve --demo --log-format text --data-dir "$(DATA_DIR)"
 
-## test: the whole test suite (CI runs exactly this)
+## test: the whole test suite (CI runs exactly this), each fuzz target for a few seconds too
 test: deps models
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
+	GO=$(GO) scripts/fuzz.sh $(TEST_FUZZTIME)
+
+## fuzz: every fuzz target for $(FUZZTIME) each (a crash is saved under the package's testdata/fuzz: commit it with the fix)
+fuzz: deps models
+	GO=$(GO) scripts/fuzz.sh $(FUZZTIME)
 
 ## lint: vet, gofmt and staticcheck
 lint: deps

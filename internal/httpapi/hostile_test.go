@@ -10,8 +10,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"image"
-	"image/png"
 	"io"
 	"log/slog"
 	"net"
@@ -99,7 +97,7 @@ func TestBodyTimeouts(t *testing.T) {
 		}))
 	e.addUser("acme", "alice")
 	token := e.login("alice").AccessToken
-	photo := encodePNG(t, 64, 48)
+	photo := pngBytes(t, 64, 48)
 	login := `{"username":"alice","password":"` + testPassword + `","system":"showroom"}`
 
 	for _, tc := range []struct {
@@ -255,18 +253,4 @@ func withRunner(t testing.TB, run queue.Runner) envOption {
 		})
 		api.EnableProcessing(&httpapi.Processing{Queue: q, Jobs: db, Companies: db, Configs: lib, MaxPhotoBytes: 25 << 20, MaxPixels: 60_000_000})
 	}
-}
-
-// encodePNG is a w×h grey PNG.
-func encodePNG(t testing.TB, w, h int) []byte {
-	t.Helper()
-	img := image.NewGray(image.Rect(0, 0, w, h))
-	for i := range img.Pix {
-		img.Pix[i] = uint8(i)
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
