@@ -209,6 +209,7 @@ func TestQueueBound(t *testing.T) {
 	cfg := testConfig()
 	cfg.Work = false // nothing runs: jobs stay queued
 	cfg.MaxQueued = 2
+	cfg.CompanyShare = 2 // the whole queue: this is about its length
 	f := newFixture(t, cfg)
 	for range 2 {
 		if _, err := f.submit(t, "ok", 0); err != nil {
