@@ -150,8 +150,8 @@ const (
 // first priority and each job ahead puts the new one a step later, down to
 // the last: a company with one photo in the queue is served before the
 // backlog of one that sent fifty. A new job never goes before its own
-// company's queued ones, so each company's jobs run in the order it sent
-// them.
+// company's queued ones, so each company's jobs start in the order it sent
+// them (a retried one apart).
 func JobPriority(ahead, waiting int) int {
 	return max(min(JobPriorityFirst+ahead, JobPriorityLast), waiting, JobPriorityFirst)
 }
