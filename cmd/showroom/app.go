@@ -41,6 +41,7 @@ func (e *engineFlags) register(fs *flagSet) {
 type queueFlags struct {
 	workers       int
 	queueLength   int
+	companyShare  int
 	jobTimeout    time.Duration
 	rescueAfter   time.Duration
 	retention     time.Duration
@@ -53,6 +54,7 @@ func (q *queueFlags) register(fs *flagSet) {
 	d := queue.DefaultConfig()
 	fs.Int(&q.workers, "workers", d.Workers, "photos processed at once by this process")
 	fs.Int(&q.queueLength, "queue-length", d.MaxQueued, "jobs queued or running before new ones are refused with 503")
+	fs.Int(&q.companyShare, "company-queue-share", d.CompanyShare, "jobs one company may have queued or running before its new ones are refused with 503, while other companies are still admitted (0: half of --queue-length)")
 	fs.Duration(&q.jobTimeout, "job-timeout", d.JobTimeout, "a run taking longer is cancelled")
 	fs.Duration(&q.rescueAfter, "rescue-after", d.RescueAfter, "a job left running by a crashed process is retried after this (more than --job-timeout)")
 	fs.Duration(&q.retention, "job-retention", d.Retention, "how long finished jobs and their results are kept")
@@ -63,7 +65,7 @@ func (q *queueFlags) register(fs *flagSet) {
 
 func (q *queueFlags) config(work bool) queue.Config {
 	c := queue.DefaultConfig()
-	c.Workers, c.MaxQueued = q.workers, q.queueLength
+	c.Workers, c.MaxQueued, c.CompanyShare = q.workers, q.queueLength, q.companyShare
 	c.JobTimeout, c.RescueAfter, c.Retention = q.jobTimeout, q.rescueAfter, q.retention
 	c.Work = work
 	return c

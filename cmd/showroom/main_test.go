@@ -260,6 +260,7 @@ func TestCommandLineErrors(t *testing.T) {
 		{"bad flag", nil, "", []string{"serve", "--nope"}, 2, "flag provided but not defined"},
 		{"bad env duration", map[string]string{"SHOWROOM_SHUTDOWN_TIMEOUT": "soon"}, "", []string{"serve"}, 2, "SHOWROOM_SHUTDOWN_TIMEOUT"},
 		{"bad log format", nil, "", []string{"serve", "--log-format", "xml", "--data-dir", dir}, 2, "log-format"},
+		{"company share over the queue", nil, "", []string{"api", "--data-dir", dir, "--addr", "127.0.0.1:0", "--queue-length", "8", "--company-queue-share", "9"}, 1, "share of the queue"},
 		{"admin without command", nil, "", []string{"admin", "--data-dir", dir}, 2, "no command"},
 		{"user add without company", nil, "pw", []string{"admin", "--data-dir", dir, "user", "add", "--username", "x"}, 2, "--company"},
 		{"user in missing company", nil, "long enough\n", []string{"admin", "--data-dir", dir, "user", "add", "--company", "nope", "--username", "x"}, 1, "does not exist"},

@@ -32,6 +32,10 @@ type Config struct {
 	// MaxQueued is how many jobs may be queued or running before a new one
 	// is refused with SERVICE_OVERLOADED.
 	MaxQueued int
+	// CompanyShare is how many of them may be one company's: beyond it
+	// that company is refused while others are still admitted. 0 is half
+	// of MaxQueued (at least 1).
+	CompanyShare int
 	// JobTimeout cancels a run that takes longer.
 	JobTimeout time.Duration
 	// RescueAfter is when a job left running by a dead worker is retried; it
@@ -52,7 +56,7 @@ type Config struct {
 }
 
 // DefaultConfig returns settings for the 2-core machine Showroom is sized
-// for: two runs at once, a queue of 32.
+// for: two runs at once, a queue of 32, half of it for any one company.
 func DefaultConfig() Config {
 	return Config{
 		Workers:      2,
@@ -73,6 +77,8 @@ func (c Config) Validate() error {
 		return errors.New("queue: workers must be at least 1")
 	case c.MaxQueued < 1:
 		return errors.New("queue: the queue length must be at least 1")
+	case c.CompanyShare < 0 || c.CompanyShare > c.MaxQueued:
+		return errors.New("queue: a company's share of the queue must be from 1 to the queue length (0: half of it)")
 	case c.JobTimeout <= 0 || c.RescueAfter <= c.JobTimeout:
 		return errors.New("queue: the job timeout must be positive and the rescue delay longer than it")
 	case c.MaxAttempts < 1:
@@ -120,10 +126,6 @@ type Queue struct {
 	mu      sync.Mutex
 	waiters map[string]chan struct{}      // closed when the job finishes here
 	cancels map[string]context.CancelFunc // of runs executing here
-}
-
-func errOverloaded() error {
-	return &showroom.Error{Code: showroom.EServiceOverloaded, Message: "the processing queue is full; try again shortly", RetryAfter: 5 * time.Second}
 }
 
 // New makes a queue over db (the SQLite database that also holds store's
@@ -217,7 +219,18 @@ func (q *Queue) Stop(ctx context.Context) error {
 func (q *Queue) Running() int { return int(q.running.Load()) }
 
 // Depth is how many jobs are queued or running, in every process.
-func (q *Queue) Depth(ctx context.Context) (int, error) { return q.store.CountActiveJobs(ctx) }
+func (q *Queue) Depth(ctx context.Context) (int, error) {
+	n, _, err := q.store.CountActiveJobs(ctx, 0)
+	return n, err
+}
+
+func (q *Queue) admission() showroom.Admission {
+	share := q.cfg.CompanyShare
+	if share == 0 {
+		share = max(q.cfg.MaxQueued/2, 1)
+	}
+	return showroom.Admission{MaxQueued: q.cfg.MaxQueued, CompanyShare: share}
+}
 
 type processArgs struct {
 	JobID string `json:"job_id"`
@@ -244,8 +257,12 @@ func newJobID() string {
 }
 
 // Submit stores the photo and enqueues a job for it; the job and River's row
-// are written in one transaction. A full queue answers SERVICE_OVERLOADED,
-// a short balance INSUFFICIENT_CREDITS, both before any work.
+// are written in one transaction. A full queue, or a company that has its
+// share of it already, answers SERVICE_OVERLOADED, a short balance
+// INSUFFICIENT_CREDITS, both before any work. The job's River priority is
+// its place in the fair order between companies (showroom.JobPriority):
+// River takes available jobs by priority before age, on SQLite and
+// PostgreSQL alike, so a company's first job overtakes another's backlog.
 func (q *Queue) Submit(ctx context.Context, s Submission) (*showroom.Job, error) {
 	j := &showroom.Job{
 		ID:            newJobID(),
@@ -262,16 +279,16 @@ func (q *Queue) Submit(ctx context.Context, s Submission) (*showroom.Job, error)
 	j.InputKey = "jobs/" + j.ID + "/input"
 	// A cheap look before storing the photo spares the disk under a flood;
 	// CreateJob checks again, exactly, in its transaction.
-	if n, err := q.store.CountActiveJobs(ctx); err != nil {
+	if all, own, err := q.store.CountActiveJobs(ctx, j.CompanyID); err != nil {
 		return nil, err
-	} else if n >= q.cfg.MaxQueued {
-		return nil, errOverloaded()
+	} else if err := q.admission().Admit(all, own); err != nil {
+		return nil, err
 	}
 	if err := q.blobs.Put(ctx, j.InputKey, s.Photo); err != nil {
 		return nil, err
 	}
-	err := q.store.CreateJob(ctx, j, q.cfg.MaxQueued, func(tx *sql.Tx) error {
-		_, err := q.client.InsertTx(ctx, tx, processArgs{JobID: j.ID}, nil)
+	err := q.store.CreateJob(ctx, j, q.admission(), func(tx *sql.Tx) error {
+		_, err := q.client.InsertTx(ctx, tx, processArgs{JobID: j.ID}, &river.InsertOpts{Priority: j.Priority})
 		return err
 	})
 	if err != nil {

@@ -11,6 +11,9 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,11 +25,18 @@ import (
 )
 
 // invert is a real, small runner: it decodes the PNG photo and encodes its
-// negative. Its behaviour for a test is chosen by the configuration name.
-func invert(calls *atomic.Int32) queue.Runner {
+// negative. Its behaviour for a test is chosen by the configuration name;
+// "held" waits until held is closed.
+func invert(calls *atomic.Int32, held <-chan struct{}) queue.Runner {
 	return func(ctx context.Context, j *showroom.Job, photo []byte) (*queue.Output, error) {
 		calls.Add(1)
 		switch j.Configuration {
+		case "held":
+			select {
+			case <-held:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 		case "nocar":
 			return nil, showroom.Errorf(showroom.ENoCarDetected, "no car in the photo")
 		case "broken":
@@ -59,6 +69,10 @@ type fixture struct {
 	blobs *blob.Local
 	co    *showroom.Company
 	calls atomic.Int32
+	held  chan struct{} // closing it lets "held" runs finish
+
+	mu      sync.Mutex
+	started []string // the job of each run, in the order they started
 }
 
 func newFixture(t *testing.T, cfg queue.Config) *fixture {
@@ -74,9 +88,16 @@ func newFixture(t *testing.T, cfg queue.Config) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{db: db, blobs: blobs}
+	f := &fixture{db: db, blobs: blobs, held: make(chan struct{})}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	f.q, err = queue.New(ctx, cfg, db.SQL(), db, blobs, invert(&f.calls), log, queue.Observer{})
+	run := invert(&f.calls, f.held)
+	recorded := func(ctx context.Context, j *showroom.Job, photo []byte) (*queue.Output, error) {
+		f.mu.Lock()
+		f.started = append(f.started, j.ID)
+		f.mu.Unlock()
+		return run(ctx, j, photo)
+	}
+	f.q, err = queue.New(ctx, cfg, db.SQL(), db, blobs, recorded, log, queue.Observer{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +105,7 @@ func newFixture(t *testing.T, cfg queue.Config) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		f.release()
 		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		f.q.Stop(sctx)
@@ -116,17 +138,53 @@ func photo() []byte {
 
 func (f *fixture) submit(t *testing.T, config string, cost int64) (*showroom.Job, error) {
 	t.Helper()
+	return f.submitFor(f.co, config, cost)
+}
+
+// submitFor submits a job of company c.
+func (f *fixture) submitFor(c *showroom.Company, config string, cost int64) (*showroom.Job, error) {
 	return f.q.Submit(context.Background(), queue.Submission{
-		Company: f.co, User: "alice", Name: config, Cost: cost,
+		Company: c, User: "alice", Name: config, Cost: cost,
 		Processors: json.RawMessage(`[{"processorName":"DetectCarMaskProcessor"}]`), Photo: bytes.NewReader(photo()),
 	})
 }
 
+// company creates another company.
+func (f *fixture) company(t *testing.T, name string) *showroom.Company {
+	t.Helper()
+	c, err := f.db.CreateCompany(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// release lets "held" runs finish.
+func (f *fixture) release() {
+	select {
+	case <-f.held:
+	default:
+		close(f.held)
+	}
+}
+
+// runs returns the jobs of the runs started so far, in order.
+func (f *fixture) runs() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.started)
+}
+
 func (f *fixture) wait(t *testing.T, id string) *showroom.Job {
+	t.Helper()
+	return f.waitFor(t, f.co, id)
+}
+
+func (f *fixture) waitFor(t *testing.T, c *showroom.Company, id string) *showroom.Job {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	j, err := f.q.Wait(ctx, f.co.ID, id)
+	j, err := f.q.Wait(ctx, c.ID, id)
 	if err != nil {
 		t.Fatalf("wait for %s: %v", id, err)
 	}
@@ -209,6 +267,7 @@ func TestQueueBound(t *testing.T) {
 	cfg := testConfig()
 	cfg.Work = false // nothing runs: jobs stay queued
 	cfg.MaxQueued = 2
+	cfg.CompanyShare = 2 // the whole queue: this is about its length
 	f := newFixture(t, cfg)
 	for range 2 {
 		if _, err := f.submit(t, "ok", 0); err != nil {
@@ -269,5 +328,144 @@ func TestCleanup(t *testing.T) {
 		if _, err := f.blobs.Size(context.Background(), k); !errors.Is(err, blob.ErrNotFound) {
 			t.Errorf("blob %s after cleanup: %v", k, err)
 		}
+	}
+}
+
+// TestCompanyShare: a company that floods the queue is refused at its
+// share, with the 503 that says so, while another company is still
+// admitted until the queue is full.
+func TestCompanyShare(t *testing.T) {
+	cfg := testConfig()
+	cfg.Work = false // nothing runs: jobs stay queued
+	cfg.MaxQueued = 6
+	cfg.CompanyShare = 4
+	f := newFixture(t, cfg)
+	beta := f.company(t, "beta")
+	for i := range 4 {
+		if _, err := f.submit(t, "ok", 0); err != nil {
+			t.Fatalf("acme's job %d: %v", i+1, err)
+		}
+	}
+	_, err := f.submit(t, "ok", 0)
+	var e *showroom.Error
+	if !errors.As(err, &e) || e.Code != showroom.EServiceOverloaded || e.RetryAfter <= 0 || !strings.Contains(e.Message, "share") {
+		t.Fatalf("acme's job over its share: %v; want SERVICE_OVERLOADED about its share, with Retry-After", err)
+	}
+	for i := range 2 {
+		if _, err := f.submitFor(beta, "ok", 0); err != nil {
+			t.Fatalf("beta's job %d while acme has its share: %v", i+1, err)
+		}
+	}
+	if _, err := f.submitFor(beta, "ok", 0); !errors.As(err, &e) || e.Code != showroom.EServiceOverloaded || strings.Contains(e.Message, "share") {
+		t.Fatalf("beta's job in a full queue: %v; want SERVICE_OVERLOADED, queue full", err)
+	}
+	if n, _ := f.q.Depth(context.Background()); n != 6 {
+		t.Errorf("depth %d, want 6", n)
+	}
+}
+
+// TestDefaultCompanyShare: without a share set, a company gets half the
+// queue.
+func TestDefaultCompanyShare(t *testing.T) {
+	cfg := testConfig()
+	cfg.Work = false
+	cfg.MaxQueued = 4
+	f := newFixture(t, cfg)
+	for i := range 2 {
+		if _, err := f.submit(t, "ok", 0); err != nil {
+			t.Fatalf("job %d: %v", i+1, err)
+		}
+	}
+	if _, err := f.submit(t, "ok", 0); showroom.ErrorCode(err) != showroom.EServiceOverloaded {
+		t.Errorf("third job with a queue of 4: %v; want SERVICE_OVERLOADED at half the queue", err)
+	}
+}
+
+// TestFairOrder: while one company's backlog waits, another company's job
+// runs next, not behind the whole backlog; the flooding company's own jobs
+// keep their order.
+func TestFairOrder(t *testing.T) {
+	cfg := testConfig()
+	cfg.Workers = 1
+	cfg.MaxQueued = 16
+	cfg.CompanyShare = 8
+	f := newFixture(t, cfg)
+	beta := f.company(t, "beta")
+	// acme's first job holds the one worker while the rest queue up.
+	first, err := f.submit(t, "held", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acme := []*showroom.Job{first}
+	for len(acme) < cfg.CompanyShare {
+		j, err := f.submit(t, "ok", 0)
+		if err != nil {
+			t.Fatalf("acme's job %d: %v", len(acme)+1, err)
+		}
+		acme = append(acme, j)
+	}
+	b, err := f.submitFor(beta, "ok", 0)
+	if err != nil {
+		t.Fatalf("beta's job behind acme's backlog: %v", err)
+	}
+	f.release()
+	if got := f.waitFor(t, beta, b.ID); got.Status != showroom.JobSucceeded {
+		t.Fatalf("beta's job %+v", got)
+	}
+	for _, j := range acme {
+		if got := f.wait(t, j.ID); got.Status != showroom.JobSucceeded {
+			t.Fatalf("acme's job %+v", got)
+		}
+	}
+	// Runs by job, and by company for the failure message.
+	var want, wantCo []string
+	for i, j := range acme {
+		want, wantCo = append(want, j.ID), append(wantCo, "acme")
+		if i == 0 {
+			want, wantCo = append(want, b.ID), append(wantCo, "beta")
+		}
+	}
+	if got := f.runs(); !slices.Equal(got, want) {
+		gotCo := make([]string, len(got))
+		for i, id := range got {
+			gotCo[i] = wantCo[slices.Index(want, id)]
+		}
+		t.Errorf("runs started in the order %v, want %v: beta's one job must run next, acme's jobs in the order sent", gotCo, wantCo)
+	}
+}
+
+// TestAdmissionBurst: a parallel burst of submissions from two companies
+// admits exactly the queue's length, no company beyond its share.
+func TestAdmissionBurst(t *testing.T) {
+	cfg := testConfig()
+	cfg.Work = false
+	cfg.MaxQueued = 6
+	cfg.CompanyShare = 4
+	f := newFixture(t, cfg)
+	beta := f.company(t, "beta")
+	var admitted [2]atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 32 {
+		c := []*showroom.Company{f.co, beta}[i%2]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := f.submitFor(c, "ok", 0)
+			switch showroom.ErrorCode(err) {
+			case "":
+				admitted[i%2].Add(1)
+			case showroom.EServiceOverloaded:
+			default:
+				t.Errorf("submission %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	a, b := admitted[0].Load(), admitted[1].Load()
+	if a+b != 6 || a > 4 || b > 4 {
+		t.Errorf("admitted %d of acme's and %d of beta's; want 6 in all, at most 4 each", a, b)
+	}
+	if n, _ := f.q.Depth(context.Background()); n != 6 {
+		t.Errorf("depth %d, want 6", n)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -34,6 +35,7 @@ type Job struct {
 	Format        string // requested output format; "" = automatic
 	Quality       int    // 0 = default
 	Status        JobStatus
+	Priority      int // place in the fair order between companies, set on admission (JobPriority); lower runs first
 	Attempts      int
 	InputKey      string // blob key of the photo
 	ResultKey     string // blob key of the result, once succeeded
@@ -78,10 +80,12 @@ type Usage struct {
 // rows change atomically with Showroom's (a crash never leaves a job that
 // the queue does not know, or a result without its charge).
 type JobStore interface {
-	// CreateJob stores j as queued, unless maxQueued jobs (of all
-	// companies) are queued or running already (EServiceOverloaded) or the
-	// company's balance is below j.Cost (EInsufficientCredits).
-	CreateJob(ctx context.Context, j *Job, maxQueued int, enqueue func(tx *sql.Tx) error) error
+	// CreateJob stores j as queued with its Priority set, unless limits
+	// refuses it (EServiceOverloaded) or the company's balance is below
+	// j.Cost (EInsufficientCredits). Counting the jobs, setting the
+	// priority and storing j are one step: concurrent calls never admit
+	// more than limits allow nor give two jobs the same place.
+	CreateJob(ctx context.Context, j *Job, limits Admission, enqueue func(tx *sql.Tx) error) error
 	FindJob(ctx context.Context, companyID int64, id string) (*Job, error)
 	// ListJobs returns a company's jobs, newest first, starting after the
 	// job with ID after ("" for the first page).
@@ -96,8 +100,9 @@ type JobStore interface {
 	SucceedJob(ctx context.Context, j *Job, complete func(tx *sql.Tx) error) error
 	// FailJob records a failure, in one transaction with complete.
 	FailJob(ctx context.Context, id string, jerr *JobError, timings []Timing, at time.Time, complete func(tx *sql.Tx) error) error
-	// CountActiveJobs counts queued and running jobs of all companies.
-	CountActiveJobs(ctx context.Context) (int, error)
+	// CountActiveJobs counts queued and running jobs: of all companies, and
+	// of the company companyID (0 when companyID is 0).
+	CountActiveJobs(ctx context.Context, companyID int64) (all, company int, err error)
 	// DeleteJobsFinishedBefore removes finished jobs and returns their blob
 	// keys, for the caller to delete.
 	DeleteJobsFinishedBefore(ctx context.Context, t time.Time, limit int) (keys []string, err error)
@@ -107,6 +112,48 @@ type JobStore interface {
 	// AddCredits adds n (which may be negative) to a finite balance.
 	AddCredits(ctx context.Context, companyID int64, n int64) error
 	Usage(ctx context.Context, companyID int64, recent int) (*Usage, error)
+}
+
+// Admission bounds the jobs queued or running at once. The company share
+// keeps one company's flood from filling the queue for everybody: beyond
+// it that company is refused while others are still admitted.
+type Admission struct {
+	// MaxQueued bounds all companies' jobs; 0 is no bound.
+	MaxQueued int
+	// CompanyShare bounds one company's jobs; 0 is no bound.
+	CompanyShare int
+}
+
+// Admit returns nil when a job may join all jobs queued or running, own of
+// them its company's, and otherwise the SERVICE_OVERLOADED error to answer.
+func (a Admission) Admit(all, own int) error {
+	switch {
+	case a.CompanyShare > 0 && own >= a.CompanyShare:
+		return &Error{Code: EServiceOverloaded, RetryAfter: 5 * time.Second, Message: fmt.Sprintf(
+			"this company's share of the processing queue is full (%d jobs queued or running); try again when one has finished", a.CompanyShare)}
+	case a.MaxQueued > 0 && all >= a.MaxQueued:
+		return &Error{Code: EServiceOverloaded, RetryAfter: 5 * time.Second, Message: "the processing queue is full; try again shortly"}
+	}
+	return nil
+}
+
+// Job priorities: the job queue runs lower ones first, and it knows four
+// (River's range, on SQLite and PostgreSQL alike).
+const (
+	JobPriorityFirst = 1
+	JobPriorityLast  = 4
+)
+
+// JobPriority is the priority of a company's new job when ahead of the
+// company's jobs are queued or running and waiting is the largest priority
+// among its queued ones (0 when none waits). A company's first job gets the
+// first priority and each job ahead puts the new one a step later, down to
+// the last: a company with one photo in the queue is served before the
+// backlog of one that sent fifty. A new job never goes before its own
+// company's queued ones, so each company's jobs start in the order it sent
+// them (a retried one apart).
+func JobPriority(ahead, waiting int) int {
+	return max(min(JobPriorityFirst+ahead, JobPriorityLast), waiting, JobPriorityFirst)
 }
 
 // MinPhotoSide is the least width and height of a photo that can be

@@ -37,17 +37,18 @@ func decodeTimings(s string) []showroom.Timing {
 }
 
 // CreateJob implements showroom.JobStore.
-func (db *DB) CreateJob(ctx context.Context, j *showroom.Job, maxQueued int, enqueue func(tx *sql.Tx) error) error {
+func (db *DB) CreateJob(ctx context.Context, j *showroom.Job, limits showroom.Admission, enqueue func(tx *sql.Tx) error) error {
 	return db.tx(ctx, func(tx *sql.Tx) error {
 		// The transaction holds SQLite's write lock from its start, so the
-		// count and the insert cannot interleave with another submission.
-		var active int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')`).Scan(&active); err != nil {
+		// counts and the insert cannot interleave with another submission.
+		var all, own, waiting int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(company_id = ?), 0),
+			coalesce(max(CASE WHEN company_id = ? AND status = 'queued' THEN priority END), 0)
+			FROM jobs WHERE status IN ('queued', 'running')`, j.CompanyID, j.CompanyID).Scan(&all, &own, &waiting); err != nil {
 			return err
 		}
-		if maxQueued > 0 && active >= maxQueued {
-			// Keep in step with queue.errOverloaded.
-			return &showroom.Error{Code: showroom.EServiceOverloaded, Message: "the processing queue is full; try again shortly", RetryAfter: 5 * time.Second}
+		if err := limits.Admit(all, own); err != nil {
+			return err
 		}
 		var credits sql.NullInt64
 		if err := tx.QueryRowContext(ctx, `SELECT credits FROM companies WHERE id = ?`, j.CompanyID).Scan(&credits); err != nil {
@@ -58,10 +59,11 @@ func (db *DB) CreateJob(ctx context.Context, j *showroom.Job, maxQueued int, enq
 				"this configuration costs %d credits and the balance is %d", j.Cost, credits.Int64)
 		}
 		j.Status = showroom.JobQueued
+		j.Priority = showroom.JobPriority(own, waiting)
 		_, err := tx.ExecContext(ctx, `INSERT INTO jobs (id, company_id, created_by, configuration, processors, cost, format, quality,
-			status, input_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			status, priority, input_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			j.ID, j.CompanyID, j.CreatedBy, j.Configuration, string(j.Processors), j.Cost, j.Format, j.Quality,
-			j.Status, j.InputKey, ms(j.CreatedAt))
+			j.Status, j.Priority, j.InputKey, ms(j.CreatedAt))
 		if isUnique(err) {
 			return showroom.Errorf(showroom.EConflict, "job %s exists", j.ID)
 		} else if err != nil {
@@ -72,7 +74,7 @@ func (db *DB) CreateJob(ctx context.Context, j *showroom.Job, maxQueued int, enq
 }
 
 const jobColumns = `j.id, j.company_id, c.name, j.created_by, j.configuration, j.processors, j.cost, j.format, j.quality,
-	j.status, j.attempts, j.input_key, j.result_key, j.result_type, j.result_size, j.error_code, j.error_message,
+	j.status, j.priority, j.attempts, j.input_key, j.result_key, j.result_type, j.result_size, j.error_code, j.error_message,
 	j.timings, j.created_at, j.started_at, j.finished_at`
 
 type scanner interface{ Scan(dest ...any) error }
@@ -82,7 +84,7 @@ func scanJob(row scanner) (*showroom.Job, error) {
 	var processors, errCode, errMsg, timings string
 	var created, started, finished int64
 	if err := row.Scan(&j.ID, &j.CompanyID, &j.Company, &j.CreatedBy, &j.Configuration, &processors, &j.Cost, &j.Format, &j.Quality,
-		&j.Status, &j.Attempts, &j.InputKey, &j.ResultKey, &j.ResultType, &j.ResultSize, &errCode, &errMsg,
+		&j.Status, &j.Priority, &j.Attempts, &j.InputKey, &j.ResultKey, &j.ResultType, &j.ResultSize, &errCode, &errMsg,
 		&timings, &created, &started, &finished); err != nil {
 		return nil, err
 	}
@@ -221,10 +223,10 @@ func (db *DB) failJobTx(ctx context.Context, tx *sql.Tx, id string, jerr *showro
 }
 
 // CountActiveJobs implements showroom.JobStore.
-func (db *DB) CountActiveJobs(ctx context.Context) (int, error) {
-	var n int
-	err := db.db.QueryRowContext(ctx, `SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')`).Scan(&n)
-	return n, err
+func (db *DB) CountActiveJobs(ctx context.Context, companyID int64) (all, company int, err error) {
+	err = db.db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(company_id = ?), 0)
+		FROM jobs WHERE status IN ('queued', 'running')`, companyID).Scan(&all, &company)
+	return all, company, err
 }
 
 // DeleteJobsFinishedBefore implements showroom.JobStore.

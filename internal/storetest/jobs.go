@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +24,9 @@ type JobsStore interface {
 
 func noop(*sql.Tx) error { return nil }
 
+// unbounded admits every job.
+var unbounded = showroom.Admission{}
+
 // Jobs runs the conformance suite of showroom.JobStore.
 func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore) {
 	ctx := context.Background()
@@ -35,11 +41,11 @@ func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore) {
 		s := newStore(t)
 		a, b := mustCompany(t, s, "a"), mustCompany(t, s, "b")
 		for i := range 5 {
-			if err := s.CreateJob(ctx, newJob(a, fmt.Sprintf("a%d", i), 1, now.Add(time.Duration(i)*time.Second)), 0, noop); err != nil {
+			if err := s.CreateJob(ctx, newJob(a, fmt.Sprintf("a%d", i), 1, now.Add(time.Duration(i)*time.Second)), unbounded, noop); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := s.CreateJob(ctx, newJob(b, "b0", 1, now), 0, noop); err != nil {
+		if err := s.CreateJob(ctx, newJob(b, "b0", 1, now), unbounded, noop); err != nil {
 			t.Fatal(err)
 		}
 		j, err := s.FindJob(ctx, a.ID, "a1")
@@ -56,8 +62,8 @@ func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore) {
 			t.Fatalf("second page %v, %v", ids(page2), err)
 		}
 		wantCode(t, "cursor of another company", showroom.EJobNotFound, func() error { _, err := s.ListJobs(ctx, b.ID, "a1", 3); return err }())
-		if n, _ := s.CountActiveJobs(ctx); n != 6 {
-			t.Errorf("CountActiveJobs = %d, want 6", n)
+		if all, own, err := s.CountActiveJobs(ctx, b.ID); all != 6 || own != 1 || err != nil {
+			t.Errorf("CountActiveJobs = %d, %d, %v; want 6 in all, 1 of b's", all, own, err)
 		}
 	})
 
@@ -65,16 +71,151 @@ func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore) {
 		s := newStore(t)
 		a := mustCompany(t, s, "a")
 		for i := range 2 {
-			if err := s.CreateJob(ctx, newJob(a, fmt.Sprint(i), 0, now), 2, noop); err != nil {
+			if err := s.CreateJob(ctx, newJob(a, fmt.Sprint(i), 0, now), showroom.Admission{MaxQueued: 2}, noop); err != nil {
 				t.Fatal(err)
 			}
 		}
-		wantCode(t, "full queue", showroom.EServiceOverloaded, s.CreateJob(ctx, newJob(a, "x", 0, now), 2, noop))
+		wantCode(t, "full queue", showroom.EServiceOverloaded, s.CreateJob(ctx, newJob(a, "x", 0, now), showroom.Admission{MaxQueued: 2}, noop))
 		boom := errors.New("enqueue failed")
-		if err := s.CreateJob(ctx, newJob(a, "y", 0, now), 0, func(*sql.Tx) error { return boom }); !errors.Is(err, boom) {
+		if err := s.CreateJob(ctx, newJob(a, "y", 0, now), unbounded, func(*sql.Tx) error { return boom }); !errors.Is(err, boom) {
 			t.Fatalf("CreateJob = %v, want the enqueue error", err)
 		}
 		wantCode(t, "job of a failed enqueue", showroom.EJobNotFound, func() error { _, err := s.FindJob(ctx, a.ID, "y"); return err }())
+	})
+
+	t.Run("a company's share and the whole queue", func(t *testing.T) {
+		s := newStore(t)
+		a, b, c := mustCompany(t, s, "a"), mustCompany(t, s, "b"), mustCompany(t, s, "c")
+		limits := showroom.Admission{MaxQueued: 5, CompanyShare: 3}
+		for i := range 3 {
+			if err := s.CreateJob(ctx, newJob(a, fmt.Sprint("a", i), 0, now), limits, noop); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := s.CreateJob(ctx, newJob(a, "a3", 0, now), limits, noop)
+		wantCode(t, "over a's share", showroom.EServiceOverloaded, err)
+		if e := (*showroom.Error)(nil); !errors.As(err, &e) || !strings.Contains(e.Message, "share") || e.RetryAfter <= 0 {
+			t.Errorf("over the share: %v; want a message about the company's share and a Retry-After", err)
+		}
+		for i := range 2 { // another company is admitted while a is refused
+			if err := s.CreateJob(ctx, newJob(b, fmt.Sprint("b", i), 0, now), limits, noop); err != nil {
+				t.Fatalf("b's job %d while a has its share: %v", i, err)
+			}
+		}
+		err = s.CreateJob(ctx, newJob(c, "c0", 0, now), limits, noop)
+		wantCode(t, "full queue", showroom.EServiceOverloaded, err)
+		if e := (*showroom.Error)(nil); !errors.As(err, &e) || strings.Contains(e.Message, "share") {
+			t.Errorf("full queue: %v; want the queue-full message", err)
+		}
+		if all, own, _ := s.CountActiveJobs(ctx, a.ID); all != 5 || own != 3 {
+			t.Errorf("CountActiveJobs = %d, %d; want 5 in all, 3 of a's", all, own)
+		}
+		// A finished job gives its place back.
+		if err := s.FailJob(ctx, "a0", &showroom.JobError{Code: showroom.ECancelled, Message: "gone"}, nil, now, noop); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CreateJob(ctx, newJob(a, "a4", 0, now), limits, noop); err != nil {
+			t.Errorf("a's job after one finished: %v", err)
+		}
+	})
+
+	t.Run("fair priorities", func(t *testing.T) {
+		s := newStore(t)
+		a, b := mustCompany(t, s, "a"), mustCompany(t, s, "b")
+		create := func(c *showroom.Company, id string) int {
+			t.Helper()
+			j := newJob(c, id, 0, now)
+			if err := s.CreateJob(ctx, j, unbounded, noop); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := s.FindJob(ctx, c.ID, id); err != nil || got.Priority != j.Priority {
+				t.Fatalf("job %s stored with priority %+v, %v; CreateJob set %d", id, got, err, j.Priority)
+			}
+			return j.Priority
+		}
+		for i, want := range []int{1, 2, 3, 4, 4, 4} {
+			if got := create(a, fmt.Sprint("a", i)); got != want {
+				t.Errorf("a's job %d: priority %d, want %d", i, got, want)
+			}
+		}
+		if got := create(b, "b0"); got != 1 {
+			t.Errorf("b's first job behind a's backlog: priority %d, want 1", got)
+		}
+		gone := &showroom.JobError{Code: showroom.ECancelled, Message: "gone"}
+		finish := func(ids ...string) {
+			t.Helper()
+			for _, id := range ids {
+				if err := s.FailJob(ctx, id, gone, nil, now, noop); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		// Two of a's jobs still wait at 4: a new one goes behind them, not
+		// before, though a has fewer jobs ahead now.
+		finish("a0", "a1", "a2", "a3")
+		if got := create(a, "a6"); got != 4 {
+			t.Errorf("a's job behind its own backlog: priority %d, want 4", got)
+		}
+		// A running job is ahead of a new one too.
+		finish("a4", "a5")
+		if j, err := s.StartJob(ctx, "a6", now); err != nil || j.Status != showroom.JobRunning {
+			t.Fatalf("StartJob = %+v, %v", j, err)
+		}
+		if got := create(a, "a7"); got != 2 {
+			t.Errorf("a's job behind one running: priority %d, want 2", got)
+		}
+		finish("a6", "a7")
+		if got := create(a, "a8"); got != 1 {
+			t.Errorf("a's job once its backlog is gone: priority %d, want 1", got)
+		}
+	})
+
+	t.Run("admission is atomic under a parallel burst", func(t *testing.T) {
+		s := newStore(t)
+		a, b := mustCompany(t, s, "a"), mustCompany(t, s, "b")
+		limits := showroom.Admission{MaxQueued: 6, CompanyShare: 4}
+		const perCompany = 16
+		var mu sync.Mutex
+		admitted := map[int64][]int{} // priorities by company
+		var wg sync.WaitGroup
+		for i := range 2 * perCompany {
+			c := a
+			if i%2 == 1 {
+				c = b
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				j := newJob(c, fmt.Sprint("burst", i), 0, now)
+				err := s.CreateJob(ctx, j, limits, noop)
+				if err != nil && showroom.ErrorCode(err) != showroom.EServiceOverloaded {
+					t.Errorf("job %d: %v", i, err)
+					return
+				}
+				if err == nil {
+					mu.Lock()
+					admitted[c.ID] = append(admitted[c.ID], j.Priority)
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		na, nb := len(admitted[a.ID]), len(admitted[b.ID])
+		if na+nb != 6 || na > 4 || nb > 4 {
+			t.Errorf("admitted %d of a's and %d of b's; want 6 in all, at most 4 each", na, nb)
+		}
+		for _, c := range []*showroom.Company{a, b} {
+			got := slices.Sorted(slices.Values(admitted[c.ID]))
+			for i, p := range got {
+				if want := showroom.JobPriority(i, 0); p != want {
+					t.Errorf("company %s: priorities %v, want 1, 2, 3, 4 up to its count: two jobs took the same place", c.Name, got)
+					break
+				}
+			}
+		}
+		if all, _, _ := s.CountActiveJobs(ctx, 0); all != 6 {
+			t.Errorf("CountActiveJobs = %d after the burst, want 6", all)
+		}
 	})
 
 	t.Run("credits are checked up front and charged once", func(t *testing.T) {
@@ -84,9 +225,9 @@ func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore) {
 		if err := s.SetCredits(ctx, a.ID, &three); err != nil {
 			t.Fatal(err)
 		}
-		wantCode(t, "cost over balance", showroom.EInsufficientCredits, s.CreateJob(ctx, newJob(a, "big", 4, now), 0, noop))
+		wantCode(t, "cost over balance", showroom.EInsufficientCredits, s.CreateJob(ctx, newJob(a, "big", 4, now), unbounded, noop))
 		j := newJob(a, "j1", 2, now)
-		if err := s.CreateJob(ctx, j, 0, noop); err != nil {
+		if err := s.CreateJob(ctx, j, unbounded, noop); err != nil {
 			t.Fatal(err)
 		}
 		if got, err := s.StartJob(ctx, "j1", now); err != nil || got.Status != showroom.JobRunning || got.Attempts != 1 {
@@ -116,7 +257,7 @@ func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore) {
 		}
 		// The balance fell below the cost while a job ran: no charge, failed.
 		k := newJob(a, "j2", 1, now)
-		if err := s.CreateJob(ctx, k, 0, noop); err != nil {
+		if err := s.CreateJob(ctx, k, unbounded, noop); err != nil {
 			t.Fatal(err)
 		}
 		zero := int64(0)
@@ -134,7 +275,7 @@ func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore) {
 		s := newStore(t)
 		a := mustCompany(t, s, "a")
 		j := newJob(a, "j", 5, now)
-		if err := s.CreateJob(ctx, j, 0, noop); err != nil {
+		if err := s.CreateJob(ctx, j, unbounded, noop); err != nil {
 			t.Fatal(err)
 		}
 		j.FinishedAt = now
@@ -165,7 +306,7 @@ func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore) {
 		s := newStore(t)
 		a := mustCompany(t, s, "a")
 		for _, id := range []string{"old", "new", "open"} {
-			if err := s.CreateJob(ctx, newJob(a, id, 0, now), 0, noop); err != nil {
+			if err := s.CreateJob(ctx, newJob(a, id, 0, now), unbounded, noop); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -1,0 +1,162 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/showroom/showroom/internal/blob"
+	"github.com/showroom/showroom/internal/httpapi"
+	"github.com/showroom/showroom/internal/library"
+	"github.com/showroom/showroom/internal/queue"
+	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/sqlite"
+)
+
+// gatedRunner stands in for the pipeline: every run waits until the gate
+// opens, then answers with the photo itself, and the company of each run
+// is recorded in the order the runs started.
+type gatedRunner struct {
+	gate chan struct{}
+	mu   sync.Mutex
+	runs []string
+}
+
+func (g *gatedRunner) run(ctx context.Context, j *showroom.Job, photo []byte) (*queue.Output, error) {
+	g.mu.Lock()
+	g.runs = append(g.runs, j.Company)
+	g.mu.Unlock()
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return &queue.Output{Image: photo, MediaType: "image/png"}, nil
+}
+
+func (g *gatedRunner) started() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.runs)
+}
+
+// withGatedProcessing enables the processing endpoints on a queue that runs
+// g instead of the model, so that the test needs no model files.
+func withGatedProcessing(cfg queue.Config, g *gatedRunner) envOption {
+	return func(t testing.TB, db *sqlite.DB, blobs *blob.Local, lib *library.Service, api *httpapi.APIServer) {
+		ctx := context.Background()
+		q, err := queue.New(ctx, cfg, db.SQL(), db, blobs, g.run, slog.New(slog.NewTextHandler(io.Discard, nil)), queue.Observer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			select {
+			case <-g.gate:
+			default:
+				close(g.gate)
+			}
+			sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			q.Stop(sctx)
+		})
+		api.EnableProcessing(&httpapi.Processing{Queue: q, Jobs: db, Companies: db, Configs: lib, MaxPhotoBytes: 1 << 20})
+	}
+}
+
+func smallPNG(t testing.TB) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 16, 16))); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestOneCompanyCannotFillTheQueue: a company that floods the processing
+// endpoint is refused at its share of the queue with 503
+// SERVICE_OVERLOADED and Retry-After, synchronous and asynchronous alike,
+// while another company's synchronous request is admitted and served
+// before the flood's backlog.
+func TestOneCompanyCannotFillTheQueue(t *testing.T) {
+	cfg := queue.DefaultConfig()
+	cfg.PollInterval = 20 * time.Millisecond
+	cfg.Workers = 1
+	cfg.MaxQueued = 8
+	cfg.CompanyShare = 4
+	g := &gatedRunner{gate: make(chan struct{})}
+	e := newEnvWith(t, library.DefaultConfig(), withGatedProcessing(cfg, g))
+	e.addUser("acme", "alice")
+	e.addUser("beta", "bob")
+	photo := string(smallPNG(t))
+	alice := map[string]string{"Authorization": "Bearer " + e.login("alice").AccessToken, "Content-Type": "image/png"}
+	bob := map[string]string{"Authorization": "Bearer " + e.login("bob").AccessToken, "Content-Type": "image/png"}
+
+	var flood []string
+	for range cfg.CompanyShare {
+		var job struct {
+			ID string `json:"id"`
+		}
+		e.do("POST", "/v1/process/single/free_cutout?async=true", strings.NewReader(photo), alice).wantStatus(202).decode(&job)
+		flood = append(flood, job.ID)
+	}
+	for _, path := range []string{"/v1/process/single/free_cutout?async=true", "/v1/process/single/free_cutout"} {
+		res := e.do("POST", path, strings.NewReader(photo), alice)
+		body := res.wantError(503, showroom.EServiceOverloaded)
+		if msg, _ := body["message"].(string); !strings.Contains(msg, "share") {
+			t.Errorf("%s over the company's share: message %q does not say it is the company's share", path, msg)
+		}
+		if res.header.Get("Retry-After") == "" {
+			t.Errorf("%s over the company's share: no Retry-After", path)
+		}
+	}
+
+	// Open the gate once beta's job waits behind acme's backlog.
+	ctx := context.Background()
+	beta, err := e.db.FindCompany(ctx, "beta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if _, own, err := e.db.CountActiveJobs(ctx, beta.ID); err == nil && own == 1 {
+				break
+			}
+		}
+		close(g.gate)
+	}()
+	res := e.do("POST", "/v1/process/single/free_cutout", strings.NewReader(photo), bob).wantStatus(200)
+	if !bytes.Equal(res.body, []byte(photo)) {
+		t.Errorf("beta's answer is not its result")
+	}
+	acme, err := e.db.FindCompany(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range flood {
+		wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		j, err := e.db.FindJob(wctx, acme.ID, id)
+		for err == nil && j.Status != showroom.JobSucceeded && j.Status != showroom.JobFailed && wctx.Err() == nil {
+			time.Sleep(10 * time.Millisecond)
+			j, err = e.db.FindJob(wctx, acme.ID, id)
+		}
+		cancel()
+		if err != nil || j.Status != showroom.JobSucceeded {
+			t.Fatalf("acme's job %s: %+v, %v", id, j, err)
+		}
+	}
+	want := []string{"acme", "beta", "acme", "acme", "acme"}
+	if got := g.started(); !slices.Equal(got, want) {
+		t.Errorf("runs started in the order %v, want %v: beta's request waited behind acme's backlog", got, want)
+	}
+}
