@@ -3,22 +3,15 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
-	"image"
-	"image/png"
-	"io"
-	"log/slog"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/showroom/showroom/internal/blob"
-	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/queue"
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/sqlite"
 )
 
 // gatedRunner stands in for the pipeline: every run waits until the gate
@@ -48,41 +41,6 @@ func (g *gatedRunner) started() []string {
 	return slices.Clone(g.runs)
 }
 
-// withGatedProcessing enables the processing endpoints on a queue that runs
-// g instead of the model, so that the test needs no model files.
-func withGatedProcessing(cfg queue.Config, g *gatedRunner) envOption {
-	return func(t testing.TB, db *sqlite.DB, blobs *blob.Local, lib *library.Service, api *httpapi.APIServer) {
-		ctx := context.Background()
-		q, err := queue.New(ctx, cfg, db.SQL(), db, blobs, g.run, slog.New(slog.NewTextHandler(io.Discard, nil)), queue.Observer{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := q.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			select {
-			case <-g.gate:
-			default:
-				close(g.gate)
-			}
-			sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			defer cancel()
-			q.Stop(sctx)
-		})
-		api.EnableProcessing(&httpapi.Processing{Queue: q, Jobs: db, Companies: db, Configs: lib, MaxPhotoBytes: 1 << 20})
-	}
-}
-
-func smallPNG(t testing.TB) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 16, 16))); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // TestOneCompanyCannotFillTheQueue: a company that floods the processing
 // endpoint is refused at its share of the queue with 503
 // SERVICE_OVERLOADED and Retry-After, synchronous and asynchronous alike,
@@ -95,10 +53,17 @@ func TestOneCompanyCannotFillTheQueue(t *testing.T) {
 	cfg.MaxQueued = 8
 	cfg.CompanyShare = 4
 	g := &gatedRunner{gate: make(chan struct{})}
-	e := newEnvWith(t, library.DefaultConfig(), withGatedProcessing(cfg, g))
+	e := newEnvWith(t, library.DefaultConfig(), withRunner(cfg, g.run))
+	t.Cleanup(func() { // before the queue stops: cleanups run last first
+		select {
+		case <-g.gate:
+		default:
+			close(g.gate)
+		}
+	})
 	e.addUser("acme", "alice")
 	e.addUser("beta", "bob")
-	photo := string(smallPNG(t))
+	photo := string(pngBytes(t, 16, 16))
 	alice := map[string]string{"Authorization": "Bearer " + e.login("alice").AccessToken, "Content-Type": "image/png"}
 	bob := map[string]string{"Authorization": "Bearer " + e.login("bob").AccessToken, "Content-Type": "image/png"}
 

@@ -57,6 +57,15 @@ func withProcessing(t testing.TB, cfg queue.Config) envOption {
 			}
 			return out, nil
 		}
+		withRunner(cfg, run)(t, db, blobs, lib, api)
+	}
+}
+
+// withRunner enables the processing endpoints on a queue that runs run
+// instead of the engine: for tests of the HTTP side of processing, which
+// need no model and a run of known length or order.
+func withRunner(cfg queue.Config, run queue.Runner) envOption {
+	return func(t testing.TB, db *sqlite.DB, blobs *blob.Local, lib *library.Service, api *httpapi.APIServer) {
 		q, err := queue.New(context.Background(), cfg, db.SQL(), db, blobs, run, slog.New(slog.NewTextHandler(io.Discard, nil)), queue.Observer{})
 		if err != nil {
 			t.Fatal(err)
@@ -69,7 +78,7 @@ func withProcessing(t testing.TB, cfg queue.Config) envOption {
 			defer cancel()
 			q.Stop(ctx)
 		})
-		api.EnableProcessing(&httpapi.Processing{Queue: q, Jobs: db, Companies: db, Configs: lib, MaxPhotoBytes: 25 << 20})
+		api.EnableProcessing(&httpapi.Processing{Queue: q, Jobs: db, Companies: db, Configs: lib, MaxPhotoBytes: 25 << 20, MaxPixels: 60_000_000})
 	}
 }
 
