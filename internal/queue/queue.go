@@ -147,7 +147,11 @@ func New(ctx context.Context, cfg Config, db *sql.DB, store showroom.JobStore, b
 		Logger:               quiet(log),
 		JobTimeout:           cfg.JobTimeout,
 		RescueStuckJobsAfter: cfg.RescueAfter,
-		MaxAttempts:          cfg.MaxAttempts,
+		// One attempt more than runs are allowed: when a run's process dies
+		// or stops during the last one, River would otherwise drop the job
+		// with its record left "running" for good. The extra attempt only
+		// records the failure (processWorker.Work).
+		MaxAttempts: cfg.MaxAttempts + 1,
 		FetchPollInterval:    cfg.PollInterval,
 		FetchCooldown:        min(cfg.PollInterval, 100*time.Millisecond),
 	}

@@ -469,3 +469,66 @@ func TestAdmissionBurst(t *testing.T) {
 		t.Errorf("depth %d, want 6", n)
 	}
 }
+
+// TestLastAttemptInterrupted: a job whose last attempt never reports back
+// (its process died mid-run) ends failed when River rescues it, instead
+// of keeping its record "running" for good, and with it a place in the
+// queue and in its company's share.
+func TestLastAttemptInterrupted(t *testing.T) {
+	cfg := testConfig()
+	cfg.MaxAttempts = 1
+	cfg.JobTimeout = time.Second
+	cfg.RescueAfter = 2 * time.Second
+	f := newFixture(t, cfg)
+	j, _ := f.submit(t, "slow", 1)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if got, _ := f.db.FindJob(context.Background(), f.co.ID, j.ID); got.Status == showroom.JobRunning {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the job did not start")
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	f.q.Stop(ctx)
+	cancel()
+	// A stop hands the job back to River untried; a crash leaves it as
+	// below: running, its attempt used, long ago. That is written here, as
+	// the process would have left it had it died.
+	if _, err := f.db.SQL().Exec("UPDATE river_job SET state = 'running', attempt = 1, attempted_at = ? WHERE kind = 'showroom_process'",
+		time.Now().UTC().Add(-time.Hour).Format("2006-01-02 15:04:05.000")); err != nil {
+		t.Fatal(err)
+	}
+
+	// Another process takes over; its rescuer finds the job at once.
+	next, err := queue.New(context.Background(), cfg, f.db.SQL(), f.db, f.blobs, invert(&f.calls, f.held), slog.New(slog.NewTextHandler(io.Discard, nil)), queue.Observer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := next.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		next.Stop(ctx)
+	})
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		got, _ := f.db.FindJob(context.Background(), f.co.ID, j.ID)
+		if got.Status == showroom.JobFailed {
+			if got.Error == nil || got.Error.Code != showroom.EInternal {
+				t.Errorf("failed with %+v, want INTERNAL", got.Error)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job after its only attempt died: %s, want failed", got.Status)
+		}
+	}
+	if n := f.calls.Load(); n != 1 {
+		t.Errorf("the runner ran %d times; one attempt is allowed", n)
+	}
+	if n, _ := next.Depth(context.Background()); n != 0 {
+		t.Errorf("queue depth %d after the job failed", n)
+	}
+}

@@ -35,6 +35,12 @@ func (w *processWorker) Work(ctx context.Context, rj *river.Job[processArgs]) er
 	if j.Status != showroom.JobRunning {
 		return nil // finished by an earlier attempt, or cancelled while queued
 	}
+	if rj.Attempt > q.cfg.MaxAttempts {
+		// The last run never reported back: its process crashed or was
+		// stopped. River's extra attempt is for recording that.
+		q.log.ErrorContext(ctx, "job failed: its last attempt did not finish", "job", j.ID, "attempts", q.cfg.MaxAttempts, "errors", len(rj.Errors))
+		return w.record(ctx, j, &showroom.JobError{Code: showroom.EInternal, Message: "the photo could not be processed"}, 0, errors.New("attempts exhausted"))
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	q.mu.Lock()
 	q.cancels[j.ID] = cancel
@@ -94,7 +100,6 @@ func (q *Queue) execute(ctx context.Context, j *showroom.Job) (*Output, error) {
 // retried until the attempts run out.
 func (w *processWorker) fail(ctx context.Context, rj *river.Job[processArgs], j *showroom.Job, err error, d time.Duration) error {
 	q := w.q
-	now := time.Now().UTC().Truncate(time.Millisecond)
 	code := showroom.ErrorCode(err)
 	var jerr *showroom.JobError
 	var e *showroom.Error
@@ -108,18 +113,25 @@ func (w *processWorker) fail(ctx context.Context, rj *river.Job[processArgs], j 
 		return err
 	case code != showroom.EInternal && errors.As(err, &e):
 		jerr = &showroom.JobError{Code: e.Code, Message: e.Message}
-	case rj.Attempt >= rj.MaxAttempts:
+	case rj.Attempt >= q.cfg.MaxAttempts:
 		q.log.ErrorContext(ctx, "job failed", "job", j.ID, "attempt", rj.Attempt, "err", err)
 		jerr = &showroom.JobError{Code: showroom.EInternal, Message: "the photo could not be processed"}
 	default:
 		q.log.WarnContext(ctx, "job attempt failed; will retry", "job", j.ID, "attempt", rj.Attempt, "err", err)
 		return err
 	}
-	if ferr := q.store.FailJob(context.WithoutCancel(ctx), j.ID, jerr, nil, now, nil); ferr != nil {
+	return w.record(ctx, j, jerr, d, err)
+}
+
+// record fails j for good with jerr, after a run of d that ended in err,
+// and tells River not to try again.
+func (w *processWorker) record(ctx context.Context, j *showroom.Job, jerr *showroom.JobError, d time.Duration, err error) error {
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	if ferr := w.q.store.FailJob(context.WithoutCancel(ctx), j.ID, jerr, nil, now, nil); ferr != nil {
 		return ferr
 	}
 	j.Status = showroom.JobFailed
-	q.finished(j, d)
+	w.q.finished(j, d)
 	return river.JobCancel(err)
 }
 
