@@ -97,6 +97,29 @@ func Garbage(jpg []byte, m byte, n int) []byte {
 	return append(out, jpg[i:]...)
 }
 
+// AfterFirstScan returns jpg with n bytes that are no marker inserted
+// after its first scan's data, before the next marker: the scan ends
+// before its data does, so its data is not what was encoded (bytes lost or
+// overwritten in the middle of a file). Go's decoder takes it; libjpeg
+// warns of "extraneous bytes", which here is no harmless warning.
+func AfterFirstScan(jpg []byte, n int) []byte {
+	i := markerAt(jpg, 0xDA)
+	i += 2 + int(binary.BigEndian.Uint16(jpg[i+2:]))
+	i = endOfScan(jpg, i)
+	out := append([]byte{}, jpg[:i]...)
+	out = append(out, bytes.Repeat([]byte{0x5A}, n)...)
+	return append(out, jpg[i:]...)
+}
+
+// endOfScan returns where the marker after the entropy-coded data from i
+// starts.
+func endOfScan(jpg []byte, i int) int {
+	for i+1 < len(jpg) && (jpg[i] != 0xFF || jpg[i+1] == 0 || jpg[i+1] >= 0xD0 && jpg[i+1] <= 0xD7) {
+		i++
+	}
+	return i
+}
+
 // markerAt returns where marker m first starts in jpg, walking segments
 // by their lengths and scans to their end; len(jpg) when it is not there.
 func markerAt(jpg []byte, m byte) int {
@@ -111,10 +134,7 @@ func markerAt(jpg []byte, m byte) int {
 		case c == 0x00 || c == 0xFF || c >= 0xD0 && c <= 0xD7:
 			i++
 		case c == 0xDA:
-			i += 2 + int(binary.BigEndian.Uint16(jpg[i+2:]))
-			for i+1 < len(jpg) && (jpg[i] != 0xFF || jpg[i+1] == 0 || jpg[i+1] >= 0xD0 && jpg[i+1] <= 0xD7) {
-				i++
-			}
+			i = endOfScan(jpg, i+2+int(binary.BigEndian.Uint16(jpg[i+2:])))
 		default:
 			i += 2 + int(binary.BigEndian.Uint16(jpg[i+2:]))
 		}
