@@ -19,7 +19,7 @@ import (
 // testJPEG encodes a w×h picture that is different in every direction (a
 // gradient across, another down, a red block in the top-left corner) as a
 // JPEG, in colour space space, with EXIF orientation o.
-func testJPEG(t *testing.T, w, h, o int, space vips.Interpretation) []byte {
+func testJPEG(t testing.TB, w, h, o int, space vips.Interpretation) []byte {
 	t.Helper()
 	if err := vipsStart(); err != nil {
 		t.Fatal(err)

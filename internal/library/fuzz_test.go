@@ -1,0 +1,53 @@
+package library
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"testing"
+
+	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/vision/visiontest"
+)
+
+// FuzzInspect feeds uploads to the library's checks (sniffing, header
+// limits, the full decode): whatever the bytes, the answer is the image's
+// type and size within the limits or a client error, never INTERNAL or a
+// panic.
+func FuzzInspect(f *testing.F) {
+	jpg := visiontest.BaselineJPEG(40, 24)
+	var pngb bytes.Buffer
+	png.Encode(&pngb, image.NewNRGBA(image.Rect(0, 0, 5, 3)))
+	for _, s := range [][]byte{
+		jpg, jpg[:len(jpg)/2], visiontest.Garbage(jpg, 0xC4, 9),
+		visiontest.ProgressiveJPEG(16, 16, 1, 4), visiontest.ProgressiveJPEG(16, 16, 4, 4),
+		visiontest.ProgressiveJPEG(16, 16, 1, 50), pngb.Bytes(),
+		visiontest.PNGHeader(3000, 3000, 16, 6), visiontest.PNGHeader(100, 100, 8, 3),
+		[]byte("RIFF\x10\x00\x00\x00WEBPVP8X\x0a\x00\x00\x00\x10\x00\x00\x00\xff\x0f\x00\xff\x0f\x00"),
+		[]byte("GIF89a"), nil,
+	} {
+		f.Add(s, showroom.ContentPoster)
+		f.Add(s, showroom.ContentBackground)
+	}
+	cfg := DefaultConfig()
+	cfg.MaxPixels, cfg.MaxDecodeBytes = 1<<20, 8<<20
+	s := &Service{cfg: cfg, decodes: make(chan struct{}, 1)}
+	f.Fuzz(func(t *testing.T, b []byte, typ string) {
+		info, err := s.inspect(context.Background(), b, typ)
+		if err != nil {
+			switch c := showroom.ErrorCode(err); c {
+			case showroom.EInvalidBody, showroom.EUnsupportedMedia, showroom.EInvalidImage, showroom.EPayloadTooLarge:
+			default:
+				t.Fatalf("%v", err)
+			}
+			return
+		}
+		if info.mediaType == "" || info.mediaType != sniff(b) {
+			t.Fatalf("accepted as %q, sniffed %q", info.mediaType, sniff(b))
+		}
+		if info.width < 1 || info.height < 1 || int64(info.width)*int64(info.height) > cfg.MaxPixels {
+			t.Fatalf("accepted at %dx%d", info.width, info.height)
+		}
+	})
+}
