@@ -26,6 +26,9 @@ type engineFlags struct {
 	ortSpin    bool
 	ortArena   bool
 	maxPixels  int
+	// maxDecodeBytes bounds a photo's decode by memory, as maxPixels does
+	// by pixels: a 16-bit PNG takes twice an 8-bit one's bytes.
+	maxDecodeBytes int64
 }
 
 func (e *engineFlags) register(fs *flagSet) {
@@ -35,6 +38,7 @@ func (e *engineFlags) register(fs *flagSet) {
 	fs.Bool(&e.ortSpin, "ort-spinning", false, "let ONNX Runtime's threads busy-wait between operators (faster alone, steals cores from the rest)")
 	fs.Bool(&e.ortArena, "ort-arena", false, "ONNX Runtime's CPU memory arena and memory pattern: keeps IS-Net's ~1 GB working set for the life of the process")
 	fs.Int(&e.maxPixels, "max-pixels", 60_000_000, "largest photo or content image, in pixels, checked before decoding")
+	fs.Int64(&e.maxDecodeBytes, "max-decode-bytes", vision.DefaultMaxBytes, "most memory a photo's decode may take, in bytes, from its header (width x height x channels x bytes a channel, and a progressive JPEG's coefficients)")
 }
 
 // queueFlags configure processing jobs.
@@ -87,7 +91,7 @@ func newEngine(e engineFlags, content pipeline.ContentLoader, m *metrics.Metrics
 	if err != nil {
 		return nil, nil, err
 	}
-	ecfg := pipeline.EngineConfig{Segmenter: seg, Content: content, MaxPixels: e.maxPixels}
+	ecfg := pipeline.EngineConfig{Segmenter: seg, Content: content, MaxPixels: e.maxPixels, MaxDecodeBytes: e.maxDecodeBytes}
 	if m != nil {
 		ecfg.Observe = m.Step
 	}

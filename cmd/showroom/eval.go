@@ -159,7 +159,7 @@ func evalOne(ctx context.Context, seg *vision.Segmenter, path string) (evalResul
 		return evalResult{}, err
 	}
 	start := time.Now()
-	photo, err := vision.Decode(data, evalMaxPixels)
+	photo, err := vision.Decode(ctx, data, vision.Limits{MinSide: vision.MinSide, MaxPixels: evalMaxPixels})
 	if err != nil {
 		return evalResult{}, err
 	}

@@ -65,7 +65,7 @@ func (m *Main) runEvalGlass(ctx context.Context, seg *vision.Segmenter, photos [
 			return err
 		}
 		start := time.Now()
-		photo, err := vision.Decode(data, evalMaxPixels)
+		photo, err := vision.Decode(ctx, data, vision.Limits{MinSide: vision.MinSide, MaxPixels: evalMaxPixels})
 		if err != nil {
 			return fmt.Errorf("eval %s: %w", name, err)
 		}

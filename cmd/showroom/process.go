@@ -21,6 +21,7 @@ import (
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/vision"
 	"golang.org/x/term"
 )
 
@@ -446,7 +447,7 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 		closeAll()
 		return nil, nil, err
 	}
-	e := engineFlags{model: o.model, modelDir: o.modelDir, ortThreads: 2, maxPixels: 60_000_000}
+	e := engineFlags{model: o.model, modelDir: o.modelDir, ortThreads: 2, maxPixels: 60_000_000, maxDecodeBytes: vision.DefaultMaxBytes}
 	engine, closeEngine, err := newEngine(e, lib, nil)
 	if err != nil {
 		closeAll()

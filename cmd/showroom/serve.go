@@ -416,22 +416,27 @@ Demo login (company "demo"): username demo, password %s
 // libraryFlags are the limits of uploaded content and the address used in
 // FULLPATH: links.
 type libraryFlags struct {
-	maxUploadBytes  int64
-	maxUploadPixels int64
-	maxDecodes      int
-	publicURL       string
+	maxUploadBytes       int64
+	maxUploadPixels      int64
+	maxUploadDecodeBytes int64
+	maxDecodes           int
+	cacheBytes           int64
+	publicURL            string
 }
 
 func (l *libraryFlags) register(fs *flagSet) {
 	def := library.DefaultConfig()
 	fs.Int64(&l.maxUploadBytes, "max-upload-bytes", def.MaxUploadBytes, "largest content upload in bytes")
 	fs.Int64(&l.maxUploadPixels, "max-upload-pixels", def.MaxPixels, "most pixels (width x height) of an uploaded image, checked before decoding")
+	fs.Int64(&l.maxUploadDecodeBytes, "max-upload-decode-bytes", def.MaxDecodeBytes, "most memory the decode of an uploaded image may take, in bytes, checked before decoding")
 	fs.Int(&l.maxDecodes, "max-decodes", def.MaxDecodes, "uploaded images fully decoded at once")
+	fs.Int64(&l.cacheBytes, "content-cache-bytes", def.CacheBytes, "decoded backgrounds and posters kept for processing, in bytes of pixels")
 	fs.String(&l.publicURL, "public-url", "", "absolute URL clients reach the API at, for FULLPATH: links (default: from each request)")
 }
 
 // newLibrary builds the content and configuration service.
 func newLibrary(db *sqlite.DB, blobs blob.Store, l libraryFlags) (*library.Service, error) {
-	return library.New(library.Config{MaxUploadBytes: l.maxUploadBytes, MaxPixels: l.maxUploadPixels, MaxDecodes: l.maxDecodes},
+	return library.New(library.Config{MaxUploadBytes: l.maxUploadBytes, MaxPixels: l.maxUploadPixels,
+		MaxDecodeBytes: l.maxUploadDecodeBytes, MaxDecodes: l.maxDecodes, CacheBytes: l.cacheBytes},
 		library.Deps{Companies: db, Content: db, Configurations: db, Blobs: blobs})
 }

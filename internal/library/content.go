@@ -61,7 +61,7 @@ func (s *Service) Upload(ctx context.Context, p *showroom.Principal, name, conte
 	if int64(len(body)) > s.cfg.MaxUploadBytes {
 		return nil, false, showroom.Errorf(showroom.EPayloadTooLarge, "the request body is larger than %d bytes", s.cfg.MaxUploadBytes)
 	}
-	info, err := s.inspect(ctx, body)
+	info, err := s.inspect(ctx, body, typ)
 	if err != nil {
 		return nil, false, err
 	}
@@ -165,14 +165,18 @@ func (s *Service) DeleteContent(ctx context.Context, p *showroom.Principal, name
 
 // LoadContent decodes a company's (or built-in) content for the pipeline;
 // it implements pipeline.ContentLoader. company is the company's name.
+//
+// Content that no longer decodes within the limits (uploaded before a
+// check it would fail, or limits lowered since) is the client's to
+// replace: INVALID_IMAGE naming it, which the queue does not retry.
 func (s *Service) LoadContent(ctx context.Context, company, name string) (image.Image, error) {
 	rec, rc, err := s.OpenContent(ctx, &showroom.Principal{Company: company}, name)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	// One background usually serves a whole batch of photos: keep the last
-	// few decoded images, keyed by their bytes' digest and type.
+	// Keyed by the bytes' digest and the type, which decides how they are
+	// decoded.
 	key := rec.SHA256 + "/" + rec.Type
 	if img := s.decoded.get(key); img != nil {
 		return img, nil
@@ -181,15 +185,12 @@ func (s *Service) LoadContent(ctx context.Context, company, name string) (image.
 	if err != nil {
 		return nil, err
 	}
-	var img image.Image
-	if rec.Type == showroom.ContentPoster {
-		// A poster or logo keeps its transparency.
-		img, err = s.decodeImage(ctx, b)
-	} else {
-		// A background is a photo: upright by its EXIF orientation, sRGB.
-		img, err = s.decodePhoto(ctx, b)
-	}
-	if err != nil {
+	img, err := s.decode(ctx, b, rec.Type)
+	var e *showroom.Error
+	if errors.As(err, &e) && (e.Code == showroom.EInvalidImage || e.Code == showroom.EPayloadTooLarge) {
+		return nil, &showroom.Error{Code: showroom.EInvalidImage, Cause: err,
+			Message: fmt.Sprintf("content %q cannot be used: %s; upload it again as a JPEG, PNG or WebP within the limits", name, e.Message)}
+	} else if err != nil {
 		return nil, err
 	}
 	s.decoded.put(key, img)

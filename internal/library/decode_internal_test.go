@@ -58,3 +58,36 @@ func TestDecodesAreBounded(t *testing.T) {
 		t.Fatalf("upload once the slot is free: %v, %v", created, err)
 	}
 }
+
+// The decoded content kept for runs is bounded by bytes, not by count:
+// the least recently used images go first, and an image larger than the
+// whole cache is not kept.
+func TestContentCacheIsBoundedByBytes(t *testing.T) {
+	img := func(w int) *image.NRGBA { return image.NewNRGBA(image.Rect(0, 0, w, 100)) } // 400w bytes
+	c := imageCache{maxBytes: 100_000}
+	c.put("a", img(100)) // 40,000
+	c.put("b", img(100))
+	if c.get("a") == nil || c.get("b") == nil {
+		t.Fatal("two images within the budget are not both kept")
+	}
+	c.put("c", img(100)) // 120,000 in all: a, the least recently used, goes
+	if c.get("a") != nil || c.get("b") == nil || c.get("c") == nil {
+		t.Error("the least recently used image was not the one dropped")
+	}
+	if c.bytes > c.maxBytes {
+		t.Errorf("%d bytes cached, budget %d", c.bytes, c.maxBytes)
+	}
+	c.put("huge", img(300)) // 120,000: more than the whole cache
+	if c.get("huge") != nil || c.get("c") == nil {
+		t.Error("an image larger than the cache was kept, or pushed the others out")
+	}
+	c.put("c", img(100)) // the same key again: counted once
+	if c.bytes != 80_000 {
+		t.Errorf("%d bytes after putting c twice, want 80000", c.bytes)
+	}
+	none := imageCache{}
+	none.put("a", img(1))
+	if none.get("a") != nil {
+		t.Error("a cache of 0 bytes kept an image")
+	}
+}

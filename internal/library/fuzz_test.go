@@ -1,62 +1,53 @@
-package library_test
+package library
 
 import (
+	"bytes"
 	"context"
-	"strings"
+	"image"
+	"image/png"
 	"testing"
 
-	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/vision/visiontest"
 )
 
-// FuzzSaveConfiguration feeds configuration validation any name and body.
-// Whatever arrives, the answer is accepted or one of the validation errors
-// (never INTERNAL, never a panic), and what is accepted is a list of
-// processors the pipeline knows, which is accepted again unchanged.
-func FuzzSaveConfiguration(f *testing.F) {
-	for _, p := range pipeline.Catalog() {
-		f.Add("c1", `[{"processorName":"`+p.Name+`"}]`)
-	}
-	for _, s := range []string{
-		`[]`, `{}`, `null`, `[null]`, `[{"processorName":7}]`, `"x"`, `[{}]`,
-		`[{"processorName":"DetectCarMaskProcessor","carDetectionThreshold":0.5}]`,
-		`[{"processorName":"DetectCarMaskProcessor","carDetectionThreshold":1e400}]`,
-		`[{"processorName":"AddBackgroundProcessor","backgroundName":"CONTENT:nosuch"}]`,
-		`[{"processorName":"AddBackgroundProcessor","backgroundName":"#ffffff"}]`,
-		`{"processors":[{"processorName":"DetectCarMaskProcessor"}],"uiConfiguration":{"thumbnail":"x","nameDescriptions":{"en":{"name":"a"}}}}`,
-		`[{"processorName":"DetectCarMaskProcessor","processorName":"x"}]`,
-		strings.Repeat("[", 1000) + strings.Repeat("]", 1000),
-		"[{\"processorName\":\"Detect\xffCar\"}]",
+// FuzzInspect feeds uploads to the library's checks (sniffing, header
+// limits, the full decode): whatever the bytes, the answer is the image's
+// type and size within the limits or a client error, never INTERNAL or a
+// panic.
+func FuzzInspect(f *testing.F) {
+	jpg := visiontest.BaselineJPEG(40, 24)
+	var pngb bytes.Buffer
+	png.Encode(&pngb, image.NewNRGBA(image.Rect(0, 0, 5, 3)))
+	for _, s := range [][]byte{
+		jpg, jpg[:len(jpg)/2], visiontest.Garbage(jpg, 0xC4, 9),
+		visiontest.ProgressiveJPEG(16, 16, 1, 4), visiontest.ProgressiveJPEG(16, 16, 4, 4),
+		visiontest.ProgressiveJPEG(16, 16, 1, 50), pngb.Bytes(),
+		visiontest.PNGHeader(3000, 3000, 16, 6), visiontest.PNGHeader(100, 100, 8, 3),
+		[]byte("RIFF\x10\x00\x00\x00WEBPVP8X\x0a\x00\x00\x00\x10\x00\x00\x00\xff\x0f\x00\xff\x0f\x00"),
+		[]byte("GIF89a"), nil,
 	} {
-		f.Add("c1", s)
+		f.Add(s, showroom.ContentPoster)
+		f.Add(s, showroom.ContentBackground)
 	}
-	f.Add("default_white", `[]`)
-	f.Add("a/b", `[]`)
-	f.Add(strings.Repeat("a", 65), `[]`)
-	fx := newFixture(f)
-	ctx := context.Background()
-	f.Fuzz(func(t *testing.T, name, body string) {
-		cfg, _, err := fx.lib.SaveConfiguration(ctx, fx.alice, name, []byte(body))
+	cfg := DefaultConfig()
+	cfg.MaxPixels, cfg.MaxDecodeBytes = 1<<20, 8<<20
+	s := &Service{cfg: cfg, decodes: make(chan struct{}, 1)}
+	f.Fuzz(func(t *testing.T, b []byte, typ string) {
+		info, err := s.inspect(context.Background(), b, typ)
 		if err != nil {
-			switch code := showroom.ErrorCode(err); code {
-			case showroom.EInvalidName, showroom.EInvalidBody, showroom.EInvalidConfig, showroom.EReservedName:
+			switch c := showroom.ErrorCode(err); c {
+			case showroom.EInvalidBody, showroom.EUnsupportedMedia, showroom.EInvalidImage, showroom.EPayloadTooLarge:
 			default:
-				t.Fatalf("SaveConfiguration(%q, %q): code %s (%v)", name, body, code, err)
+				t.Fatalf("%v", err)
 			}
 			return
 		}
-		steps, err := pipeline.DecodeSteps(cfg.Processors)
-		if err != nil {
-			t.Fatalf("accepted %q, stored processors that do not decode: %v", body, err)
+		if info.mediaType == "" || info.mediaType != sniff(b) {
+			t.Fatalf("accepted as %q, sniffed %q", info.mediaType, sniff(b))
 		}
-		for _, s := range steps {
-			if _, ok := pipeline.Lookup(s.Name()); !ok {
-				t.Fatalf("accepted %q with processor %q, which the pipeline does not know", body, s.Name())
-			}
-		}
-		again, _, err := fx.lib.SaveConfiguration(ctx, fx.alice, name, cfg.Processors)
-		if err != nil || string(again.Processors) != string(cfg.Processors) {
-			t.Fatalf("accepted %q as %s, which saved again gives %v, %s", body, cfg.Processors, err, again.Processors)
+		if info.width < 1 || info.height < 1 || int64(info.width)*int64(info.height) > cfg.MaxPixels {
+			t.Fatalf("accepted at %dx%d", info.width, info.height)
 		}
 	})
 }

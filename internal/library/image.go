@@ -1,20 +1,13 @@
 package library
 
 import (
-	"sync"
-
 	"bytes"
 	"context"
-	"fmt"
-	"github.com/showroom/showroom/internal/vision"
 	"image"
-	"image/jpeg"
-	"image/png"
-	"io"
-
-	"golang.org/x/image/webp"
+	"sync"
 
 	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/vision"
 )
 
 // Media types of the accepted image formats.
@@ -43,12 +36,21 @@ type imageInfo struct {
 	width, height int
 }
 
-// inspect checks that b is a whole JPEG, PNG or WebP image of at most
-// maxPixels pixels. The size comes from the header before anything is
-// decoded, so a small file claiming a huge image (a decompression bomb) is
-// refused without allocating for it; only then is the image decoded in
-// full, at most MaxDecodes at a time, to refuse truncated or corrupt bytes.
-func (s *Service) inspect(ctx context.Context, b []byte) (*imageInfo, error) {
+// limits are the decoder's limits for content: any size from 1 pixel up
+// (a logo may be tiny), the library's pixel and byte budgets.
+func (s *Service) limits() vision.Limits {
+	return vision.Limits{MaxPixels: int(s.cfg.MaxPixels), MaxBytes: s.cfg.MaxDecodeBytes}
+}
+
+// inspect checks that b is a whole JPEG, PNG or WebP image within the
+// library's limits, with the decoder the pipeline uses on it later
+// (vision), so what is accepted here decodes there. Its header and
+// structure are checked first, without a decode slot, so a small file
+// claiming a huge image (a decompression bomb) or thousands of JPEG scans
+// is refused at once; only then is it decoded in full, at most MaxDecodes
+// at a time, to refuse truncated or corrupt bytes. The size returned is
+// the decoded one, upright by the EXIF orientation, as the pipeline sees it.
+func (s *Service) inspect(ctx context.Context, b []byte, contentType string) (*imageInfo, error) {
 	if len(b) == 0 {
 		return nil, showroom.Errorf(showroom.EInvalidBody, "the request body is empty; send the image's bytes")
 	}
@@ -56,81 +58,49 @@ func (s *Service) inspect(ctx context.Context, b []byte) (*imageInfo, error) {
 	if mt == "" {
 		return nil, showroom.Errorf(showroom.EUnsupportedMedia, "the body is not a JPEG, PNG or WebP image")
 	}
-	decodeConfig, decode := codecs(mt)
-	cfg, err := decodeConfig(bytes.NewReader(b))
+	if _, err := vision.Inspect(b, s.limits()); err != nil {
+		return nil, err
+	}
+	img, err := s.decode(ctx, b, contentType)
 	if err != nil {
-		return nil, &showroom.Error{Code: showroom.EInvalidImage,
-			Message: fmt.Sprintf("the %s image's header cannot be read", formatName(mt)), Cause: err}
+		return nil, err
 	}
-	if cfg.Width <= 0 || cfg.Height <= 0 {
-		return nil, showroom.Errorf(showroom.EInvalidImage, "the image has no pixels (%dx%d)", cfg.Width, cfg.Height)
-	}
-	if px := int64(cfg.Width) * int64(cfg.Height); px > s.cfg.MaxPixels {
-		return nil, showroom.Errorf(showroom.EPayloadTooLarge, "the image is %dx%d pixels (%s); at most %s are accepted",
-			cfg.Width, cfg.Height, megapixels(px), megapixels(s.cfg.MaxPixels))
-	}
+	defer vision.Recycle(img)
+	return &imageInfo{mediaType: mt, width: img.Rect.Dx(), height: img.Rect.Dy()}, nil
+}
+
+// decode decodes content as the pipeline takes it, under the bound on
+// concurrent decodes: a poster (a logo or a sign laid over the photo)
+// keeps its transparency; a background or a thumbnail is a photo, upright
+// and opaque.
+func (s *Service) decode(ctx context.Context, b []byte, contentType string) (*image.NRGBA, error) {
 	if err := s.acquireDecode(ctx); err != nil {
 		return nil, err
 	}
 	defer s.releaseDecode()
-	img, err := decode(bytes.NewReader(b))
-	if err != nil {
-		return nil, &showroom.Error{Code: showroom.EInvalidImage,
-			Message: fmt.Sprintf("the %s image is truncated or corrupt", formatName(mt)), Cause: err}
+	if contentType == showroom.ContentPoster {
+		return vision.DecodeTransparent(ctx, b, s.limits())
 	}
-	if bd := img.Bounds(); bd.Dx() != cfg.Width || bd.Dy() != cfg.Height {
-		return nil, showroom.Errorf(showroom.EInvalidImage, "the image's header and pixels disagree on its size")
-	}
-	return &imageInfo{mediaType: mt, width: cfg.Width, height: cfg.Height}, nil
+	return vision.Decode(ctx, b, s.limits())
 }
 
-// decodeImage decodes stored content for the pipeline, under the same
-// bound on concurrent decodes.
-func (s *Service) decodeImage(ctx context.Context, b []byte) (image.Image, error) {
-	if err := s.acquireDecode(ctx); err != nil {
-		return nil, err
-	}
-	defer s.releaseDecode()
-	_, decode := codecs(sniff(b))
-	img, err := decode(bytes.NewReader(b))
-	if err != nil {
-		// Stored content was checked on upload; failing now is ours.
-		return nil, showroom.Internal(err)
-	}
-	return img, nil
-}
-
-// decodePhoto decodes a stored background as the pipeline decodes photos
-// (EXIF orientation applied, colour converted to sRGB), under the same
-// bound on concurrent decodes.
-func (s *Service) decodePhoto(ctx context.Context, b []byte) (image.Image, error) {
-	if err := s.acquireDecode(ctx); err != nil {
-		return nil, err
-	}
-	defer s.releaseDecode()
-	img, err := vision.Decode(b, int(s.cfg.MaxPixels))
-	if err != nil {
-		return nil, showroom.Internal(err) // checked on upload: failing now is ours
-	}
-	return img, nil
-}
-
-// imageCache keeps the last few decoded images, most recent last.
+// imageCache keeps the last decoded images, most recent last, up to a
+// total of bytes of pixels: one background usually serves a whole batch of
+// photos, but a count alone would let four 60-megapixel backgrounds hold
+// a gigabyte.
 type imageCache struct {
-	mu    sync.Mutex
-	items []cachedImage
+	mu       sync.Mutex
+	maxBytes int64
+	bytes    int64
+	items    []cachedImage
 }
 
 type cachedImage struct {
 	key string
-	img image.Image
+	img *image.NRGBA
 }
 
-// decodedCacheSize is how many decoded images stay cached: a 12 MP
-// background is about 48 MB decoded.
-const decodedCacheSize = 4
-
-func (c *imageCache) get(key string) image.Image {
+func (c *imageCache) get(key string) *image.NRGBA {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, it := range c.items {
@@ -142,25 +112,28 @@ func (c *imageCache) get(key string) image.Image {
 	return nil
 }
 
-func (c *imageCache) put(key string, img image.Image) {
+// put adds img, dropping the least recently used images until the total
+// fits; an image larger than the whole cache is not kept.
+func (c *imageCache) put(key string, img *image.NRGBA) {
+	n := int64(cap(img.Pix))
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.items = append(c.items, cachedImage{key, img})
-	if len(c.items) > decodedCacheSize {
+	if n > c.maxBytes {
+		return
+	}
+	for i, it := range c.items {
+		if it.key == key { // decoded twice at once: keep one
+			c.items = append(c.items[:i:i], c.items[i+1:]...)
+			c.bytes -= int64(cap(it.img.Pix))
+			break
+		}
+	}
+	for len(c.items) > 0 && c.bytes+n > c.maxBytes {
+		c.bytes -= int64(cap(c.items[0].img.Pix))
 		c.items = c.items[1:]
 	}
-}
-
-// codecs returns the header reader and decoder of a media type sniff
-// returned; PNG's for anything else, which then fails on the bytes.
-func codecs(mt string) (func(io.Reader) (image.Config, error), func(io.Reader) (image.Image, error)) {
-	switch mt {
-	case MediaJPEG:
-		return jpeg.DecodeConfig, jpeg.Decode
-	case MediaWebP:
-		return webp.DecodeConfig, webp.Decode
-	}
-	return png.DecodeConfig, png.Decode
+	c.items = append(c.items, cachedImage{key, img})
+	c.bytes += n
 }
 
 func (s *Service) acquireDecode(ctx context.Context) error {
@@ -173,17 +146,3 @@ func (s *Service) acquireDecode(ctx context.Context) error {
 }
 
 func (s *Service) releaseDecode() { <-s.decodes }
-
-func formatName(mt string) string {
-	switch mt {
-	case MediaJPEG:
-		return "JPEG"
-	case MediaWebP:
-		return "WebP"
-	}
-	return "PNG"
-}
-
-func megapixels(px int64) string {
-	return fmt.Sprintf("%.1f megapixels", float64(px)/1e6)
-}

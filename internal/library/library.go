@@ -18,6 +18,7 @@ import (
 	"github.com/showroom/showroom/internal/blob"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/vision"
 )
 
 // Config holds the library's limits.
@@ -27,15 +28,25 @@ type Config struct {
 	// MaxPixels is the most pixels (width x height) an uploaded image may
 	// have, checked from its header before it is decoded (413 above).
 	MaxPixels int64
+	// MaxDecodeBytes is the most memory the decode of an uploaded image
+	// may take (see vision.Header.DecodedBytes), checked from its header
+	// before it is decoded (413 above): a 16-bit PNG takes twice the bytes
+	// of an 8-bit one of the same pixels. 0 means no limit but MaxPixels.
+	MaxDecodeBytes int64
 	// MaxDecodes bounds how many uploaded images are fully decoded at once,
 	// so memory stays bounded however many uploads arrive together.
 	MaxDecodes int
+	// CacheBytes bounds the decoded content kept for the pipeline (one
+	// background usually serves a batch of photos), by the bytes of its
+	// pixels; 0 keeps none.
+	CacheBytes int64
 }
 
-// DefaultConfig returns the documented defaults: 25 MB, 60 megapixels, 2
-// concurrent decodes.
+// DefaultConfig returns the documented defaults: 25 MB, 60 megapixels,
+// 256 MiB a decode, 2 concurrent decodes, 256 MiB of decoded content.
 func DefaultConfig() Config {
-	return Config{MaxUploadBytes: 25 << 20, MaxPixels: 60_000_000, MaxDecodes: 2}
+	return Config{MaxUploadBytes: 25 << 20, MaxPixels: 60_000_000, MaxDecodeBytes: vision.DefaultMaxBytes,
+		MaxDecodes: 2, CacheBytes: 256 << 20}
 }
 
 // Validate reports a configuration that cannot work.
@@ -45,6 +56,10 @@ func (c Config) Validate() error {
 		return errors.New("library: the upload limit must be positive")
 	case c.MaxPixels <= 0:
 		return errors.New("library: the pixel limit must be positive")
+	case c.MaxDecodeBytes < 0:
+		return errors.New("library: the decode memory limit cannot be negative")
+	case c.CacheBytes < 0:
+		return errors.New("library: the cache size cannot be negative")
 	case c.MaxDecodes <= 0:
 		return errors.New("library: at least one decode must be allowed")
 	}
@@ -90,7 +105,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 		return nil, errors.New("library: every store is required")
 	}
 	s := &Service{cfg: cfg, deps: deps, decodes: make(chan struct{}, cfg.MaxDecodes), now: time.Now,
-		builtin: map[string]*builtinContent{}, thumbnails: map[string][]byte{}}
+		builtin: map[string]*builtinContent{}, thumbnails: map[string][]byte{}, decoded: imageCache{maxBytes: cfg.CacheBytes}}
 	started := time.Now().UTC().Truncate(time.Millisecond)
 	studio, err := encodePNG(pipeline.RenderStudio(pipeline.StudioWidth, pipeline.StudioHeight))
 	if err != nil {

@@ -29,7 +29,7 @@ func benchScene(b *testing.B) (*vision.Segmenter, []byte, *Scene, *vision.Mask) 
 		b.Skipf("segmentation model not available (%v); run make models", err)
 	}
 	b.Cleanup(func() { seg.Close() })
-	photo, err := vision.Decode(data, 0)
+	photo, err := vision.Decode(context.Background(), data, vision.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func BenchmarkProcessors12MP(b *testing.B) {
 	r := &run{e: e, company: SystemCompany}
 	b.Run("decode", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := vision.Decode(data, 0); err != nil {
+			if _, err := vision.Decode(context.Background(), data, vision.Limits{}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -29,9 +29,13 @@ type ContentLoader interface {
 type EngineConfig struct {
 	Segmenter Segmenter
 	Content   ContentLoader
-	// MaxPixels refuses bigger photos (INVALID_IMAGE) from their header,
-	// before decoding; 0 means no limit.
+	// MaxPixels refuses bigger photos (PAYLOAD_TOO_LARGE) from their
+	// header, before decoding; 0 means no limit.
 	MaxPixels int
+	// MaxDecodeBytes refuses photos whose decode takes more memory
+	// (PAYLOAD_TOO_LARGE; see vision.Header.DecodedBytes), from their
+	// header; 0 means no limit.
+	MaxDecodeBytes int64
 	// Observe, when set, is called with each processor's name and time.
 	Observe func(processor string, d time.Duration)
 }
@@ -46,8 +50,8 @@ func NewEngine(cfg EngineConfig) (*Engine, error) {
 	if cfg.Segmenter == nil {
 		return nil, errors.New("pipeline: EngineConfig.Segmenter is required")
 	}
-	if cfg.MaxPixels < 0 {
-		return nil, fmt.Errorf("pipeline: MaxPixels %d is negative", cfg.MaxPixels)
+	if cfg.MaxPixels < 0 || cfg.MaxDecodeBytes < 0 {
+		return nil, fmt.Errorf("pipeline: MaxPixels %d or MaxDecodeBytes %d is negative", cfg.MaxPixels, cfg.MaxDecodeBytes)
 	}
 	if err := startVips(); err != nil {
 		return nil, fmt.Errorf("pipeline: starting libvips: %w", err)
@@ -161,7 +165,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 	res := &Result{}
 	lap := stopwatch(&res.Timings)
 
-	photo, err := vision.Decode(req.Photo, e.cfg.MaxPixels)
+	photo, err := vision.Decode(ctx, req.Photo, vision.Limits{MinSide: vision.MinSide, MaxPixels: e.cfg.MaxPixels, MaxBytes: e.cfg.MaxDecodeBytes})
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func TestGlassDevSet(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		photo, err := vision.Decode(data, 0)
+		photo, err := vision.Decode(context.Background(), data, vision.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -86,7 +86,7 @@ func readPhoto(t *testing.T, path string) *image.NRGBA {
 	if err != nil {
 		t.Fatal(err)
 	}
-	img, err := vision.Decode(data, 0)
+	img, err := vision.Decode(context.Background(), data, vision.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

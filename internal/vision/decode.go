@@ -1,10 +1,18 @@
 package vision
 
+// #include <stdlib.h>
+// #include "jpeg.h"
+// #include "vips.h"
+import "C"
+
 import (
+	"context"
 	"errors"
 	"fmt"
 	"image"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/davidbyttow/govips/v2/vips"
 
@@ -30,104 +38,194 @@ func Start() error { return vipsStart() }
 // MinSide is the least width and height of a photo that can be processed.
 const MinSide = showroom.MinPhotoSide
 
-// Decode decodes a JPEG, PNG or WebP photo into 8-bit sRGB pixels, upright
+// Decode decodes a JPEG, PNG or WebP image into 8-bit sRGB pixels, upright
 // (its EXIF orientation applied) and opaque (any alpha flattened onto
-// white). A photo with more than maxPixels pixels is refused from its header,
-// before any pixel is decoded, so a small file cannot expand into gigabytes:
-// PAYLOAD_TOO_LARGE. Other errors are *showroom.Error with code
-// INVALID_IMAGE, among them a photo under MinSide pixels on a side. A
-// caller done with the photo may Recycle it.
-func Decode(data []byte, maxPixels int) (*image.NRGBA, error) {
+// white): a photo, or a background that stands in for one. It is the one
+// decoder of Showroom: what an upload is checked with is what the pipeline
+// decodes later.
+//
+// First Inspect checks the file against lim, from its header and its
+// structure, so a small file cannot expand into gigabytes nor keep a
+// decoder busy for minutes. Then bytes that do not decode to a whole image
+// are INVALID_IMAGE, and so is a JPEG the decoder finds more than
+// lim.MaxScans scans in. Once ctx is done the decode stops within
+// milliseconds and returns ctx's error. A caller done with the image may
+// Recycle it.
+func Decode(ctx context.Context, data []byte, lim Limits) (*image.NRGBA, error) {
+	return decode(ctx, data, lim, false)
+}
+
+// DecodeTransparent is Decode keeping the image's transparency: for a
+// poster or a logo laid over a photo.
+func DecodeTransparent(ctx context.Context, data []byte, lim Limits) (*image.NRGBA, error) {
+	return decode(ctx, data, lim, true)
+}
+
+// Image formats by signature, as sr_vips_header and sr_vips_decode take them.
+var formats = map[vips.ImageType]C.int{
+	vips.ImageTypeJPEG: C.SR_VIPS_JPEG,
+	vips.ImageTypePNG:  C.SR_VIPS_PNG,
+	vips.ImageTypeWEBP: C.SR_VIPS_WEBP,
+}
+
+// Inspect checks an image against lim without decoding a pixel, and
+// returns its header (the size as stored, before any EXIF orientation). A
+// file that is no JPEG, PNG or WebP, whose header cannot be read, with a
+// side under lim.MinSide, or a JPEG of more than lim.MaxScans scans is
+// INVALID_IMAGE; one over lim.MaxPixels or lim.MaxBytes is
+// PAYLOAD_TOO_LARGE. It takes microseconds: a caller may do it before
+// waiting for a turn to decode.
+func Inspect(data []byte, lim Limits) (Header, error) {
+	h, _, _, err := inspect(data, lim)
+	return h, err
+}
+
+func inspect(data []byte, lim Limits) (h Header, orientation int, typ C.int, err error) {
 	if err := vipsStart(); err != nil {
-		return nil, showroom.Internal(fmt.Errorf("vision: starting libvips: %w", err))
+		return h, 0, 0, showroom.Internal(fmt.Errorf("vision: starting libvips: %w", err))
 	}
-	invalid := func(cause error) error {
-		e := showroom.Errorf(showroom.EInvalidImage, "the photo cannot be decoded as JPEG, PNG or WebP")
-		e.Cause = cause
-		return e
+	typ, ok := formats[vips.DetermineImageType(data)]
+	if !ok || len(data) == 0 {
+		return h, 0, 0, invalidImage("the image is not a JPEG, PNG or WebP", fmt.Errorf("%d bytes", len(data)))
 	}
-	switch vips.DetermineImageType(data) {
-	case vips.ImageTypeJPEG, vips.ImageTypePNG, vips.ImageTypeWEBP:
-	default:
-		return nil, invalid(fmt.Errorf("not a JPEG, PNG or WebP (%d bytes)", len(data)))
+	var layout jpegLayout
+	if typ == C.SR_VIPS_JPEG {
+		if layout, err = walkJPEG(data, lim.maxScans()); err != nil {
+			return h, 0, 0, invalidImage(fmt.Sprintf("the JPEG has more than %d scans", lim.maxScans()), err)
+		}
 	}
-	// libvips loads lazily: this reads the header only.
-	img, err := vips.LoadImageFromBuffer(data, vips.NewImportParams())
-	if err != nil {
-		return nil, invalid(err)
+	// What the header claims is judged before a library reads on: a PNG
+	// header with no data after it is still too large when it says so.
+	if q, ok := quickHeader(data, layout.sof); ok {
+		q.CoefficientBytes = layout.coefficientBytes
+		if err := lim.check(q); err != nil {
+			return h, 0, 0, err
+		}
 	}
-	defer img.Close()
-	w, h := img.Width(), img.Height()
-	if w <= 0 || h <= 0 {
-		return nil, invalid(fmt.Errorf("empty image %dx%d", w, h))
+	if h, orientation, err = readHeader(data, typ); err != nil {
+		return h, 0, 0, invalidImage("the image's header cannot be read", err)
 	}
-	if err := showroom.CheckPhotoSize(w, h, maxPixels); err != nil {
+	h.CoefficientBytes = layout.coefficientBytes
+	return h, orientation, typ, lim.check(h)
+}
+
+func decode(ctx context.Context, data []byte, lim Limits, keepAlpha bool) (*image.NRGBA, error) {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	hdr, orientation, typ, err := inspect(data, lim)
+	if err != nil {
+		return nil, err
+	}
+	stop := watch(ctx)
+	defer stop.release()
+	w, h := hdr.Width, hdr.Height
 	var pix *image.NRGBA
-	if vips.DetermineImageType(data) == vips.ImageTypeJPEG {
+	if typ == C.SR_VIPS_JPEG {
 		// The common case, done without libvips's copies; see decodeJPEG.
-		pix, err = decodeJPEG(data, w, h)
-		if err == nil {
-			pix = orient(pix, img.Orientation())
-		}
+		pix, err = decodeJPEG(data, w, h, lim.maxScans(), lim.MaxBytes, stop)
 	}
 	if pix == nil && (err == nil || errors.Is(err, errJPEGUnsupported)) {
-		pix, err = decodeVips(img)
+		pix, err = decodeVips(data, typ, w, h, keepAlpha, stop)
 	}
-	if err != nil {
-		return nil, invalid(err)
+	switch {
+	case errors.Is(err, errCancelled):
+		return nil, ctx.Err()
+	case errors.Is(err, errTooLarge):
+		return nil, &showroom.Error{Code: showroom.EPayloadTooLarge, Cause: err,
+			Message: fmt.Sprintf("decoding the image takes more than the %s allowed", mebibytes(lim.MaxBytes))}
+	case errors.Is(err, errTooManyScans):
+		return nil, invalidImage(fmt.Sprintf("the JPEG has more than %d scans", lim.maxScans()), err)
+	case err != nil:
+		return nil, invalidImage("the image is truncated or corrupt", err)
 	}
-	return pix, nil
+	return orient(pix, orientation), nil
 }
 
-// decodeVips decodes img, as libvips loaded it, to upright sRGB pixels.
-func decodeVips(img *vips.ImageRef) (*image.NRGBA, error) {
-	if err := toSRGB(img); err != nil {
-		return nil, err
+// invalidImage is INVALID_IMAGE with a public message and the decoder's
+// words as the cause, for the log.
+func invalidImage(msg string, cause error) error {
+	return &showroom.Error{Code: showroom.EInvalidImage, Message: msg, Cause: cause}
+}
+
+// readHeader reads an image's header with libvips, decoding no pixel.
+func readHeader(data []byte, typ C.int) (Header, int, error) {
+	var info C.sr_vips_info
+	var msg [200]C.char
+	if C.sr_vips_header((*C.uchar)(unsafe.Pointer(&data[0])), C.size_t(len(data)), typ, &info,
+		&msg[0], C.size_t(len(msg))) != C.SR_OK {
+		return Header{}, 0, errors.New(C.GoString(&msg[0]))
 	}
-	pix, err := img.ToBytes()
+	h := Header{Width: int(info.width), Height: int(info.height), Bands: int(info.bands),
+		SampleBytes: int(info.sample_bytes)}
+	return h, int(info.orientation), nil
+}
+
+// srgbProfile is the path of govips's sRGB profile, the one its
+// TransformICCProfile converted to, as a C string for the life of the
+// process.
+var srgbProfile = sync.OnceValues(func() (*C.char, error) {
+	p, err := vips.GetSRGBIEC6196621ICCProfilePath()
 	if err != nil {
 		return nil, err
 	}
-	w, h := img.Width(), img.Height()
-	if len(pix) != w*h*4 {
-		return nil, fmt.Errorf("decoded %d bytes for %dx%d RGBA", len(pix), w, h)
+	return C.CString(p), nil
+})
+
+// decodeVips decodes the w×h image in data with libvips (PNG, WebP, and the
+// CMYK JPEGs decodeJPEG leaves) straight into the returned image, reading
+// it top to bottom, and stops between strips of rows once stop is set.
+// EXIF orientation is the caller's.
+func decodeVips(data []byte, typ C.int, w, h int, keepAlpha bool, stop *cancelFlag) (*image.NRGBA, error) {
+	profile, err := srgbProfile()
+	if err != nil {
+		return nil, fmt.Errorf("sRGB profile: %w", err)
 	}
-	return &image.NRGBA{Pix: pix, Stride: 4 * w, Rect: image.Rect(0, 0, w, h)}, nil
+	img := newNRGBA(w, h)
+	alpha := C.int(0)
+	if keepAlpha {
+		alpha = 1
+	}
+	var msg [300]C.char
+	// Go memory for the call only, as in decodeJPEG.
+	rc := C.sr_vips_decode((*C.uchar)(unsafe.Pointer(&data[0])), C.size_t(len(data)), typ, profile, alpha,
+		(*C.uchar)(unsafe.Pointer(&img.Pix[0])), C.int(w), C.int(h), stop.c(), &msg[0], C.size_t(len(msg)))
+	if rc != C.SR_OK {
+		Recycle(img)
+		return nil, decodeError(rc, "libvips", C.GoString(&msg[0]))
+	}
+	return img, nil
 }
 
-// toSRGB turns img into upright 8-bit sRGB with an opaque alpha band.
-func toSRGB(img *vips.ImageRef) error {
-	if err := img.AutoRotate(); err != nil {
-		return fmt.Errorf("autorotate: %w", err)
+// cancelFlag is set when a context is done, for C code to see: a cgo call
+// cannot watch a context, but the decoders look at this flag between rows.
+type cancelFlag struct {
+	// v is its own allocation, with no Go pointers in it, so that C may
+	// read it during a call; C reads it atomically, Go writes it so.
+	v    *int32
+	stop func() bool
+}
+
+// watch returns a flag set once ctx is done; release it after the decode.
+func watch(ctx context.Context) *cancelFlag {
+	f := &cancelFlag{v: new(int32)}
+	v := f.v
+	f.stop = context.AfterFunc(ctx, func() { atomic.StoreInt32(v, 1) })
+	return f
+}
+
+// release stops watching. The flag stays valid Go memory however late the
+// watcher sets it.
+func (f *cancelFlag) release() {
+	if f != nil {
+		f.stop()
 	}
-	if img.HasICCProfile() {
-		// An embedded profile (Adobe RGB, Display P3 from phones) is
-		// converted, not ignored: colours feed the model and the output.
-		if err := img.TransformICCProfile(vips.SRGBIEC6196621ICCProfilePath); err != nil {
-			return fmt.Errorf("colour profile: %w", err)
-		}
+}
+
+// c is the flag as C takes it; NULL for no flag.
+func (f *cancelFlag) c() *C.int {
+	if f == nil {
+		return nil
 	}
-	if img.Interpretation() != vips.InterpretationSRGB || img.BandFormat() != vips.BandFormatUchar {
-		if err := img.ToColorSpace(vips.InterpretationSRGB); err != nil {
-			return fmt.Errorf("to sRGB: %w", err)
-		}
-	}
-	if img.HasAlpha() {
-		if err := img.Flatten(&vips.Color{R: 255, G: 255, B: 255}); err != nil {
-			return fmt.Errorf("flatten: %w", err)
-		}
-	}
-	if img.BandFormat() != vips.BandFormatUchar {
-		if err := img.Cast(vips.BandFormatUchar); err != nil {
-			return fmt.Errorf("cast: %w", err)
-		}
-	}
-	if img.Bands() != 3 {
-		if err := img.ExtractBand(0, 3); err != nil {
-			return fmt.Errorf("bands: %w", err)
-		}
-	}
-	return img.AddAlpha()
+	return (*C.int)(unsafe.Pointer(f.v))
 }

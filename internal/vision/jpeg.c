@@ -4,50 +4,105 @@
 #include <string.h>
 
 #include <jpeglib.h>
+#include <jerror.h>
 #include <lcms2.h>
 
 #include "jpeg.h"
 
 // libjpeg reports a fatal error by calling error_exit, which must not
-// return: it jumps back into sr_jpeg_decode.
+// return: it jumps back into sr_jpeg_decode with the result to give.
 struct sr_error {
 	struct jpeg_error_mgr pub;
 	jmp_buf jump;
+	int result;
 	char *msg;
 	size_t msg_len;
 };
 
-static void sr_error_exit(j_common_ptr cinfo) {
+static void sr_fail(j_common_ptr cinfo, int result) {
 	struct sr_error *e = (struct sr_error *)cinfo->err;
 	char buf[JMSG_LENGTH_MAX];
 	(*cinfo->err->format_message)(cinfo, buf);
 	snprintf(e->msg, e->msg_len, "%s", buf);
+	e->result = result;
 	longjmp(e->jump, 1);
 }
 
-// Warnings (corrupt or truncated data) are counted, not printed; the
-// decode fails on any, as libvips does with fail-on-error.
+static void sr_error_exit(j_common_ptr cinfo) {
+	int code = cinfo->err->msg_code;
+	// Over max_memory_to_use, libjpeg asks for a backing store (it has
+	// none here) or runs out of memory: the file wants more than allowed.
+	sr_fail(cinfo, code == JERR_NO_BACKING_STORE || code == JERR_OUT_OF_MEMORY ? SR_TOO_LARGE : SR_CORRUPT);
+}
+
+// sr_warning_is_harmless tells the warnings after which the image is still
+// whole: garbage between header segments or after the last scan's data
+// (before EOI: common in camera files), metadata libjpeg does not know or
+// cannot read, progression parameters a sequential file should not have
+// had. Every other warning means pixels are missing or made up (a
+// truncated file, a bad Huffman code, a lost restart marker, an
+// inconsistent progression) and fails the decode at once; so does garbage
+// after a scan before another marker, which means the scan ended before
+// its data did: its data is not what was encoded.
+static int sr_warning_is_harmless(j_common_ptr cinfo) {
+	switch (cinfo->err->msg_code) {
+	case JWRN_EXTRANEOUS_DATA:
+		return ((j_decompress_ptr)cinfo)->input_scan_number == 0 || cinfo->err->msg_parm.i[1] == JPEG_EOI;
+	case JWRN_JFIF_MAJOR:
+	case JWRN_ADOBE_XFORM:
+	case JWRN_BOGUS_ICC:
+	case JWRN_NOT_SEQUENTIAL:
+		return 1;
+	}
+	return 0;
+}
+
+// Messages are never printed; a harmful warning fails the decode where it
+// is raised, so a truncated file costs no more than the bytes it has.
 static void sr_emit_message(j_common_ptr cinfo, int level) {
-	struct sr_error *e = (struct sr_error *)cinfo->err;
-	if (level < 0 && e->pub.num_warnings++ == 0) {
-		char buf[JMSG_LENGTH_MAX];
-		(*cinfo->err->format_message)(cinfo, buf);
-		snprintf(e->msg, e->msg_len, "%s", buf);
+	if (level < 0 && !sr_warning_is_harmless(cinfo)) {
+		sr_fail(cinfo, SR_CORRUPT);
 	}
 }
 
-int sr_jpeg_decode(const unsigned char *data, size_t len, unsigned char *out, int w, int h,
-                   unsigned char **icc, unsigned int *icc_len, char *msg, size_t msg_len) {
+// The progress monitor is called before each iMCU row of input (and of
+// output): often enough to stop a progressive file at its scan limit and
+// a decode whose caller has given up within milliseconds.
+struct sr_progress {
+	struct jpeg_progress_mgr pub;
+	int max_scans;
+	const int *cancel;
+};
+
+static void sr_progress_monitor(j_common_ptr cinfo) {
+	struct sr_progress *p = (struct sr_progress *)cinfo->progress;
+	struct sr_error *e = (struct sr_error *)cinfo->err;
+	if (p->cancel && __atomic_load_n(p->cancel, __ATOMIC_RELAXED)) {
+		snprintf(e->msg, e->msg_len, "cancelled");
+		e->result = SR_CANCELLED;
+		longjmp(e->jump, 1);
+	}
+	int scan = ((j_decompress_ptr)cinfo)->input_scan_number;
+	if (scan > p->max_scans) {
+		snprintf(e->msg, e->msg_len, "more than %d scans", p->max_scans);
+		e->result = SR_TOO_MANY_SCANS;
+		longjmp(e->jump, 1);
+	}
+}
+
+int sr_jpeg_decode(const unsigned char *data, size_t len, unsigned char *out, int w, int h, int max_scans,
+                   long max_memory, const int *cancel, unsigned char **icc, unsigned int *icc_len, char *msg,
+                   size_t msg_len) {
 	struct jpeg_decompress_struct cinfo;
 	struct sr_error err;
-	// volatile: read after a longjmp.
-	volatile int result = SR_CORRUPT;
+	struct sr_progress progress;
 	*icc = NULL;
 	*icc_len = 0;
 	msg[0] = 0;
 	cinfo.err = jpeg_std_error(&err.pub);
 	err.pub.error_exit = sr_error_exit;
 	err.pub.emit_message = sr_emit_message;
+	err.result = SR_CORRUPT;
 	err.msg = msg;
 	err.msg_len = msg_len;
 	if (setjmp(err.jump)) {
@@ -56,9 +111,14 @@ int sr_jpeg_decode(const unsigned char *data, size_t len, unsigned char *out, in
 			free(*icc);
 			*icc = NULL;
 		}
-		return result;
+		return err.result;
 	}
 	jpeg_create_decompress(&cinfo);
+	cinfo.mem->max_memory_to_use = max_memory;
+	progress.pub.progress_monitor = sr_progress_monitor;
+	progress.max_scans = max_scans;
+	progress.cancel = cancel;
+	cinfo.progress = &progress.pub;
 	jpeg_mem_src(&cinfo, data, len);
 	jpeg_save_markers(&cinfo, JPEG_APP0 + 2, 0xFFFF);
 	jpeg_read_header(&cinfo, TRUE);
@@ -89,11 +149,6 @@ int sr_jpeg_decode(const unsigned char *data, size_t len, unsigned char *out, in
 	}
 	jpeg_finish_decompress(&cinfo);
 	jpeg_destroy_decompress(&cinfo);
-	if (err.pub.num_warnings > 0) {
-		free(*icc);
-		*icc = NULL;
-		return SR_CORRUPT;
-	}
 	return SR_OK;
 }
 

@@ -1,6 +1,6 @@
 package vision
 
-// #cgo pkg-config: libjpeg lcms2
+// #cgo pkg-config: libjpeg lcms2 vips
 // #include <stdlib.h>
 // #include "jpeg.h"
 import "C"
@@ -24,23 +24,28 @@ var errJPEGUnsupported = errors.New("vision: JPEG variant left to libvips")
 // Little CMS. It does what libvips's load, ICC transform and copy out do,
 // in one pass over the pixels instead of three: 12 MP in about a third of
 // the time (docs/benchmarks.md). EXIF orientation is the caller's.
-func decodeJPEG(data []byte, w, h int) (*image.NRGBA, error) {
+//
+// It stops at scan maxScans+1 (errTooManyScans) and once stop is set
+// (errCancelled); libjpeg's whole-image buffers may take maxMemory bytes
+// (0: no limit), or errTooLarge. A warning that leaves the image whole
+// (garbage between markers, as some cameras write) is ignored; any other
+// fails the decode where it is raised.
+func decodeJPEG(data []byte, w, h, maxScans int, maxMemory int64, stop *cancelFlag) (*image.NRGBA, error) {
+	if len(data) == 0 {
+		return nil, errors.New("jpeg: no data")
+	}
 	img := newNRGBA(w, h)
 	var icc *C.uchar
 	var iccLen C.uint
 	var msg [200]C.char
 	// Go memory passed to C for the call only: cgo's rules allow it, as
-	// neither buffer holds Go pointers and C keeps neither.
+	// no buffer holds Go pointers and C keeps none.
 	rc := C.sr_jpeg_decode((*C.uchar)(unsafe.Pointer(&data[0])), C.size_t(len(data)),
-		(*C.uchar)(unsafe.Pointer(&img.Pix[0])), C.int(w), C.int(h), &icc, &iccLen, &msg[0], C.size_t(len(msg)))
-	switch rc {
-	case C.SR_OK:
-	case C.SR_UNSUPPORTED:
+		(*C.uchar)(unsafe.Pointer(&img.Pix[0])), C.int(w), C.int(h), C.int(maxScans), C.long(maxMemory),
+		stop.c(), &icc, &iccLen, &msg[0], C.size_t(len(msg)))
+	if rc != C.SR_OK {
 		Recycle(img)
-		return nil, errJPEGUnsupported
-	default:
-		Recycle(img)
-		return nil, fmt.Errorf("jpeg: %s", C.GoString(&msg[0]))
+		return nil, decodeError(rc, "jpeg", C.GoString(&msg[0]))
 	}
 	if icc != nil {
 		profile := C.GoBytes(unsafe.Pointer(icc), C.int(iccLen))
@@ -48,6 +53,28 @@ func decodeJPEG(data []byte, w, h int) (*image.NRGBA, error) {
 		toSRGBFrom(profile, img)
 	}
 	return img, nil
+}
+
+// Why a decode in C stopped, as decodeError tells it.
+var (
+	errCancelled = errors.New("cancelled")
+	errTooLarge  = errors.New("needs more memory than allowed")
+)
+
+// decodeError turns a result of sr_jpeg_decode or sr_vips_decode into an
+// error that errors.Is can tell apart.
+func decodeError(rc C.int, what, msg string) error {
+	switch rc {
+	case C.SR_UNSUPPORTED:
+		return errJPEGUnsupported
+	case C.SR_CANCELLED:
+		return errCancelled
+	case C.SR_TOO_LARGE:
+		return fmt.Errorf("%s: %w (%s)", what, errTooLarge, msg)
+	case C.SR_TOO_MANY_SCANS:
+		return fmt.Errorf("%s: %w (%s)", what, errTooManyScans, msg)
+	}
+	return fmt.Errorf("%s: %s", what, msg)
 }
 
 // profiles caches the transforms from the colour profiles photos carry to

@@ -14,14 +14,25 @@ enum {
 	// The data is broken: libjpeg failed, or warned of corrupt or
 	// truncated data.
 	SR_CORRUPT = 2,
+	// The file needs more memory than allowed.
+	SR_TOO_LARGE = 3,
+	// The caller's cancel flag was set.
+	SR_CANCELLED = 4,
+	// The file has more scans than allowed.
+	SR_TOO_MANY_SCANS = 5,
 };
 
 // sr_jpeg_decode decodes the w×h JPEG in data into out (w*h*4 bytes, RGBA
-// with alpha 255). An embedded ICC profile is returned in *icc (malloc'd;
-// the caller frees it) and *icc_len; *icc is NULL when there is none. On
-// failure msg (msg_len bytes) says why.
-int sr_jpeg_decode(const unsigned char *data, size_t len, unsigned char *out, int w, int h,
-                   unsigned char **icc, unsigned int *icc_len, char *msg, size_t msg_len);
+// with alpha 255). It stops (SR_TOO_MANY_SCANS) at scan max_scans+1; libjpeg's
+// whole-image buffers may take max_memory bytes (0: no limit), or
+// SR_TOO_LARGE; it stops (SR_CANCELLED) within an iMCU row once *cancel
+// is non-zero, read atomically (cancel may be NULL). An embedded ICC
+// profile is returned in *icc (malloc'd; the caller frees it) and
+// *icc_len; *icc is NULL when there is none. On failure msg (msg_len bytes)
+// says why.
+int sr_jpeg_decode(const unsigned char *data, size_t len, unsigned char *out, int w, int h, int max_scans,
+                   long max_memory, const int *cancel, unsigned char **icc, unsigned int *icc_len, char *msg,
+                   size_t msg_len);
 
 // sr_icc_to_srgb returns a transform from the RGB profile icc to sRGB for
 // RGBA pixels (alpha left as it is), safe to apply from several threads at

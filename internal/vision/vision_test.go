@@ -182,7 +182,7 @@ func TestDevPhotosIoU(t *testing.T) {
 	var sum, minIoU, rawSum float64 = 0, 1, 0
 	for _, p := range photos {
 		data, _ := os.ReadFile(p)
-		img, err := Decode(data, 100_000_000)
+		img, err := Decode(context.Background(), data, Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +222,7 @@ func largePhoto(b *testing.B) []byte {
 func BenchmarkDecode12MP(b *testing.B) {
 	data := largePhoto(b)
 	for b.Loop() {
-		if _, err := Decode(data, 100_000_000); err != nil {
+		if _, err := Decode(context.Background(), data, Limits{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -244,7 +244,7 @@ func BenchmarkSegment12MP(b *testing.B) {
 	var total time.Duration
 	once := func() {
 		start := time.Now()
-		img, err := Decode(data, 100_000_000)
+		img, err := Decode(context.Background(), data, Limits{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -287,7 +287,7 @@ type stageInputs struct {
 
 func newStageInputs(b *testing.B) stageInputs {
 	b.Helper()
-	img, err := Decode(largePhoto(b), 0)
+	img, err := Decode(context.Background(), largePhoto(b), Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -346,7 +346,7 @@ func BenchmarkRefine12MP(b *testing.B) {
 // defaults are the first row.
 func BenchmarkInference(b *testing.B) {
 	data := largePhoto(b)
-	img, err := Decode(data, 0)
+	img, err := Decode(context.Background(), data, Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}

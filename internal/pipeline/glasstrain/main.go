@@ -54,7 +54,7 @@ func run(dir, out string, folds int, cache string) error {
 		if err != nil {
 			return err
 		}
-		photo, err := vision.Decode(data, 100_000_000)
+		photo, err := vision.Decode(context.Background(), data, vision.Limits{MaxPixels: 100_000_000})
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}

@@ -1,0 +1,62 @@
+package library_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/showroom"
+)
+
+// FuzzSaveConfiguration feeds configuration validation any name and body.
+// Whatever arrives, the answer is accepted or one of the validation errors
+// (never INTERNAL, never a panic), and what is accepted is a list of
+// processors the pipeline knows, which is accepted again unchanged.
+func FuzzSaveConfiguration(f *testing.F) {
+	for _, p := range pipeline.Catalog() {
+		f.Add("c1", `[{"processorName":"`+p.Name+`"}]`)
+	}
+	for _, s := range []string{
+		`[]`, `{}`, `null`, `[null]`, `[{"processorName":7}]`, `"x"`, `[{}]`,
+		`[{"processorName":"DetectCarMaskProcessor","carDetectionThreshold":0.5}]`,
+		`[{"processorName":"DetectCarMaskProcessor","carDetectionThreshold":1e400}]`,
+		`[{"processorName":"AddBackgroundProcessor","backgroundName":"CONTENT:nosuch"}]`,
+		`[{"processorName":"AddBackgroundProcessor","backgroundName":"#ffffff"}]`,
+		`{"processors":[{"processorName":"DetectCarMaskProcessor"}],"uiConfiguration":{"thumbnail":"x","nameDescriptions":{"en":{"name":"a"}}}}`,
+		`[{"processorName":"DetectCarMaskProcessor","processorName":"x"}]`,
+		strings.Repeat("[", 1000) + strings.Repeat("]", 1000),
+		"[{\"processorName\":\"Detect\xffCar\"}]",
+	} {
+		f.Add("c1", s)
+	}
+	f.Add("default_white", `[]`)
+	f.Add("a/b", `[]`)
+	f.Add(strings.Repeat("a", 65), `[]`)
+	fx := newFixture(f)
+	ctx := context.Background()
+	f.Fuzz(func(t *testing.T, name, body string) {
+		cfg, _, err := fx.lib.SaveConfiguration(ctx, fx.alice, name, []byte(body))
+		if err != nil {
+			switch code := showroom.ErrorCode(err); code {
+			case showroom.EInvalidName, showroom.EInvalidBody, showroom.EInvalidConfig, showroom.EReservedName:
+			default:
+				t.Fatalf("SaveConfiguration(%q, %q): code %s (%v)", name, body, code, err)
+			}
+			return
+		}
+		steps, err := pipeline.DecodeSteps(cfg.Processors)
+		if err != nil {
+			t.Fatalf("accepted %q, stored processors that do not decode: %v", body, err)
+		}
+		for _, s := range steps {
+			if _, ok := pipeline.Lookup(s.Name()); !ok {
+				t.Fatalf("accepted %q with processor %q, which the pipeline does not know", body, s.Name())
+			}
+		}
+		again, _, err := fx.lib.SaveConfiguration(ctx, fx.alice, name, cfg.Processors)
+		if err != nil || string(again.Processors) != string(cfg.Processors) {
+			t.Fatalf("accepted %q as %s, which saved again gives %v, %s", body, cfg.Processors, err, again.Processors)
+		}
+	})
+}
