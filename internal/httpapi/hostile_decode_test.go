@@ -5,8 +5,6 @@ import (
 	"context"
 	"image"
 	"image/jpeg"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +13,6 @@ import (
 	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/pipeline"
-	"github.com/showroom/showroom/internal/queue"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/sqlite"
 	"github.com/showroom/showroom/internal/vision"
@@ -73,9 +70,10 @@ func TestHostileDecodeUploads(t *testing.T) {
 // and a 500. A hostile photo is refused the same way.
 func TestHostileDecodeProcessing(t *testing.T) {
 	var blobs *blob.Local
-	cfg := queue.DefaultConfig()
-	cfg.PollInterval = 20 * time.Millisecond
-	e := newEnvWith(t, library.DefaultConfig(), withCarSegmenter(t, cfg, &blobs))
+	keepBlobs := func(t testing.TB, db *sqlite.DB, b *blob.Local, lib *library.Service, api *httpapi.APIServer) {
+		blobs = b
+	}
+	e := newEnvWith(t, library.DefaultConfig(), withEngine(runnerConfig(), carSegmenter{}), keepBlobs)
 	e.addUser("acme", "alice")
 	alice := e.bearer("alice")
 	car := pipeline.NewSyntheticCar(480, 300, 0)
@@ -166,40 +164,4 @@ func (carSegmenter) Segment(ctx context.Context, img *image.NRGBA) (*vision.Mask
 		}
 	}
 	return &vision.Mask{Alpha: alpha, Box: box, Confidence: 0.95}, nil
-}
-
-// withCarSegmenter enables processing with the real pipeline over
-// carSegmenter and the library's content, and the queue, limits as the
-// server's defaults; *blobs is set to the blob store.
-func withCarSegmenter(t testing.TB, cfg queue.Config, blobs **blob.Local) envOption {
-	t.Helper()
-	return func(t testing.TB, db *sqlite.DB, b *blob.Local, lib *library.Service, api *httpapi.APIServer) {
-		*blobs = b
-		engine, err := pipeline.NewEngine(pipeline.EngineConfig{Segmenter: carSegmenter{}, Content: lib,
-			MaxPixels: 60_000_000, MaxDecodeBytes: vision.DefaultMaxBytes})
-		if err != nil {
-			t.Fatal(err)
-		}
-		run := func(ctx context.Context, j *showroom.Job, photo []byte) (*queue.Output, error) {
-			res, err := engine.Run(ctx, pipeline.Request{Company: j.Company, Processors: j.Processors, Photo: photo, Format: j.Format, Quality: j.Quality})
-			if err != nil {
-				return nil, err
-			}
-			return &queue.Output{Image: res.Image, MediaType: res.MediaType}, nil
-		}
-		q, err := queue.New(context.Background(), cfg, db.SQL(), db, b, run, slog.New(slog.NewTextHandler(io.Discard, nil)), queue.Observer{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := q.Start(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			q.Stop(ctx)
-		})
-		api.EnableProcessing(&httpapi.Processing{Queue: q, Jobs: db, Companies: db, Configs: lib,
-			MaxPhotoBytes: 25 << 20, MaxPixels: 60_000_000})
-	}
 }

@@ -42,7 +42,16 @@ func withProcessing(t testing.TB, cfg queue.Config) envOption {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { seg.Close() })
-		engine, err := pipeline.NewEngine(pipeline.EngineConfig{Segmenter: seg, Content: lib})
+		withEngine(cfg, seg)(t, db, blobs, lib, api)
+	}
+}
+
+// withEngine enables the processing endpoints with the real pipeline over
+// seg and the library's content, limits as the server's defaults.
+func withEngine(cfg queue.Config, seg pipeline.Segmenter) envOption {
+	return func(t testing.TB, db *sqlite.DB, blobs *blob.Local, lib *library.Service, api *httpapi.APIServer) {
+		engine, err := pipeline.NewEngine(pipeline.EngineConfig{Segmenter: seg, Content: lib,
+			MaxPixels: 60_000_000, MaxDecodeBytes: vision.DefaultMaxBytes})
 		if err != nil {
 			t.Fatal(err)
 		}
