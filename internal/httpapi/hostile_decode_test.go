@@ -3,11 +3,17 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
 	"image"
 	"image/jpeg"
+	"image/png"
 	"strings"
 	"testing"
 	"time"
+
+	_ "golang.org/x/image/webp"
 
 	"github.com/showroom/showroom/internal/blob"
 	"github.com/showroom/showroom/internal/httpapi"
@@ -164,4 +170,163 @@ func (carSegmenter) Segment(ctx context.Context, img *image.NRGBA) (*vision.Mask
 		}
 	}
 	return &vision.Mask{Alpha: alpha, Box: box, Confidence: 0.95}, nil
+}
+
+// TestHostileImageKinds: every kind of image file an attacker or an odd
+// camera sends, uploaded and processed: bombs in each format's header,
+// files whose header lies about their data, 16-bit and animated images,
+// and the eight EXIF orientations. Each gets the contract's answer, and
+// what is accepted comes out the right way up.
+func TestHostileImageKinds(t *testing.T) {
+	e := newEnvWith(t, library.DefaultConfig(), withEngine(runnerConfig(), carSegmenter{}))
+	e.addUser("acme", "alice")
+	alice := e.bearer("alice")
+	process := func(body []byte) *response {
+		return e.do("POST", "/v1/process/single/free_cutout", bytes.NewReader(body), with(alice, "Content-Type", "application/octet-stream"))
+	}
+
+	for _, tc := range []struct {
+		what   string
+		body   []byte
+		status int
+		code   string
+	}{
+		{"JPEG header claiming 65,500 x 65,500", jpegClaiming(t, 65500, 65500), 413, showroom.EPayloadTooLarge},
+		{"WebP header claiming 16,384 x 16,384", webpCanvas(t, 16384, 16384), 413, showroom.EPayloadTooLarge},
+		{"PNG header claiming 100,000 x 100,000", pngHeaderOnly(100_000, 100_000), 413, showroom.EPayloadTooLarge},
+		{"PNG claiming 1000 x 1000 over 10 x 10 of data", pngClaiming(t, 1000, 1000), 422, showroom.EInvalidImage},
+		{"JPEG claiming 2000 x 2000 over 64 x 48 of data", jpegClaiming(t, 2000, 2000), 422, showroom.EInvalidImage},
+		{"WebP cut in half", webpBytes(t)[:len(webpBytes(t))/2], 422, showroom.EInvalidImage},
+	} {
+		start := time.Now()
+		e.upload(alice, "bad", "BACKGROUND_SIMPLE", tc.body, "image/png").wantError(tc.status, tc.code)
+		process(tc.body).wantError(tc.status, tc.code)
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: answered after %v", tc.what, d)
+		}
+	}
+
+	// Accepted kinds: stored with their upright size, processed to it.
+	type kind struct {
+		what string
+		body []byte
+		w, h int // upright
+	}
+	kinds := []kind{
+		{"16-bit PNG", png16(t, 96, 64), 96, 64},
+		{"animated WebP (its first frame)", animatedWebP(t), 75, 100},
+	}
+	for o := 1; o <= 8; o++ {
+		w, h := 96, 64
+		if o >= 5 { // 5 to 8 turn the image a quarter
+			w, h = h, w
+		}
+		kinds = append(kinds, kind{fmt.Sprintf("EXIF orientation %d", o), withOrientation(t, jpegBytes(t, 96, 64), o), w, h})
+	}
+	for _, k := range kinds {
+		var rec struct{ Width, Height int }
+		e.upload(alice, "ok", "BACKGROUND_SIMPLE", k.body, "image/png").wantStatus(201).decode(&rec)
+		if rec.Width != k.w || rec.Height != k.h {
+			t.Errorf("%s: stored as %dx%d, want %dx%d", k.what, rec.Width, rec.Height, k.w, k.h)
+		}
+		e.do("DELETE", "/v1/content/ok", nil, alice).wantStatus(204)
+		res := process(k.body).wantStatus(200)
+		out, _, err := image.DecodeConfig(bytes.NewReader(res.body))
+		if err != nil || out.Width != k.w || out.Height != k.h {
+			t.Errorf("%s: processed to %dx%d (%v), want %dx%d", k.what, out.Width, out.Height, err, k.w, k.h)
+		}
+	}
+}
+
+// jpegClaiming is a small JPEG whose frame header claims w×h.
+func jpegClaiming(t testing.TB, w, h int) []byte {
+	t.Helper()
+	b := jpegBytes(t, 64, 48)
+	i := bytes.Index(b, []byte{0xFF, 0xC0})
+	if i < 0 {
+		t.Fatal("no SOF0 in the JPEG")
+	}
+	binary.BigEndian.PutUint16(b[i+5:], uint16(h))
+	binary.BigEndian.PutUint16(b[i+7:], uint16(w))
+	return b
+}
+
+// pngClaiming is a 10×10 PNG whose header claims w×h, checksum fixed.
+func pngClaiming(t testing.TB, w, h int) []byte {
+	t.Helper()
+	b := pngBytes(t, 10, 10)
+	binary.BigEndian.PutUint32(b[16:], uint32(w))
+	binary.BigEndian.PutUint32(b[20:], uint32(h))
+	binary.BigEndian.PutUint32(b[29:], crc32.ChecksumIEEE(b[12:29]))
+	return b
+}
+
+// png16 is a w×h PNG of 16 bits a channel.
+func png16(t testing.TB, w, h int) []byte {
+	t.Helper()
+	img := image.NewNRGBA64(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i * 7)
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// riff wraps chunks into a WebP file.
+func riff(chunks ...[]byte) []byte {
+	body := []byte("WEBP")
+	for _, c := range chunks {
+		body = append(body, c...)
+	}
+	out := append([]byte("RIFF"), binary.LittleEndian.AppendUint32(nil, uint32(len(body)))...)
+	return append(out, body...)
+}
+
+// webpChunk is one RIFF chunk, padded to an even length.
+func webpChunk(fourCC string, data []byte) []byte {
+	c := append([]byte(fourCC), binary.LittleEndian.AppendUint32(nil, uint32(len(data)))...)
+	c = append(c, data...)
+	if len(data)%2 == 1 {
+		c = append(c, 0)
+	}
+	return c
+}
+
+// le24 is v in three little-endian bytes.
+func le24(v int) []byte { return []byte{byte(v), byte(v >> 8), byte(v >> 16)} }
+
+// webpCanvas is an extended WebP whose VP8X header claims a w×h canvas,
+// holding the 75×100 test image.
+func webpCanvas(t testing.TB, w, h int) []byte {
+	t.Helper()
+	vp8x := append([]byte{0, 0, 0, 0}, append(le24(w-1), le24(h-1)...)...)
+	return riff(webpChunk("VP8X", vp8x), webpBytes(t)[12:])
+}
+
+// animatedWebP is a two-frame animation of the 75×100 test image.
+func animatedWebP(t testing.TB) []byte {
+	t.Helper()
+	frame := webpBytes(t)[12:] // the VP8L chunk
+	anmf := append(append(le24(0), le24(0)...), append(append(le24(74), le24(99)...), append(le24(100), 0)...)...)
+	anmf = append(anmf, frame...)
+	vp8x := append([]byte{0x02, 0, 0, 0}, append(le24(74), le24(99)...)...) // animation flag
+	return riff(webpChunk("VP8X", vp8x), webpChunk("ANIM", []byte{0, 0, 0, 0, 0, 0}),
+		webpChunk("ANMF", anmf), webpChunk("ANMF", anmf))
+}
+
+// withOrientation puts an EXIF segment with orientation o (1 to 8) right
+// after the JPEG's start marker.
+func withOrientation(t testing.TB, jpg []byte, o int) []byte {
+	t.Helper()
+	tiff := []byte("II*\x00\x08\x00\x00\x00") // little-endian, first IFD at 8
+	tiff = append(tiff, 1, 0)                 // one entry
+	tiff = append(tiff, 0x12, 0x01, 3, 0, 1, 0, 0, 0, byte(o), 0, 0, 0)
+	tiff = append(tiff, 0, 0, 0, 0) // no next IFD
+	app1 := append([]byte("Exif\x00\x00"), tiff...)
+	seg := append([]byte{0xFF, 0xE1}, binary.BigEndian.AppendUint16(nil, uint16(len(app1)+2))...)
+	out := append([]byte{0xFF, 0xD8}, append(seg, app1...)...)
+	return append(out, jpg[2:]...)
 }
