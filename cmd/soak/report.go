@@ -176,22 +176,21 @@ func (s *soak) report(w io.Writer, audits []audit) bool {
 	}
 
 	// Memory.
-	half := s.trafficStart + cfg.duration/2
 	fmt.Fprintf(w, "\n### Resident memory (MB)\n\n| process | start | peak | end | second half, MB/min | |\n|---|---:|---:|---:|---:|---|\n")
 	s.cl.mu.Lock()
 	procs := append([]*proc(nil), s.cl.procs...)
 	s.cl.mu.Unlock()
 	for _, p := range procs {
-		m := memoryOf(p.rss, s.trafficStart, half, s.trafficEnd)
+		m := memoryOf(p.rss, max(s.trafficStart, p.started), s.trafficEnd)
 		verdict, slope := "", "—"
 		switch {
 		case p.killed:
 			verdict = "killed"
 		case !m.wholeHalf:
-			verdict = "started after the first half"
+			verdict = "too short to tell"
 		default:
 			slope = fmt.Sprintf("%+.1f", m.slope)
-			growth := m.slope * (s.trafficEnd - half).Minutes()
+			growth := m.slope * m.half.Minutes()
 			if growth > cfg.rssGrowth*m.peak {
 				verdict = fmt.Sprintf("grew %.0f MB", growth)
 				problem("%s's memory grew %.0f MB over the second half (more than %.0f%% of its peak)", p.name, growth, 100*cfg.rssGrowth)
@@ -201,8 +200,9 @@ func (s *soak) report(w io.Writer, audits []audit) bool {
 		}
 		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.0f | %s | %s |\n", p.name, m.start, m.peak, m.end, slope, verdict)
 	}
-	fmt.Fprintf(w, "\n*start* is the first sample once the traffic runs, *end* the last before it stops; a worker's memory "+
-		"swings by hundreds of MB within each photo, so the slope is fitted to the peak of each %v of the second half.\n\n", rssWindow)
+	fmt.Fprintf(w, "\n*start* is the first sample once the traffic runs (or the process started), *end* the last before the traffic stops. "+
+		"The slope is over the second half of the process's time under traffic, so that a restarted worker's warm-up is not taken for growth; "+
+		"a worker's memory swings by hundreds of MB within each photo, so the slope is fitted to the peak of each %v.\n\n", rssWindow)
 
 	// The servers' own view.
 	fmt.Fprintf(w, "### Server logs\n\n| process | WARN lines | ERROR lines | exit |\n|---|---:|---:|---|\n")
@@ -267,18 +267,21 @@ const rssWindow = 10 * time.Second
 // memory sums up one process's resident memory, in MB.
 type memory struct {
 	start, peak, end float64
-	slope            float64 // MB a minute over the second half
-	wholeHalf        bool    // the process lived through the whole second half
+	slope            float64       // MB a minute over the second half
+	half             time.Duration // the second half's length
+	wholeHalf        bool          // the process lived through the whole second half
 }
 
-// memoryOf reads samples between from and to; the slope is fitted, by
-// least squares, to the peak of each rssWindow from half to to.
-func memoryOf(samples []rssSample, from, half, to time.Duration) memory {
-	var m memory
+// memoryOf reads the samples between from and to; the slope is fitted, by
+// least squares, to the peak of each rssWindow of the second half.
+func memoryOf(samples []rssSample, from, to time.Duration) memory {
+	m := memory{half: (to - from) / 2}
+	half := from + m.half
 	var xs, ys []float64
 	window, peak := time.Duration(-1), 0.0
 	flush := func() {
-		if window >= 0 {
+		// Only whole windows: the peak of a stretch cut short says little.
+		if window >= 0 && half+(window+1)*rssWindow <= to {
 			xs = append(xs, (half + window*rssWindow + rssWindow/2).Minutes())
 			ys = append(ys, peak)
 		}
@@ -302,7 +305,7 @@ func memoryOf(samples []rssSample, from, half, to time.Duration) memory {
 		}
 	}
 	flush()
-	m.wholeHalf = len(samples) > 0 && samples[0].at <= half && samples[len(samples)-1].at >= to-2*rssWindow
+	m.wholeHalf = len(xs) >= 3 && samples[len(samples)-1].at >= to-2*rssWindow
 	if len(xs) >= 2 {
 		m.slope = leastSquares(xs, ys)
 	}
