@@ -237,8 +237,9 @@ func run(ctx context.Context, cfg config, out io.Writer) (passed bool, err error
 	s.event("traffic starts: %d companies, %s floods with %d clients", len(s.companies), s.companies[len(s.companies)-1].name, cfg.flood)
 	stopTimer := time.AfterFunc(cfg.duration, func() { close(s.stop) })
 	defer stopTimer.Stop()
-	go s.killWorker(ctx)
-	go s.lockDatabase(ctx)
+	var chaos sync.WaitGroup
+	chaos.Go(func() { s.killWorker(ctx) })
+	chaos.Go(func() { s.lockDatabase(ctx) })
 	go s.progress(ctx)
 
 	clientsDone := make(chan struct{})
@@ -271,6 +272,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (passed bool, err error
 	drainTimer := time.AfterFunc(cfg.drain, cancelDrain)
 	defer drainTimer.Stop()
 	traffic.Wait()
+	chaos.Wait()
 	close(clientsDone)
 	followers.Wait()
 	s.drainEnd = time.Since(t0)

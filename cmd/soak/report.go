@@ -175,6 +175,20 @@ func (s *soak) report(w io.Writer, audits []audit) bool {
 			fmtDur(lockFrom), fmtDur(lockTo), n[0]+n[1]+n[2]+n[3], n[ok], n[pushback], n[refused], n[failure], fmtDur(slowest))
 	}
 
+	// The slowest calls that do not wait for a photo: where the service
+	// stalled, if anywhere.
+	var quick []record
+	for _, r := range records {
+		if r.op != "process (sync)" {
+			quick = append(quick, r)
+		}
+	}
+	sort.Slice(quick, func(i, j int) bool { return quick[i].dur > quick[j].dur })
+	fmt.Fprintf(w, "\nThe slowest answers other than a synchronous photo:\n\n| request | company | started at | took | answer |\n|---|---|---:|---:|---|\n")
+	for _, r := range quick[:min(5, len(quick))] {
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s %s |\n", r.op, r.company, fmtDur(r.start), fmtDur(r.dur), statusText(r.status), r.code)
+	}
+
 	// Memory.
 	fmt.Fprintf(w, "\n### Resident memory (MB)\n\n| process | start | peak | end | second half, MB/min | |\n|---|---:|---:|---:|---:|---|\n")
 	s.cl.mu.Lock()
