@@ -195,7 +195,7 @@ func (s *soak) report(w io.Writer, audits []audit) bool {
 	procs := append([]*proc(nil), s.cl.procs...)
 	s.cl.mu.Unlock()
 	for _, p := range procs {
-		m := memoryOf(p.rss, max(s.trafficStart, p.started), s.trafficEnd)
+		m := memoryOf(p.rss, max(s.trafficStart, p.started), s.drainEnd)
 		verdict, slope := "", "—"
 		switch {
 		case p.killed:
@@ -214,9 +214,10 @@ func (s *soak) report(w io.Writer, audits []audit) bool {
 		}
 		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.0f | %s | %s |\n", p.name, m.start, m.peak, m.end, slope, verdict)
 	}
-	fmt.Fprintf(w, "\n*start* is the first sample once the traffic runs (or the process started), *end* the last before the traffic stops. "+
-		"The slope is over the second half of the process's time under traffic, so that a restarted worker's warm-up is not taken for growth; "+
-		"a worker's memory swings by hundreds of MB within each photo, so the slope is fitted to the peak of each %v.\n\n", rssWindow)
+	fmt.Fprintf(w, "\n*start* is the first sample once the traffic runs (or the process started), *end* the last before the drain ended. "+
+		"The slope is over the second half of the process's time under load (the traffic and the drain, in which the workers still "+
+		"empty the queue), so that the warm-up of a worker's buffers is not taken for growth; a worker's memory swings by hundreds "+
+		"of MB within each photo, so the slope is fitted to the peak of each %v.\n\n", rssWindow)
 
 	// The servers' own view.
 	fmt.Fprintf(w, "### Server logs\n\n| process | WARN lines | ERROR lines | exit |\n|---|---:|---:|---|\n")
