@@ -197,7 +197,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (passed bool, err error
 	t0 := time.Now()
 	s.ledger = &ledger{t0: t0}
 	s.cl = &cluster{bin: cfg.bin, dataDir: dataDir, t0: t0}
-	s.http = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, ResponseHeaderTimeout: 0}}
+	s.http = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	defer func() {
 		s.cl.stop(30 * time.Second)
 		if passed && !cfg.keep && cfg.dataDir == "" {
@@ -213,36 +213,52 @@ func run(ctx context.Context, cfg config, out io.Writer) (passed bool, err error
 	rssCtx, stopRSS := context.WithCancel(ctx)
 	defer stopRSS()
 	go s.cl.sampleRSS(rssCtx, cfg.rssEvery)
+	clients, err := s.setup(ctx)
+	if err != nil {
+		return false, err
+	}
+	if err := s.drive(ctx, clients); err != nil {
+		return false, err
+	}
+	audits := make([]audit, len(s.companies))
+	for i := range s.companies {
+		audits[i] = clients[i][0].audit(ctx)
+	}
+	stopRSS()
+	s.stoppedAt = time.Since(t0)
+	s.cl.stop(30 * time.Second)
+	if err := s.cl.writeRSS(filepath.Join(dataDir, "rss.csv")); err != nil {
+		return false, err
+	}
+	return s.report(out, audits), nil
+}
 
-	// Every company sets up, then its clients start.
+// setup sets every company up and logs its clients in, all companies at
+// once; clients[i] are company i's.
+func (s *soak) setup(ctx context.Context) ([][]*client, error) {
 	clients := make([][]*client, len(s.companies))
-	var setupErr error
-	var mu sync.Mutex
+	errs := make([]error, len(s.companies))
 	var wg sync.WaitGroup
 	for i, co := range s.companies {
-		wg.Go(func() {
-			cs, err := s.setupCompany(ctx, co)
-			mu.Lock()
-			defer mu.Unlock()
-			clients[i] = cs
-			setupErr = errors.Join(setupErr, err)
-		})
+		wg.Go(func() { clients[i], errs[i] = s.setupCompany(ctx, co) })
 	}
 	wg.Wait()
-	if setupErr != nil {
-		return false, setupErr
-	}
+	return clients, errors.Join(errs...)
+}
 
+// drive runs the traffic and the faults for the duration, then waits for
+// the calls under way and for every accepted job (up to the drain time).
+func (s *soak) drive(ctx context.Context, clients [][]*client) error {
+	t0 := s.ledger.t0
 	s.trafficStart = time.Since(t0)
-	s.event("traffic starts: %d companies, %s floods with %d clients", len(s.companies), s.companies[len(s.companies)-1].name, cfg.flood)
-	stopTimer := time.AfterFunc(cfg.duration, func() { close(s.stop) })
+	s.event("traffic starts: %d companies, %s floods with %d clients", len(s.companies), s.companies[len(s.companies)-1].name, s.cfg.flood)
+	stopTimer := time.AfterFunc(s.cfg.duration, func() { close(s.stop) })
 	defer stopTimer.Stop()
 	var chaos sync.WaitGroup
 	chaos.Go(func() { s.killWorker(ctx) })
 	chaos.Go(func() { s.lockDatabase(ctx) })
 	go s.progress(ctx)
 
-	clientsDone := make(chan struct{})
 	var traffic, followers sync.WaitGroup
 	for i, co := range s.companies {
 		for j, c := range clients[i][1:] {
@@ -256,7 +272,10 @@ func run(ctx context.Context, cfg config, out io.Writer) (passed bool, err error
 			traffic.Go(func() { c.run(ctx, mix) })
 		}
 	}
-	// The drain deadline starts when the traffic stops.
+	// The followers poll until the traffic is over and their company's
+	// jobs have ended, or the drain time, counted from the traffic's end,
+	// runs out.
+	clientsDone := make(chan struct{})
 	drainCtx, cancelDrain := context.WithCancel(ctx)
 	defer cancelDrain()
 	for i := range s.companies {
@@ -265,11 +284,11 @@ func run(ctx context.Context, cfg config, out io.Writer) (passed bool, err error
 	select {
 	case <-s.stop:
 	case <-ctx.Done():
-		return false, ctx.Err()
+		return ctx.Err()
 	}
 	s.trafficEnd = time.Since(t0)
-	s.event("traffic stops; waiting for the answers of calls under way and for accepted jobs (up to %v)", cfg.drain)
-	drainTimer := time.AfterFunc(cfg.drain, cancelDrain)
+	s.event("traffic stops; waiting for the answers of calls under way and for accepted jobs (up to %v)", s.cfg.drain)
+	drainTimer := time.AfterFunc(s.cfg.drain, cancelDrain)
 	defer drainTimer.Stop()
 	traffic.Wait()
 	chaos.Wait()
@@ -277,18 +296,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (passed bool, err error
 	followers.Wait()
 	s.drainEnd = time.Since(t0)
 	s.event("drained")
-
-	audits := make([]audit, len(s.companies))
-	for i := range s.companies {
-		audits[i] = clients[i][0].audit(ctx)
-	}
-	stopRSS()
-	s.stoppedAt = time.Since(t0)
-	s.cl.stop(30 * time.Second)
-	if err := s.cl.writeRSS(filepath.Join(dataDir, "rss.csv")); err != nil {
-		return false, err
-	}
-	return s.report(out, audits), nil
+	return nil
 }
 
 // start creates the companies and users, then the servers.
