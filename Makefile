@@ -14,11 +14,12 @@ export GODEBUG ?= madvdontneed=0
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.Version=$(VERSION)
 DATA_DIR ?= ./data
+SOAK_DURATION ?= 10m
 STATICCHECK_VERSION := v0.7.0
 TEST_FUZZTIME ?= 3s
 FUZZTIME ?= 2m
 
-.PHONY: all run build test fuzz lint bench models deps gallery glass-model clean
+.PHONY: all run build test fuzz lint bench soak models deps gallery glass-model clean
 
 all: build
 
@@ -58,6 +59,12 @@ lint: deps
 ## bench: the benchmarks recorded in docs/benchmarks.md
 bench: deps models
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
+
+## soak: $(SOAK_DURATION) of mixed traffic at saturation against auth, api and worker processes, a worker
+## killed and the database locked on the way; prints a markdown report (docs/benchmarks.md, "Soak")
+## and fails if a request was lost or answered outside docs/api.md, or memory grew (SOAK_FLAGS: more flags)
+soak: build models
+	$(GO) run ./cmd/soak -bin bin/showroom -duration $(SOAK_DURATION) $(SOAK_FLAGS)
 
 ## gallery: contact sheets of every configuration on the dev, glass and 12 MP photos, in gallery/
 ## (masks are cached in $(CACHE)/gallery-masks: clear it after changing the segmentation)

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"testing"
+	"time"
+)
+
+func TestJudgeError(t *testing.T) {
+	docs, err := readDocTable("../../docs/api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := func(status int, code string) []byte {
+		return fmt.Appendf(nil, `{"status":%d,"reason":%q,"errorCode":%q,"message":"m","timestamp":1}`, status, http.StatusText(status), code)
+	}
+	jsonHeader := func(extra ...string) http.Header {
+		h := http.Header{"Content-Type": {"application/json"}}
+		for i := 0; i < len(extra); i += 2 {
+			h.Set(extra[i], extra[i+1])
+		}
+		return h
+	}
+	for _, tc := range []struct {
+		name   string
+		status int
+		header http.Header
+		body   []byte
+		want   class
+	}{
+		{"full queue", 503, jsonHeader("Retry-After", "5"), body(503, "SERVICE_OVERLOADED"), pushback},
+		{"full queue without Retry-After", 503, jsonHeader(), body(503, "SERVICE_OVERLOADED"), failure},
+		{"rate limited", 429, jsonHeader("Retry-After", "2"), body(429, "TOO_MANY_REQUESTS"), pushback},
+		{"expected refusal", 422, jsonHeader(), body(422, "NO_CAR_DETECTED"), refused},
+		{"documented but not expected here", 404, jsonHeader(), body(404, "JOB_NOT_FOUND"), failure},
+		{"undocumented code", 422, jsonHeader(), body(422, "SOMETHING_NEW"), failure},
+		{"status not the documented one", 400, jsonHeader(), body(400, "NO_CAR_DETECTED"), failure},
+		{"internal", 500, jsonHeader(), body(500, "INTERNAL"), failure},
+		{"no body", 502, http.Header{}, nil, failure},
+		{"401 without WWW-Authenticate", 401, jsonHeader(), body(401, "TOKEN_EXPIRED"), failure},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := docs.judgeError(tc.status, tc.header, tc.body, []string{"NO_CAR_DETECTED", "TOKEN_EXPIRED"})
+			if a.class != tc.want {
+				t.Errorf("class %v (%s), want %v", a.class, a.why, tc.want)
+			}
+		})
+	}
+}
+
+func TestMemorySlope(t *testing.T) {
+	// A worker whose memory swings between 700 and 1200 MB within each
+	// photo: flat if the peaks stay, growing if they climb 100 MB a minute.
+	samples := func(climb float64) []rssSample {
+		var out []rssSample
+		for s := 0; s <= 240; s += 2 {
+			mb := 700 + 500*float64(s%6)/4 + climb*float64(s)/60
+			out = append(out, rssSample{time.Duration(s) * time.Second, int64(mb * 1024)})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		climb float64
+	}{{0}, {100}} {
+		m := memoryOf(samples(tc.climb), 0, 4*time.Minute)
+		if !m.wholeHalf || math.Abs(m.slope-tc.climb) > 15 {
+			t.Errorf("climb %v MB/min: slope %.1f (whole half %v)", tc.climb, m.slope, m.wholeHalf)
+		}
+	}
+}
