@@ -67,9 +67,16 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	if !ok {
 		status = http.StatusInternalServerError
 	}
-	if status >= 500 {
+	switch {
+	case e.Code == showroom.EServiceOverloaded:
+		// Pushback under load is the service working as meant: at ERROR
+		// it would bury the real errors.
+		log.InfoContext(r.Context(), "request pushed back", "code", e.Code, "message", e.Message)
+	case e.Code == showroom.EUnavailable:
+		log.WarnContext(r.Context(), "request failed: a dependency is unavailable", "code", e.Code, "err", err)
+	case status >= 500:
 		log.ErrorContext(r.Context(), "request failed", "code", e.Code, "err", err)
-	} else if e.Cause != nil {
+	case e.Cause != nil:
 		log.DebugContext(r.Context(), "request refused", "code", e.Code, "err", e.Cause)
 	}
 	h := w.Header()

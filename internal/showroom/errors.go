@@ -93,5 +93,9 @@ func ErrorCode(err error) string {
 // Internal wraps an unexpected error: the client sees a generic message and
 // the cause is logged.
 func Internal(cause error) *Error {
+	var e *Error
+	if errors.As(cause, &e) && e.Code == EUnavailable {
+		return e // a dependency briefly away is not a fault of ours
+	}
 	return &Error{Code: EInternal, Message: "internal error", Cause: cause}
 }

@@ -27,17 +27,53 @@ var migrationFS embed.FS
 
 // DB is a Showroom database in one SQLite file.
 type DB struct {
-	db *sql.DB
+	db handle
 }
+
+// handle is the database handle with its writes' errors translated: a
+// write that waited the whole busy timeout for another writer's lock (a
+// backup, a long migration, a stuck process) fails as SERVICE_UNAVAILABLE,
+// which the client may retry, not as an internal error. Reads need no
+// lock in WAL mode.
+type handle struct{ *sql.DB }
+
+func (h handle) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	res, err := h.DB.ExecContext(ctx, query, args...)
+	return res, unavailable(err)
+}
+
+func (h handle) BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error) {
+	tx, err := h.DB.BeginTx(ctx, opts)
+	return tx, unavailable(err)
+}
+
+// unavailable turns SQLite's "database is locked" into SERVICE_UNAVAILABLE.
+func unavailable(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		if c := se.Code() & 0xff; c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED {
+			return &showroom.Error{Code: showroom.EUnavailable, Message: "the database is busy; try again shortly",
+				RetryAfter: 5 * time.Second, Cause: err}
+		}
+	}
+	return err
+}
+
+// busyTimeout is how long a write waits for another writer's lock.
+const busyTimeout = 10 * time.Second
 
 // Open opens (creating if needed) the database file at path and applies
 // pending migrations.
 func Open(ctx context.Context, file string) (*DB, error) {
+	return open(ctx, file, busyTimeout)
+}
+
+func open(ctx context.Context, file string, busy time.Duration) (*DB, error) {
 	q := url.Values{}
 	for _, p := range []string{
 		"foreign_keys(1)",
 		"journal_mode(WAL)",
-		"busy_timeout(10000)",
+		fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()),
 		"synchronous(NORMAL)",
 	} {
 		q.Add("_pragma", p)
@@ -49,7 +85,7 @@ func Open(ctx context.Context, file string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", file, err)
 	}
-	db := &DB{db: sqldb}
+	db := &DB{db: handle{sqldb}}
 	if err := db.migrate(ctx); err != nil {
 		sqldb.Close()
 		return nil, err
@@ -62,7 +98,7 @@ func (db *DB) Close() error { return db.db.Close() }
 
 // SQL returns the underlying handle, for components that share the file
 // (the job queue).
-func (db *DB) SQL() *sql.DB { return db.db }
+func (db *DB) SQL() *sql.DB { return db.db.DB }
 
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error { return db.db.PingContext(ctx) }
@@ -120,7 +156,7 @@ func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 		tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	return unavailable(tx.Commit())
 }
 
 // ms converts a time to the stored form; the zero time is stored as 0.
