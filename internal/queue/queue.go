@@ -123,6 +123,9 @@ type Queue struct {
 	client  *river.Client[*sql.Tx]
 
 	running atomic.Int64
+	// erred holds the River ids of jobs whose attempt just returned an
+	// error in this process, for processWorker.NextRetry.
+	erred sync.Map
 	mu      sync.Mutex
 	waiters map[string]chan struct{}      // closed when the job finishes here
 	cancels map[string]context.CancelFunc // of runs executing here

@@ -481,38 +481,10 @@ func TestLastAttemptInterrupted(t *testing.T) {
 	cfg.RescueAfter = 2 * time.Second
 	f := newFixture(t, cfg)
 	j, _ := f.submit(t, "slow", 1)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if got, _ := f.db.FindJob(context.Background(), f.co.ID, j.ID); got.Status == showroom.JobRunning {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the job did not start")
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	f.q.Stop(ctx)
-	cancel()
-	// A stop hands the job back to River untried; a crash leaves it as
-	// below: running, its attempt used, long ago. That is written here, as
-	// the process would have left it had it died.
-	if _, err := f.db.SQL().Exec("UPDATE river_job SET state = 'running', attempt = 1, attempted_at = ? WHERE kind = 'showroom_process'",
-		time.Now().UTC().Add(-time.Hour).Format("2006-01-02 15:04:05.000")); err != nil {
-		t.Fatal(err)
-	}
-
+	f.waitRunning(t, j.ID)
+	f.crash(t, j.ID)
 	// Another process takes over; its rescuer finds the job at once.
-	next, err := queue.New(context.Background(), cfg, f.db.SQL(), f.db, f.blobs, invert(&f.calls, f.held), slog.New(slog.NewTextHandler(io.Discard, nil)), queue.Observer{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := next.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		next.Stop(ctx)
-	})
+	next := f.takeOver(t, cfg, invert(&f.calls, f.held))
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		got, _ := f.db.FindJob(context.Background(), f.co.ID, j.ID)
 		if got.Status == showroom.JobFailed {
@@ -530,5 +502,113 @@ func TestLastAttemptInterrupted(t *testing.T) {
 	}
 	if n, _ := next.Depth(context.Background()); n != 0 {
 		t.Errorf("queue depth %d after the job failed", n)
+	}
+}
+
+// waitRunning waits until job id runs.
+func (f *fixture) waitRunning(t *testing.T, id string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if got, _ := f.db.FindJob(context.Background(), f.co.ID, id); got.Status == showroom.JobRunning {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s did not start", id)
+		}
+	}
+}
+
+// crash stops f's queue and leaves job id's River record as a process
+// that died while running it would: running, one attempt used, long ago.
+// (A stop hands the job back to River untried, so this is written here.)
+func (f *fixture) crash(t *testing.T, id string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	f.q.Stop(ctx)
+	cancel()
+	if _, err := f.db.SQL().Exec("UPDATE river_job SET state = 'running', attempt = 1, attempted_at = ? WHERE kind = 'showroom_process' AND json_extract(args, '$.job_id') = ?",
+		time.Now().UTC().Add(-time.Hour).Format("2006-01-02 15:04:05.000"), id); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// takeOver starts another queue on f's database, as another process.
+func (f *fixture) takeOver(t *testing.T, cfg queue.Config, run queue.Runner) *queue.Queue {
+	t.Helper()
+	next, err := queue.New(context.Background(), cfg, f.db.SQL(), f.db, f.blobs, run, slog.New(slog.NewTextHandler(io.Discard, nil)), queue.Observer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := next.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		next.Stop(ctx)
+	})
+	return next
+}
+
+// TestRescuedJobKeepsItsPlace: a job whose process died runs, once
+// rescued, before the jobs queued after it, not behind them (the soak saw
+// a killed worker's job finish last, its client waiting minutes). The
+// later jobs are other companies' first, so the fair order ranks them all
+// alike and only the place in line decides.
+func TestRescuedJobKeepsItsPlace(t *testing.T) {
+	cfg := testConfig()
+	cfg.Workers = 1
+	cfg.JobTimeout = 20 * time.Second // longer than a run waits below
+	cfg.RescueAfter = 21 * time.Second
+	f := newFixture(t, cfg)
+	first, _ := f.submit(t, "held", 0)
+	f.waitRunning(t, first.ID)
+	var later []string
+	companies := map[string]*showroom.Company{}
+	for _, name := range []string{"beta", "gamma", "delta"} {
+		c := f.company(t, name)
+		j, err := f.submitFor(c, "ok", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		later = append(later, j.ID)
+		companies[j.ID] = c
+	}
+	f.crash(t, first.ID)
+	f.release()
+
+	var mu sync.Mutex
+	var order []string
+	run := invert(&f.calls, f.held)
+	f.takeOver(t, cfg, func(ctx context.Context, j *showroom.Job, photo []byte) (*queue.Output, error) {
+		mu.Lock()
+		order = append(order, j.ID)
+		mu.Unlock()
+		// The new process takes a later job at once, and finishes it only
+		// when the first is due again, rescued: the next pick is between
+		// the rescued job and the rest of the line.
+		for deadline := time.Now().Add(15 * time.Second); j.ID != first.ID && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			var state string
+			f.db.SQL().QueryRow("SELECT state FROM river_job WHERE json_extract(args, '$.job_id') = ?", first.ID).Scan(&state)
+			if state != "running" && state != "retryable" { // due again, or done
+				break
+			}
+		}
+		return run(ctx, j, photo)
+	})
+	companies[first.ID] = f.co
+	for id, c := range companies {
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if got, _ := f.db.FindJob(context.Background(), c.ID, id); got.Status == showroom.JobSucceeded {
+				break
+			} else if time.Now().After(deadline) {
+				t.Fatalf("job %s: %s", id, got.Status)
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := append([]string{later[0], first.ID}, later[1:]...); !slices.Equal(order, want) {
+		t.Errorf("runs after the rescue: %v, want the rescued job next: %v", order, want)
 	}
 }

@@ -20,8 +20,27 @@ type processWorker struct {
 	q *Queue
 }
 
-func (w *processWorker) Work(ctx context.Context, rj *river.Job[processArgs]) error {
+// NextRetry says when a job is due again. One whose attempt failed here
+// waits River's backoff. One whose process died, which River's rescuer
+// finds only after --rescue-after, goes back to its place in line: due
+// since it was first queued, so it runs before the jobs queued after it
+// (River takes the most urgent priority first, then the earliest due), and
+// its client does not wait the whole line again.
+func (w *processWorker) NextRetry(rj *river.Job[processArgs]) time.Time {
+	if _, ok := w.q.erred.LoadAndDelete(rj.ID); ok {
+		return time.Time{} // the queue's retry policy
+	}
+	return rj.CreatedAt
+}
+
+func (w *processWorker) Work(ctx context.Context, rj *river.Job[processArgs]) (err error) {
 	q := w.q
+	defer func() {
+		var cancel *river.JobCancelError
+		if err != nil && !errors.As(err, &cancel) {
+			q.erred.Store(rj.ID, struct{}{}) // River retries it: see NextRetry
+		}
+	}()
 	complete := func(tx *sql.Tx) error {
 		_, err := river.JobCompleteTx[*riversqlite.Driver](ctx, tx, rj)
 		return err
