@@ -125,7 +125,7 @@ type Queue struct {
 	running atomic.Int64
 	// erred holds the River ids of jobs whose attempt just returned an
 	// error in this process, for processWorker.NextRetry.
-	erred sync.Map
+	erred   sync.Map
 	mu      sync.Mutex
 	waiters map[string]chan struct{}      // closed when the job finishes here
 	cancels map[string]context.CancelFunc // of runs executing here
