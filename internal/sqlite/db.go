@@ -30,6 +30,12 @@ type DB struct {
 	db *sql.DB
 }
 
+// maxIdleConns is how many open connections wait for the next query: as
+// many as requests are commonly served at once (readers do not block each
+// other in WAL mode), each holding at most SQLite's default page cache
+// (2 MB) of a database that is mostly small records.
+const maxIdleConns = 16
+
 // Open opens (creating if needed) the database file at path and applies
 // pending migrations.
 func Open(ctx context.Context, file string) (*DB, error) {
@@ -49,6 +55,10 @@ func Open(ctx context.Context, file string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", file, err)
 	}
+	// database/sql keeps two idle connections by default: with more
+	// requests at once, every query beyond them opened a connection (the
+	// pragmas, the schema read again) and closed it after.
+	sqldb.SetMaxIdleConns(maxIdleConns)
 	db := &DB{db: sqldb}
 	if err := db.migrate(ctx); err != nil {
 		sqldb.Close()
