@@ -32,7 +32,7 @@ func (db *DB) CreateCompany(ctx context.Context, name string) (*showroom.Company
 func (db *DB) FindCompany(ctx context.Context, name string) (*showroom.Company, error) {
 	c := &showroom.Company{Name: name}
 	var created int64
-	err := db.db.QueryRowContext(ctx, `SELECT id, created_at FROM companies WHERE name = ?`, name).Scan(&c.ID, &created)
+	err := db.queryRow(ctx, `SELECT id, created_at FROM companies WHERE name = ?`, name).Scan(&c.ID, &created)
 	if err != nil {
 		return nil, notFound(err, showroom.ENotFound, "company %q not found", name)
 	}

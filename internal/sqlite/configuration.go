@@ -105,7 +105,7 @@ func (db *DB) PutConfiguration(ctx context.Context, c *showroom.Configuration) (
 
 // FindConfiguration implements showroom.ConfigurationStore.
 func (db *DB) FindConfiguration(ctx context.Context, companyID int64, name string) (*showroom.Configuration, error) {
-	c, err := scanConfiguration(db.db.QueryRowContext(ctx, `SELECT `+configColumns+`
+	c, err := scanConfiguration(db.queryRow(ctx, `SELECT `+configColumns+`
 		FROM configurations t JOIN companies c ON c.id = t.company_id
 		WHERE t.company_id = ? AND t.name = ?`, companyID, name))
 	if err != nil {
@@ -118,7 +118,7 @@ func (db *DB) FindConfiguration(ctx context.Context, companyID int64, name strin
 }
 
 func (db *DB) contentRefs(ctx context.Context, companyID int64, name string) ([]string, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT content FROM configuration_content
+	rows, err := db.query(ctx, `SELECT content FROM configuration_content
 		WHERE company_id = ? AND configuration = ? ORDER BY content`, companyID, name)
 	if err != nil {
 		return nil, err
@@ -137,7 +137,7 @@ func (db *DB) contentRefs(ctx context.Context, companyID int64, name string) ([]
 
 // ListConfigurations implements showroom.ConfigurationStore.
 func (db *DB) ListConfigurations(ctx context.Context, companyID int64) ([]*showroom.Configuration, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT `+configColumns+`
+	rows, err := db.query(ctx, `SELECT `+configColumns+`
 		FROM configurations t JOIN companies c ON c.id = t.company_id
 		WHERE t.company_id = ? ORDER BY t.name`, companyID)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/showroom/showroom/internal/showroom"
@@ -28,6 +29,9 @@ var migrationFS embed.FS
 // DB is a Showroom database in one SQLite file.
 type DB struct {
 	db *sql.DB
+	// stmts holds the prepared form of the queries run outside
+	// transactions on every request, by their text (see queryRow).
+	stmts sync.Map
 }
 
 // maxIdleConns is how many open connections wait for the next query: as
@@ -68,7 +72,51 @@ func Open(ctx context.Context, file string) (*DB, error) {
 }
 
 // Close closes the database.
-func (db *DB) Close() error { return db.db.Close() }
+func (db *DB) Close() error {
+	db.stmts.Range(func(_, s any) bool {
+		s.(*sql.Stmt).Close()
+		return true
+	})
+	return db.db.Close()
+}
+
+// prepared returns query prepared, preparing it on first use. Parsing and
+// planning a statement takes SQLite longer than running a lookup by key;
+// a *sql.Stmt is prepared once on each connection it meets and kept there.
+// Queries are constants of this package, so the map stays small.
+func (db *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	if s, ok := db.stmts.Load(query); ok {
+		return s.(*sql.Stmt), nil
+	}
+	s, err := db.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if first, loaded := db.stmts.LoadOrStore(query, s); loaded {
+		s.Close()
+		return first.(*sql.Stmt), nil
+	}
+	return s, nil
+}
+
+// queryRow is QueryRowContext with query prepared once.
+func (db *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	s, err := db.prepared(ctx, query)
+	if err != nil {
+		// Unprepared, it fails the same way, and the Row carries the error.
+		return db.db.QueryRowContext(ctx, query, args...)
+	}
+	return s.QueryRowContext(ctx, args...)
+}
+
+// query is QueryContext with query prepared once.
+func (db *DB) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	s, err := db.prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.QueryContext(ctx, args...)
+}
 
 // SQL returns the underlying handle, for components that share the file
 // (the job queue).
