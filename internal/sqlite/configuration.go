@@ -156,12 +156,27 @@ func (db *DB) ListConfigurations(ctx context.Context, companyID int64) ([]*showr
 		return nil, err
 	}
 	rows.Close()
+	// The company's references in one query, not one per configuration.
+	refs, err := db.query(ctx, `SELECT configuration, content FROM configuration_content
+		WHERE company_id = ? ORDER BY configuration, content`, companyID)
+	if err != nil {
+		return nil, err
+	}
+	defer refs.Close()
+	byName := make(map[string]*showroom.Configuration, len(out))
 	for _, c := range out {
-		if c.ContentRefs, err = db.contentRefs(ctx, companyID, c.Name); err != nil {
+		byName[c.Name] = c
+	}
+	for refs.Next() {
+		var config, content string
+		if err := refs.Scan(&config, &content); err != nil {
 			return nil, err
 		}
+		if c := byName[config]; c != nil {
+			c.ContentRefs = append(c.ContentRefs, content)
+		}
 	}
-	return out, nil
+	return out, refs.Err()
 }
 
 // DeleteConfiguration implements showroom.ConfigurationStore.
