@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/showroom"
@@ -14,14 +15,16 @@ import (
 // libraryHandlers serve content, configurations, the processor catalog and
 // the predefined configurations' thumbnails.
 type libraryHandlers struct {
-	lib       *library.Service
-	publicURL string
+	lib            *library.Service
+	publicURL      string
+	processorsJSON func() []byte
 }
 
 // EnableLibrary adds the content, configuration, processor catalog and
 // predefined-thumbnail endpoints to the API.
 func (s *APIServer) EnableLibrary(lib *library.Service) {
-	h := &libraryHandlers{lib: lib, publicURL: strings.TrimSuffix(s.cfg.PublicURL, "/")}
+	h := &libraryHandlers{lib: lib, publicURL: strings.TrimSuffix(s.cfg.PublicURL, "/"),
+		processorsJSON: sync.OnceValue(encodeProcessors)}
 	s.rt.handle("POST", "/v1/content/upload/{contentName}/{contentType}", s.authed(h.upload))
 	s.rt.handle("GET", "/v1/content/{$}", s.authed(h.listContent))
 	s.rt.handle("GET", "/v1/content/{contentName}", s.authed(h.getContent))
