@@ -32,6 +32,9 @@ type DB struct {
 	// stmts holds the prepared form of the queries run outside
 	// transactions on every request, by their text (see queryRow).
 	stmts sync.Map
+	// companies holds the companies found, by name (see FindCompany): as
+	// many as the database has at most.
+	companies sync.Map
 }
 
 // maxIdleConns is how many open connections wait for the next query: as
