@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -116,7 +118,12 @@ func BenchmarkLight(b *testing.B) {
 	}
 	b.Cleanup(func() { devNull.Close() })
 	env := map[string]string{"SHOWROOM_DATA_DIR": dir, "SHOWROOM_MODEL": "u2netp"}
-	base, _ := startServerLogging(b, env, devNull, "serve", "--addr", "127.0.0.1:0", "--workers", "1")
+	// Profile labels tell the servers and the client apart:
+	// go tool pprof -tagfocus side=api (or plain, or client).
+	var base string
+	pprof.Do(context.Background(), pprof.Labels("side", "api"), func(context.Context) {
+		base, _ = startServerLogging(b, env, devNull, "serve", "--addr", "127.0.0.1:0", "--workers", "1")
+	})
 	a := login(b, base, "alice", "hunter2hunter2")
 	for i := range 3 {
 		name := fmt.Sprintf("background%d", i)
@@ -146,7 +153,7 @@ func BenchmarkLight(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	go plain.Serve(ln)
+	go pprof.Do(context.Background(), pprof.Labels("side", "plain"), func(context.Context) { plain.Serve(ln) })
 	b.Cleanup(func() { plain.Close() })
 
 	// Both get the same headers, so that reading them costs both the same.

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net"
 	"net/http"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"testing"
@@ -53,7 +55,7 @@ func drive(tb testing.TB, addr string, req []byte, conns int, d time.Duration) l
 	deadline := start.Add(d)
 	for range conns {
 		wg.Add(1)
-		go func() {
+		go pprof.Do(context.Background(), pprof.Labels("side", "client"), func(context.Context) {
 			defer wg.Done()
 			lat, err := driveConn(addr, req, deadline)
 			mu.Lock()
@@ -63,7 +65,7 @@ func drive(tb testing.TB, addr string, req []byte, conns int, d time.Duration) l
 			if err != nil {
 				tb.Error(err)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	all.elapsed = time.Since(start)
