@@ -35,6 +35,9 @@ type DB struct {
 	// companies holds the companies found, by name (see FindCompany): as
 	// many as the database has at most.
 	companies sync.Map
+	// configLists holds companies' configuration lists (see
+	// ListConfigurations).
+	configLists configLists
 }
 
 // maxIdleConns is how many open connections wait for the next query: as
@@ -66,7 +69,7 @@ func Open(ctx context.Context, file string) (*DB, error) {
 	// requests at once, every query beyond them opened a connection (the
 	// pragmas, the schema read again) and closed it after.
 	sqldb.SetMaxIdleConns(maxIdleConns)
-	db := &DB{db: sqldb}
+	db := &DB{db: sqldb, configLists: configLists{max: maxConfigLists}}
 	if err := db.migrate(ctx); err != nil {
 		sqldb.Close()
 		return nil, err
