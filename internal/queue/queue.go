@@ -151,9 +151,9 @@ func New(ctx context.Context, cfg Config, db *sql.DB, store showroom.JobStore, b
 		// or stops during the last one, River would otherwise drop the job
 		// with its record left "running" for good. The extra attempt only
 		// records the failure (processWorker.Work).
-		MaxAttempts: cfg.MaxAttempts + 1,
-		FetchPollInterval:    cfg.PollInterval,
-		FetchCooldown:        min(cfg.PollInterval, 100*time.Millisecond),
+		MaxAttempts:       cfg.MaxAttempts + 1,
+		FetchPollInterval: cfg.PollInterval,
+		FetchCooldown:     min(cfg.PollInterval, 100*time.Millisecond),
 	}
 	if cfg.RetryBackoff > 0 {
 		rc.RetryPolicy = fixedRetry(cfg.RetryBackoff)
