@@ -110,6 +110,9 @@ func BenchmarkServe(b *testing.B) {
 func BenchmarkLight(b *testing.B) {
 	const conns = 16
 	const lightTurn = 250 * time.Millisecond
+	if _, err := os.Stat(filepath.Join(defaultModelDir(), "u2netp.onnx")); err != nil {
+		b.Skipf("skipping: 'serve' loads a model at start and there is none in %s; run 'make models'", defaultModelDir())
+	}
 	dir := b.TempDir()
 	setupCompany(b, dir, 1000)
 	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
