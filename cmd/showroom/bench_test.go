@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -90,5 +93,114 @@ func BenchmarkServe(b *testing.B) {
 				b.ReportMetric(peakRSS(b), "peak-RSS-MiB")
 			})
 		}
+	}
+}
+
+// BenchmarkLight measures light authenticated endpoints (issue 13) against a
+// plain net/http handler in the same process: each answers 16 keep-alive
+// connections that send requests back to back, in turns of lightTurn, four
+// turns of each per op, alternating which goes first. The machine is shared
+// and its load moves within seconds, so the number to read is x-plain, the
+// endpoint's req/s as a fraction of the plain handler's over the same
+// seconds; req/s and the latency quantiles are there for context.
+// The server is the one 'serve' runs, with its default (JSON) access log
+// written to /dev/null, a real SQLite database, a user, three content items
+// and three configurations.
+// Run: go test -run '^$' -bench BenchmarkLight -benchtime 5x ./cmd/showroom
+func BenchmarkLight(b *testing.B) {
+	const conns = 16
+	const lightTurn = 250 * time.Millisecond
+	if _, err := os.Stat(filepath.Join(defaultModelDir(), "u2netp.onnx")); err != nil {
+		b.Skipf("skipping: 'serve' loads a model at start and there is none in %s; run 'make models'", defaultModelDir())
+	}
+	dir := b.TempDir()
+	setupCompany(b, dir, 1000)
+	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { devNull.Close() })
+	env := map[string]string{"SHOWROOM_DATA_DIR": dir, "SHOWROOM_MODEL": "u2netp"}
+	// Profile labels tell the servers and the client apart:
+	// go tool pprof -tagfocus side=api (or plain, or client).
+	var base string
+	pprof.Do(context.Background(), pprof.Labels("side", "api"), func(context.Context) {
+		base, _ = startServerLogging(b, env, devNull, "serve", "--addr", "127.0.0.1:0", "--workers", "1")
+	})
+	a := login(b, base, "alice", "hunter2hunter2")
+	for i := range 3 {
+		name := fmt.Sprintf("background%d", i)
+		if res, body := a.do("POST", "/v1/content/upload/"+name+"/BACKGROUND_SIMPLE", tinyPNG(b, 64, 40),
+			map[string]string{"Content-Type": "image/png"}); res.StatusCode != http.StatusCreated {
+			b.Fatalf("upload: %d %s", res.StatusCode, body)
+		}
+		cfg := `[{"processorName":"DetectCarMaskProcessor"},{"processorName":"DetectCarShadowProcessor"},
+			{"processorName":"AddBackgroundAndCropProcessor","background":"` + name + `","horizonLine":0.7}]`
+		if res, body := a.do("POST", fmt.Sprintf("/v1/configuration/studio%d", i), []byte(cfg),
+			map[string]string{"Content-Type": "application/json"}); res.StatusCode != http.StatusCreated {
+			b.Fatalf("save configuration: %d %s", res.StatusCode, body)
+		}
+	}
+
+	plainBody := []byte(`{"status":"ok"}` + "\n")
+	plain := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(plainBody)
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	go pprof.Do(context.Background(), pprof.Labels("side", "plain"), func(context.Context) { plain.Serve(ln) })
+	b.Cleanup(func() { plain.Close() })
+
+	// Both get the same headers, so that reading them costs both the same.
+	request := func(host, path string) []byte {
+		return []byte("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: showroom-bench\r\n" +
+			"Authorization: Bearer " + a.token + "\r\n\r\n")
+	}
+	apiAddr := strings.TrimPrefix(base, "http://")
+	plainAddr := ln.Addr().String()
+	plainReq := request(plainAddr, "/")
+	for _, ep := range []struct{ name, path string }{
+		{"configuration", "/v1/configuration/"},
+		{"me", "/v1/me"},
+		{"content", "/v1/content/"},
+		{"processors", "/v1/processors"},
+	} {
+		b.Run(ep.name, func(b *testing.B) {
+			req := request(apiAddr, ep.path)
+			drive(b, apiAddr, req, conns, lightTurn) // warm up: connections, caches, pools
+			drive(b, plainAddr, plainReq, conns, lightTurn)
+			b.ResetTimer()
+			var light, ref load
+			for range b.N {
+				for turn := range 4 {
+					if turn%2 == 0 {
+						ref.add(drive(b, plainAddr, plainReq, conns, lightTurn))
+					}
+					light.add(drive(b, apiAddr, req, conns, lightTurn))
+					if turn%2 == 1 {
+						ref.add(drive(b, plainAddr, plainReq, conns, lightTurn))
+					}
+				}
+			}
+			b.StopTimer()
+			ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+			b.ReportMetric(light.rate()/ref.rate(), "x-plain")
+			b.ReportMetric(light.rate(), "req/s")
+			b.ReportMetric(ms(light.quantile(0.50)), "p50-ms")
+			b.ReportMetric(ms(light.quantile(0.99)), "p99-ms")
+			b.ReportMetric(ref.rate(), "plain-req/s")
+			b.ReportMetric(ms(ref.quantile(0.99)), "plain-p99-ms")
+			// ns/op would be the time of a turn; one request's share of
+			// the endpoint's throughput says more.
+			b.ReportMetric(1e9/light.rate(), "ns/op")
+		})
 	}
 }

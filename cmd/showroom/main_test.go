@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -48,11 +49,25 @@ func run(t testing.TB, env map[string]string, stdin string, args ...string) (std
 // base URL and output.
 func startServer(t testing.TB, env map[string]string, args ...string) (string, *syncBuffer) {
 	t.Helper()
+	var errOut syncBuffer
+	return startServerLogging(t, env, &errOut, args...)
+}
+
+// startServerLogging is startServer with the server's log written to
+// errOut, which a failure prints if it can.
+func startServerLogging(t testing.TB, env map[string]string, errOut io.Writer, args ...string) (string, *syncBuffer) {
+	t.Helper()
+	logText := func() string {
+		if s, ok := errOut.(fmt.Stringer); ok {
+			return s.String()
+		}
+		return "(the log is not kept)"
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var out, errOut syncBuffer
+	var out syncBuffer
 	ready := make(chan string, 1)
 	m := &Main{
-		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut,
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: errOut,
 		Getenv: func(k string) string { return env[k] },
 		ready:  func(base string) { ready <- base },
 	}
@@ -61,7 +76,7 @@ func startServer(t testing.TB, env map[string]string, args ...string) (string, *
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("server stopped with %v; stderr:\n%s", err, errOut.String())
+			t.Errorf("server stopped with %v; stderr:\n%s", err, logText())
 		}
 	})
 	select {
@@ -71,9 +86,9 @@ func startServer(t testing.TB, env map[string]string, args ...string) (string, *
 		// The cleanup waits for the server's end too: hand it back, or a
 		// server that failed to start hangs the test until its timeout.
 		done <- nil
-		t.Fatalf("server did not start: %v\n%s", err, errOut.String())
+		t.Fatalf("server did not start: %v\n%s", err, logText())
 	case <-time.After(30 * time.Second):
-		t.Fatalf("server did not start in 30s\n%s", errOut.String())
+		t.Fatalf("server did not start in 30s\n%s", logText())
 	}
 	return "", nil
 }

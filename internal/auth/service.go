@@ -238,7 +238,7 @@ func (s *Service) issue(ctx context.Context, u *showroom.User, system string, no
 
 // checkRefresh verifies a refresh token and its server-side record.
 func (s *Service) checkRefresh(ctx context.Context, raw string) (*Claims, *showroom.RefreshToken, error) {
-	c, err := s.verifier.parse(ctx, raw, TypeRefresh, "")
+	c, _, err := s.verifier.parse(ctx, raw, TypeRefresh, "")
 	if err != nil {
 		// At /refresh an expired token is as unusable as a forged one: the
 		// contract's answer for both is INVALID_TOKEN.

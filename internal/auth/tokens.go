@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -69,23 +70,36 @@ func sign(key *showroom.SigningKey, u *showroom.User, system, typ string, now ti
 }
 
 // Verifier checks tokens: signature against a KeySource, issuer, expiry,
-// type and, for access tokens, audience.
+// type and, for access tokens, audience. Access tokens that pass are
+// remembered until they expire (see tokenCache), so a client that sends the
+// same token with every request pays for the signature check once.
 type Verifier struct {
 	keys KeySource
 	// Leeway tolerates clock skew between the auth service and a replica.
 	leeway time.Duration
 	now    func() time.Time
+	cache  *tokenCache
 }
+
+// maxCachedTokens bounds the verified access tokens a Verifier remembers:
+// a few MB, more than the users active in a day of a large deployment.
+const maxCachedTokens = 10_000
 
 // NewVerifier returns a verifier over keys.
 func NewVerifier(keys KeySource) *Verifier {
-	return &Verifier{keys: keys, leeway: 30 * time.Second, now: time.Now}
+	return &Verifier{keys: keys, leeway: 30 * time.Second, now: time.Now, cache: newTokenCache(maxCachedTokens)}
+}
+
+// signedBy is the key that verified a token.
+type signedBy struct {
+	kid string
+	key ed25519.PublicKey
 }
 
 // parse verifies raw as a token of type typ. With audience set, the token
 // must name it. Errors are *showroom.Error: ETokenExpired for a genuine but
 // expired token, EInvalidToken for everything else.
-func (v *Verifier) parse(ctx context.Context, raw, typ, audience string) (*Claims, error) {
+func (v *Verifier) parse(ctx context.Context, raw, typ, audience string) (*Claims, signedBy, error) {
 	opts := []jwt.ParserOption{
 		jwt.WithValidMethods([]string{jwt.SigningMethodEdDSA.Alg()}),
 		jwt.WithIssuer(Issuer),
@@ -98,36 +112,66 @@ func (v *Verifier) parse(ctx context.Context, raw, typ, audience string) (*Claim
 		opts = append(opts, jwt.WithAudience(audience))
 	}
 	claims := &Claims{}
+	var by signedBy
 	_, err := jwt.ParseWithClaims(raw, claims, func(t *jwt.Token) (any, error) {
 		kid, _ := t.Header["kid"].(string)
 		if kid == "" {
 			return nil, errors.New("token has no kid")
 		}
-		return v.keys.PublicKey(ctx, kid)
+		key, err := v.keys.PublicKey(ctx, kid)
+		by = signedBy{kid: kid, key: key}
+		return key, err
 	}, opts...)
 	switch {
 	case errors.Is(err, jwt.ErrTokenExpired):
 		// The signature was checked before the claims, so this token is
 		// genuine.
-		return nil, &showroom.Error{Code: showroom.ETokenExpired, Message: "the token has expired", Cause: err}
+		return nil, by, &showroom.Error{Code: showroom.ETokenExpired, Message: "the token has expired", Cause: err}
 	case err != nil:
-		return nil, &showroom.Error{Code: showroom.EInvalidToken, Message: "the token is invalid", Cause: err}
+		return nil, by, &showroom.Error{Code: showroom.EInvalidToken, Message: "the token is invalid", Cause: err}
 	case claims.Type != typ:
-		return nil, &showroom.Error{Code: showroom.EInvalidToken, Message: fmt.Sprintf("the token is not an %s token", typ)}
+		return nil, by, &showroom.Error{Code: showroom.EInvalidToken, Message: fmt.Sprintf("the token is not an %s token", typ)}
 	case claims.Subject == "" || claims.ID == "":
-		return nil, showroom.Errorf(showroom.EInvalidToken, "the token is invalid")
+		return nil, by, showroom.Errorf(showroom.EInvalidToken, "the token is invalid")
 	}
-	return claims, nil
+	return claims, by, nil
 }
 
 // VerifyAccess checks an access token for system and returns whom it speaks
 // for.
 func (v *Verifier) VerifyAccess(ctx context.Context, raw, system string) (*showroom.Principal, error) {
-	c, err := v.parse(ctx, raw, TypeAccess, system)
+	sum := sha256.Sum256([]byte(raw))
+	cached := v.cache.get(sum)
+	if cached != nil && v.holds(ctx, cached, system) {
+		p := cached.principal
+		return &p, nil
+	}
+	c, by, err := v.parse(ctx, raw, TypeAccess, system)
 	if err != nil {
+		if cached != nil && cached.principal.System == system {
+			v.cache.remove(sum) // expired, or its key retired
+		}
 		return nil, err
 	}
-	return &showroom.Principal{Username: c.Subject, Company: c.Company, System: system}, nil
+	p := showroom.Principal{Username: c.Subject, Company: c.Company, System: system}
+	// Within the leeway after exp the token still passes, but only the
+	// full check may say so.
+	if exp := c.ExpiresAt.Time; v.now().Before(exp) {
+		v.cache.put(sum, &verifiedToken{principal: p, by: by, exp: exp})
+	}
+	return &p, nil
+}
+
+// holds reports whether a remembered verification still stands for system:
+// it was made for that system, the token has not expired, and the key that
+// verified it is one the key source still accepts (a key past its grace
+// period, or gone from the JWKS, takes its tokens' entries with it).
+func (v *Verifier) holds(ctx context.Context, t *verifiedToken, system string) bool {
+	if t.principal.System != system || !v.now().Before(t.exp) {
+		return false
+	}
+	key, err := v.keys.PublicKey(ctx, t.by.kid)
+	return err == nil && key.Equal(t.by.key)
 }
 
 // TokenFromHeader takes the token out of an Authorization header value. Both

@@ -1,11 +1,13 @@
 package httpapi
 
 import (
+	"bytes"
 	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/showroom"
@@ -14,14 +16,19 @@ import (
 // libraryHandlers serve content, configurations, the processor catalog and
 // the predefined configurations' thumbnails.
 type libraryHandlers struct {
-	lib       *library.Service
-	publicURL string
+	lib            *library.Service
+	publicURL      string
+	processorsJSON func() []byte
+	// buffers recycles writeConfigurations' buffers: growing a fresh one
+	// to a list's size cost more than the checking it saves.
+	buffers sync.Pool
 }
 
 // EnableLibrary adds the content, configuration, processor catalog and
 // predefined-thumbnail endpoints to the API.
 func (s *APIServer) EnableLibrary(lib *library.Service) {
-	h := &libraryHandlers{lib: lib, publicURL: strings.TrimSuffix(s.cfg.PublicURL, "/")}
+	h := &libraryHandlers{lib: lib, publicURL: strings.TrimSuffix(s.cfg.PublicURL, "/"),
+		processorsJSON: sync.OnceValue(encodeProcessors), buffers: sync.Pool{New: func() any { return new(bytes.Buffer) }}}
 	s.rt.handle("POST", "/v1/content/upload/{contentName}/{contentType}", s.authed(h.upload))
 	s.rt.handle("GET", "/v1/content/{$}", s.authed(h.listContent))
 	s.rt.handle("GET", "/v1/content/{contentName}", s.authed(h.getContent))

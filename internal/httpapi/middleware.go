@@ -134,8 +134,9 @@ func Handler(h http.Handler, log *slog.Logger, observe Observer, body BodyLimits
 			d := time.Since(start)
 			// The path is logged, never the query string or headers: they
 			// may carry tokens.
-			log.InfoContext(ctx, "request", "method", r.Method, "path", r.URL.Path, "route", *route,
-				"status", rec.status, "bytes", rec.bytes, "duration_ms", d.Milliseconds(), "remote", clientAddr(r))
+			log.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+				slog.String("route", *route), slog.Int("status", rec.status), slog.Int64("bytes", rec.bytes),
+				slog.Int64("duration_ms", d.Milliseconds()), slog.String("remote", clientAddr(r)))
 			if observe != nil {
 				observe(*route, rec.status, d)
 			}

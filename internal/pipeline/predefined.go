@@ -2,8 +2,10 @@ package pipeline
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/showroom/showroom/internal/showroom"
@@ -94,8 +96,40 @@ var predefinedList = []predefined{
 // system, sorted by name. Their company is SystemCompany; their thumbnail
 // is their own name (ThumbnailFullPath is left for the HTTP layer, which
 // knows the server's address); free_* ones cost 0, the others the sum of
-// their processors' costs.
+// their processors' costs. Each call returns fresh copies, which the
+// caller may change.
 func PredefinedConfigurations() []*showroom.Configuration {
+	all := predefinedConfigurations()
+	out := make([]*showroom.Configuration, len(all))
+	for i, c := range all {
+		out[i] = copyConfiguration(c)
+	}
+	return out
+}
+
+// PredefinedConfiguration returns (a copy of) the predefined configuration
+// of that name.
+func PredefinedConfiguration(name string) (*showroom.Configuration, bool) {
+	for _, c := range predefinedConfigurations() {
+		if c.Name == name {
+			return copyConfiguration(c), true
+		}
+	}
+	return nil, false
+}
+
+func copyConfiguration(c *showroom.Configuration) *showroom.Configuration {
+	cp := *c
+	cp.Processors = slices.Clone(c.Processors)
+	cp.ContentRefs = slices.Clone(c.ContentRefs)
+	cp.UI.NameDescriptions = maps.Clone(c.UI.NameDescriptions)
+	return &cp
+}
+
+// predefinedConfigurations builds the predefined configurations once:
+// encoding their steps was most of the work of a request that lists
+// configurations or runs a predefined one.
+var predefinedConfigurations = sync.OnceValue(func() []*showroom.Configuration {
 	out := make([]*showroom.Configuration, 0, len(predefinedList))
 	for _, p := range predefinedList {
 		raw := stepsJSON(p.steps)
@@ -121,17 +155,7 @@ func PredefinedConfigurations() []*showroom.Configuration {
 	}
 	slices.SortFunc(out, func(a, b *showroom.Configuration) int { return strings.Compare(a.Name, b.Name) })
 	return out
-}
-
-// PredefinedConfiguration returns the predefined configuration of that name.
-func PredefinedConfiguration(name string) (*showroom.Configuration, bool) {
-	for _, c := range PredefinedConfigurations() {
-		if c.Name == name {
-			return c, true
-		}
-	}
-	return nil, false
-}
+})
 
 // stepsJSON encodes steps with processorName first in each object, as people
 // write them.

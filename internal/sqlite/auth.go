@@ -28,15 +28,25 @@ func (db *DB) CreateCompany(ctx context.Context, name string) (*showroom.Company
 	return c, nil
 }
 
-// FindCompany implements showroom.AuthStore.
+// FindCompany implements showroom.AuthStore. Every authenticated request
+// looks its company up by name, and a company is never renamed or deleted
+// (nothing here or in a migration does either), so one found is
+// remembered for the life of the DB. Deleting or renaming companies would
+// have to end this, in every process that has the file open.
 func (db *DB) FindCompany(ctx context.Context, name string) (*showroom.Company, error) {
+	if c, ok := db.companies.Load(name); ok {
+		cp := *c.(*showroom.Company)
+		return &cp, nil
+	}
 	c := &showroom.Company{Name: name}
 	var created int64
-	err := db.db.QueryRowContext(ctx, `SELECT id, created_at FROM companies WHERE name = ?`, name).Scan(&c.ID, &created)
+	err := db.queryRow(ctx, `SELECT id, created_at FROM companies WHERE name = ?`, name).Scan(&c.ID, &created)
 	if err != nil {
 		return nil, notFound(err, showroom.ENotFound, "company %q not found", name)
 	}
 	c.CreatedAt = fromMS(created)
+	cp := *c
+	db.companies.Store(name, &cp)
 	return c, nil
 }
 

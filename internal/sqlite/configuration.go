@@ -4,7 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"sync"
 
 	"github.com/showroom/showroom/internal/showroom"
 )
@@ -92,7 +96,7 @@ func (db *DB) PutConfiguration(ctx context.Context, c *showroom.Configuration) (
 				return err
 			}
 		}
-		return nil
+		return configurationsChanged(ctx, tx, c.CompanyID)
 	})
 	if err != nil {
 		return false, err
@@ -105,7 +109,7 @@ func (db *DB) PutConfiguration(ctx context.Context, c *showroom.Configuration) (
 
 // FindConfiguration implements showroom.ConfigurationStore.
 func (db *DB) FindConfiguration(ctx context.Context, companyID int64, name string) (*showroom.Configuration, error) {
-	c, err := scanConfiguration(db.db.QueryRowContext(ctx, `SELECT `+configColumns+`
+	c, err := scanConfiguration(db.queryRow(ctx, `SELECT `+configColumns+`
 		FROM configurations t JOIN companies c ON c.id = t.company_id
 		WHERE t.company_id = ? AND t.name = ?`, companyID, name))
 	if err != nil {
@@ -118,7 +122,7 @@ func (db *DB) FindConfiguration(ctx context.Context, companyID int64, name strin
 }
 
 func (db *DB) contentRefs(ctx context.Context, companyID int64, name string) ([]string, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT content FROM configuration_content
+	rows, err := db.query(ctx, `SELECT content FROM configuration_content
 		WHERE company_id = ? AND configuration = ? ORDER BY content`, companyID, name)
 	if err != nil {
 		return nil, err
@@ -135,9 +139,34 @@ func (db *DB) contentRefs(ctx context.Context, companyID int64, name string) ([]
 	return refs, rows.Err()
 }
 
-// ListConfigurations implements showroom.ConfigurationStore.
+// ListConfigurations implements showroom.ConfigurationStore. The list is
+// read on every GET /v1/configuration/ and changes seldom, so each company's
+// is kept with the configurations_version it was read at, and read again
+// only when the version has moved: one lookup by key instead of two queries
+// and a row each. Every write bumps the version in its own transaction, so a
+// change made by any process is seen at once.
 func (db *DB) ListConfigurations(ctx context.Context, companyID int64) ([]*showroom.Configuration, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT `+configColumns+`
+	// The version first, then the list: a list read after the version is
+	// at least as new as it, never older.
+	var version int64
+	err := db.queryRow(ctx, `SELECT configurations_version FROM companies WHERE id = ?`, companyID).Scan(&version)
+	if errors.Is(err, sql.ErrNoRows) {
+		return db.readConfigurations(ctx, companyID)
+	} else if err != nil {
+		return nil, err
+	}
+	if list, ok := db.configLists.get(companyID, version); ok {
+		return list, nil
+	}
+	list, err := db.readConfigurations(ctx, companyID)
+	if err == nil {
+		db.configLists.put(companyID, version, list)
+	}
+	return list, err
+}
+
+func (db *DB) readConfigurations(ctx context.Context, companyID int64) ([]*showroom.Configuration, error) {
+	rows, err := db.query(ctx, `SELECT `+configColumns+`
 		FROM configurations t JOIN companies c ON c.id = t.company_id
 		WHERE t.company_id = ? ORDER BY t.name`, companyID)
 	if err != nil {
@@ -156,22 +185,103 @@ func (db *DB) ListConfigurations(ctx context.Context, companyID int64) ([]*showr
 		return nil, err
 	}
 	rows.Close()
+	// The company's references in one query, not one per configuration.
+	refs, err := db.query(ctx, `SELECT configuration, content FROM configuration_content
+		WHERE company_id = ? ORDER BY configuration, content`, companyID)
+	if err != nil {
+		return nil, err
+	}
+	defer refs.Close()
+	byName := make(map[string]*showroom.Configuration, len(out))
 	for _, c := range out {
-		if c.ContentRefs, err = db.contentRefs(ctx, companyID, c.Name); err != nil {
+		byName[c.Name] = c
+	}
+	for refs.Next() {
+		var config, content string
+		if err := refs.Scan(&config, &content); err != nil {
 			return nil, err
 		}
+		if c := byName[config]; c != nil {
+			c.ContentRefs = append(c.ContentRefs, content)
+		}
 	}
-	return out, nil
+	return out, refs.Err()
 }
 
 // DeleteConfiguration implements showroom.ConfigurationStore.
 func (db *DB) DeleteConfiguration(ctx context.Context, companyID int64, name string) error {
-	res, err := db.db.ExecContext(ctx, `DELETE FROM configurations WHERE company_id = ? AND name = ?`, companyID, name)
-	if err != nil {
-		return err
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM configurations WHERE company_id = ? AND name = ?`, companyID, name)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return showroom.Errorf(showroom.EConfigNotFound, "no configuration named %q", name)
+		}
+		return configurationsChanged(ctx, tx, companyID)
+	})
+}
+
+// configurationsChanged bumps the company's configurations_version, in the
+// transaction that changes its configurations.
+func configurationsChanged(ctx context.Context, tx *sql.Tx, companyID int64) error {
+	_, err := tx.ExecContext(ctx, `UPDATE companies SET configurations_version = configurations_version + 1 WHERE id = ?`, companyID)
+	return err
+}
+
+// configLists holds companies' configuration lists as read at a version
+// (see ListConfigurations); it hands out and takes in copies, so no caller
+// shares a configuration with it. At most max companies' lists are kept;
+// when full, an arbitrary one makes room.
+type configLists struct {
+	max   int
+	mu    sync.Mutex
+	lists map[int64]versionedList
+}
+
+type versionedList struct {
+	version int64
+	list    []*showroom.Configuration
+}
+
+// maxConfigLists bounds the companies whose configuration lists are kept:
+// a list is a few KB.
+const maxConfigLists = 1000
+
+func (l *configLists) get(companyID, version int64) ([]*showroom.Configuration, bool) {
+	l.mu.Lock()
+	v, ok := l.lists[companyID]
+	l.mu.Unlock()
+	if !ok || v.version != version {
+		return nil, false
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return showroom.Errorf(showroom.EConfigNotFound, "no configuration named %q", name)
+	return copyConfigurations(v.list), true
+}
+
+func (l *configLists) put(companyID, version int64, list []*showroom.Configuration) {
+	list = copyConfigurations(list)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.lists == nil {
+		l.lists = map[int64]versionedList{}
 	}
-	return nil
+	if _, ok := l.lists[companyID]; !ok && len(l.lists) >= l.max {
+		for k := range l.lists {
+			delete(l.lists, k)
+			break
+		}
+	}
+	l.lists[companyID] = versionedList{version: version, list: list}
+}
+
+func copyConfigurations(list []*showroom.Configuration) []*showroom.Configuration {
+	out := make([]*showroom.Configuration, len(list))
+	for i, c := range list {
+		cp := *c
+		cp.Processors = slices.Clone(c.Processors)
+		cp.ContentRefs = slices.Clone(c.ContentRefs)
+		cp.UI.NameDescriptions = maps.Clone(c.UI.NameDescriptions)
+		out[i] = &cp
+	}
+	return out
 }

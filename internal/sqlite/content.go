@@ -68,12 +68,20 @@ func (db *DB) PutContent(ctx context.Context, c *showroom.Content) (old *showroo
 
 // FindContent implements showroom.ContentStore.
 func (db *DB) FindContent(ctx context.Context, companyID int64, name string) (*showroom.Content, error) {
-	return findContent(ctx, db.db, companyID, name)
+	return findContent(ctx, preparedRows{db}, companyID, name)
+}
+
+// preparedRows runs single-row queries on db through prepared statements,
+// for helpers that run either inside a transaction or outside one.
+type preparedRows struct{ db *DB }
+
+func (p preparedRows) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return p.db.queryRow(ctx, query, args...)
 }
 
 // ListContent implements showroom.ContentStore.
 func (db *DB) ListContent(ctx context.Context, companyID int64) ([]*showroom.Content, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT `+contentColumns+`
+	rows, err := db.query(ctx, `SELECT `+contentColumns+`
 		FROM content t JOIN companies c ON c.id = t.company_id
 		WHERE t.company_id = ? ORDER BY t.name`, companyID)
 	if err != nil {

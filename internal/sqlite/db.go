@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/showroom/showroom/internal/showroom"
@@ -28,6 +29,15 @@ var migrationFS embed.FS
 // DB is a Showroom database in one SQLite file.
 type DB struct {
 	db handle
+	// stmts holds the prepared form of the queries run outside
+	// transactions on every request, by their text (see queryRow).
+	stmts sync.Map
+	// companies holds the companies found, by name (see FindCompany): as
+	// many as the database has at most.
+	companies sync.Map
+	// configLists holds companies' configuration lists (see
+	// ListConfigurations).
+	configLists configLists
 }
 
 // handle is the database handle with its writes' errors translated: a
@@ -62,6 +72,12 @@ func unavailable(err error) error {
 // busyTimeout is how long a write waits for another writer's lock.
 const busyTimeout = 10 * time.Second
 
+// maxIdleConns is how many open connections wait for the next query: as
+// many as requests are commonly served at once (readers do not block each
+// other in WAL mode), each holding at most SQLite's default page cache
+// (2 MB) of a database that is mostly small records.
+const maxIdleConns = 16
+
 // Open opens (creating if needed) the database file at path and applies
 // pending migrations.
 func Open(ctx context.Context, file string) (*DB, error) {
@@ -85,7 +101,11 @@ func open(ctx context.Context, file string, busy time.Duration) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", file, err)
 	}
-	db := &DB{db: handle{sqldb}}
+	// database/sql keeps two idle connections by default: with more
+	// requests at once, every query beyond them opened a connection (the
+	// pragmas, the schema read again) and closed it after.
+	sqldb.SetMaxIdleConns(maxIdleConns)
+	db := &DB{db: handle{sqldb}, configLists: configLists{max: maxConfigLists}}
 	if err := db.migrate(ctx); err != nil {
 		sqldb.Close()
 		return nil, err
@@ -94,7 +114,51 @@ func open(ctx context.Context, file string, busy time.Duration) (*DB, error) {
 }
 
 // Close closes the database.
-func (db *DB) Close() error { return db.db.Close() }
+func (db *DB) Close() error {
+	db.stmts.Range(func(_, s any) bool {
+		s.(*sql.Stmt).Close()
+		return true
+	})
+	return db.db.Close()
+}
+
+// prepared returns query prepared, preparing it on first use. Parsing and
+// planning a statement takes SQLite longer than running a lookup by key;
+// a *sql.Stmt is prepared once on each connection it meets and kept there.
+// Queries are constants of this package, so the map stays small.
+func (db *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	if s, ok := db.stmts.Load(query); ok {
+		return s.(*sql.Stmt), nil
+	}
+	s, err := db.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if first, loaded := db.stmts.LoadOrStore(query, s); loaded {
+		s.Close()
+		return first.(*sql.Stmt), nil
+	}
+	return s, nil
+}
+
+// queryRow is QueryRowContext with query prepared once.
+func (db *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	s, err := db.prepared(ctx, query)
+	if err != nil {
+		// Unprepared, it fails the same way, and the Row carries the error.
+		return db.db.QueryRowContext(ctx, query, args...)
+	}
+	return s.QueryRowContext(ctx, args...)
+}
+
+// query is QueryContext with query prepared once.
+func (db *DB) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	s, err := db.prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.QueryContext(ctx, args...)
+}
 
 // SQL returns the underlying handle, for components that share the file
 // (the job queue).
