@@ -43,6 +43,12 @@ type Config struct {
 	// pre-allocates one block for all activations; off for the same reason
 	// as MemArena.
 	MemPattern bool
+	// ArenaShrinkage has ONNX Runtime hand the arena's free memory back
+	// after each run (run configuration entry
+	// memory.enable_memory_arena_shrinkage), so that the arena's speed
+	// comes without keeping its peak for the life of the process. It needs
+	// MemArena.
+	ArenaShrinkage bool
 	// ObserveInference, when set, is called after every model run with the
 	// model's name and the time the run took, for metrics.
 	ObserveInference func(model string, d time.Duration)
@@ -80,6 +86,9 @@ func (c Config) Validate() error {
 	}
 	if c.IntraOpThreads < 1 || c.IntraOpThreads > 64 {
 		return fmt.Errorf("vision: intra-op threads %d out of range 1-64", c.IntraOpThreads)
+	}
+	if c.ArenaShrinkage && !c.MemArena {
+		return errors.New("vision: arena shrinkage needs the memory arena")
 	}
 	for _, f := range []string{LibraryFile, spec.file} {
 		p := filepath.Join(c.ModelDir, f)
