@@ -25,7 +25,7 @@ type engineFlags struct {
 	modelDir   string
 	ortThreads int
 	ortSpin    bool
-	ortArena   bool
+	ortArena   string
 	warmUp     int
 	maxPixels  int
 	// maxDecodeBytes bounds a photo's decode by memory, as maxPixels does
@@ -38,7 +38,7 @@ func (e *engineFlags) register(fs *flagSet) {
 	fs.String(&e.modelDir, "model-dir", defaultModelDir(), "directory of the ONNX Runtime library and the models ('make models' fills it)")
 	fs.Int(&e.ortThreads, "ort-threads", 2, "ONNX Runtime threads per inference")
 	fs.Bool(&e.ortSpin, "ort-spinning", false, "let ONNX Runtime's threads busy-wait between operators (faster alone, steals cores from the rest)")
-	fs.Bool(&e.ortArena, "ort-arena", false, "ONNX Runtime's CPU memory arena and memory pattern: keeps IS-Net's ~1 GB working set for the life of the process")
+	fs.String(&e.ortArena, "ort-arena", arenaOff, "ONNX Runtime's CPU memory arena: off, on (fastest; keeps IS-Net's peak working set, about 2 GB, for the life of the process) or shrink (on, its free memory handed back after each run)")
 	fs.Int(&e.warmUp, "warm-up", 2, "photos (12 MP, drawn) run through default_white at start, before /readyz answers ready and jobs are taken (0: none)")
 	fs.Int(&e.maxPixels, "max-pixels", 60_000_000, "largest photo or content image, in pixels, checked before decoding")
 	fs.Int64(&e.maxDecodeBytes, "max-decode-bytes", vision.DefaultMaxBytes, "most memory a photo's decode may take, in bytes, from its header (width x height x channels x bytes a channel, and a progressive JPEG's coefficients)")
@@ -80,13 +80,26 @@ func (q *queueFlags) config(work bool) queue.Config {
 
 func defaultModelDir() string { return vision.DefaultModelDir() }
 
+// The values of --ort-arena; docs/benchmarks.md compares them.
+const (
+	arenaOff    = "off"
+	arenaOn     = "on"
+	arenaShrink = "shrink"
+)
+
 // newEngine starts the segmentation model and the pipeline over it.
 func newEngine(e engineFlags, content pipeline.ContentLoader, m *metrics.Metrics) (*pipeline.Engine, func(), error) {
 	cfg := vision.DefaultConfig(e.modelDir)
 	cfg.Model = e.model
 	cfg.IntraOpThreads = e.ortThreads
 	cfg.Spinning = e.ortSpin
-	cfg.MemArena, cfg.MemPattern = e.ortArena, e.ortArena
+	switch e.ortArena {
+	case arenaOff:
+	case arenaOn, arenaShrink:
+		cfg.MemArena, cfg.MemPattern, cfg.ArenaShrinkage = true, true, e.ortArena == arenaShrink
+	default:
+		return nil, nil, usageError(fmt.Sprintf("--ort-arena: %q is not off, on or shrink", e.ortArena))
+	}
 	if m != nil {
 		cfg.ObserveInference = m.Inference
 	}
