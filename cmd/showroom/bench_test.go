@@ -96,8 +96,9 @@ func BenchmarkServe(b *testing.B) {
 // BenchmarkFirstRequests measures how far the first photos after start are
 // from the steady state: each op starts a server (one IS-Net worker), waits
 // for /readyz, and sends five 12 MP photos through default_white one after
-// another. It reports each request's time as a ratio to the last two's mean
-// (the steady state) and the warm-up's time from start to ready.
+// another, without the warm-up and with two photos' (the default). It
+// reports each request's time as a ratio to the last two's mean (the
+// steady state) and the time from start to ready.
 // Run: go test -run '^$' -bench BenchmarkFirstRequests -benchtime 2x ./cmd/showroom
 func BenchmarkFirstRequests(b *testing.B) {
 	photos, _ := filepath.Glob("../../../shared/testdata/large/*.jpg")
@@ -108,12 +109,18 @@ func BenchmarkFirstRequests(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	for _, warm := range []string{"0", "2"} {
+		b.Run("warm-up="+warm, func(b *testing.B) { firstRequests(b, data, warm) })
+	}
+}
+
+func firstRequests(b *testing.B, data []byte, warmUp string) {
 	const n = 5
 	var ratios [n]float64
 	var toReady, steady time.Duration
 	for range b.N {
 		dir := b.TempDir()
-		env := map[string]string{"SHOWROOM_DATA_DIR": dir, "SHOWROOM_MODEL": "isnet"}
+		env := map[string]string{"SHOWROOM_DATA_DIR": dir, "SHOWROOM_MODEL": "isnet", "SHOWROOM_WARM_UP": warmUp}
 		setupCompany(b, dir, 1_000_000)
 		start := time.Now()
 		base, _ := startServer(b, env, "serve", "--addr", "127.0.0.1:0", "--workers", "1",

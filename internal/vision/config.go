@@ -35,9 +35,9 @@ type Config struct {
 	// decoder and the matte refinement run on.
 	Spinning bool
 	// MemArena turns on ONNX Runtime's CPU memory arena. Off by default:
-	// the arena keeps IS-Net's peak working set (about 1 GB) for the life
-	// of the process, while without it the memory goes back after each run
-	// for about 1% more time.
+	// the arena grows to about 2 GB for IS-Net's 1 GB of activations and
+	// keeps it for the life of the process (ArenaShrinkage returns it
+	// after each run, but not the peak); see docs/benchmarks.md.
 	MemArena bool
 	// MemPattern turns on ONNX Runtime's memory-pattern planning, which
 	// pre-allocates one block for all activations; off for the same reason
