@@ -94,7 +94,7 @@ func newEngine(e engineFlags, content pipeline.ContentLoader, m *metrics.Metrics
 	cfg.IntraOpThreads = e.ortThreads
 	cfg.Spinning = e.ortSpin
 	switch e.ortArena {
-	case arenaOff:
+	case arenaOff, "":
 	case arenaOn, arenaShrink:
 		cfg.MemArena, cfg.MemPattern, cfg.ArenaShrinkage = true, true, e.ortArena == arenaShrink
 	default:
