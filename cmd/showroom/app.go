@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -24,7 +25,8 @@ type engineFlags struct {
 	modelDir   string
 	ortThreads int
 	ortSpin    bool
-	ortArena   bool
+	ortArena   string
+	warmUp     int
 	maxPixels  int
 	// maxDecodeBytes bounds a photo's decode by memory, as maxPixels does
 	// by pixels: a 16-bit PNG takes twice an 8-bit one's bytes.
@@ -36,7 +38,8 @@ func (e *engineFlags) register(fs *flagSet) {
 	fs.String(&e.modelDir, "model-dir", defaultModelDir(), "directory of the ONNX Runtime library and the models ('make models' fills it)")
 	fs.Int(&e.ortThreads, "ort-threads", 2, "ONNX Runtime threads per inference")
 	fs.Bool(&e.ortSpin, "ort-spinning", false, "let ONNX Runtime's threads busy-wait between operators (faster alone, steals cores from the rest)")
-	fs.Bool(&e.ortArena, "ort-arena", false, "ONNX Runtime's CPU memory arena and memory pattern: keeps IS-Net's ~1 GB working set for the life of the process")
+	fs.String(&e.ortArena, "ort-arena", arenaOff, "ONNX Runtime's CPU memory arena: off, on (fastest; keeps IS-Net's peak working set, about 2 GB, for the life of the process) or shrink (on, its free memory handed back after each run)")
+	fs.Int(&e.warmUp, "warm-up", 2, "photos (12 MP, drawn) run through default_white at start, before /readyz answers ready and jobs are taken (0: none)")
 	fs.Int(&e.maxPixels, "max-pixels", 60_000_000, "largest photo or content image, in pixels, checked before decoding")
 	fs.Int64(&e.maxDecodeBytes, "max-decode-bytes", vision.DefaultMaxBytes, "most memory a photo's decode may take, in bytes, from its header (width x height x channels x bytes a channel, and a progressive JPEG's coefficients)")
 }
@@ -77,13 +80,26 @@ func (q *queueFlags) config(work bool) queue.Config {
 
 func defaultModelDir() string { return vision.DefaultModelDir() }
 
+// The values of --ort-arena; docs/benchmarks.md compares them.
+const (
+	arenaOff    = "off"
+	arenaOn     = "on"
+	arenaShrink = "shrink"
+)
+
 // newEngine starts the segmentation model and the pipeline over it.
 func newEngine(e engineFlags, content pipeline.ContentLoader, m *metrics.Metrics) (*pipeline.Engine, func(), error) {
 	cfg := vision.DefaultConfig(e.modelDir)
 	cfg.Model = e.model
 	cfg.IntraOpThreads = e.ortThreads
 	cfg.Spinning = e.ortSpin
-	cfg.MemArena, cfg.MemPattern = e.ortArena, e.ortArena
+	switch e.ortArena {
+	case arenaOff, "":
+	case arenaOn, arenaShrink:
+		cfg.MemArena, cfg.MemPattern, cfg.ArenaShrinkage = true, true, e.ortArena == arenaShrink
+	default:
+		return nil, nil, usageError(fmt.Sprintf("--ort-arena: %q is not off, on or shrink", e.ortArena))
+	}
 	if m != nil {
 		cfg.ObserveInference = m.Inference
 	}
@@ -103,9 +119,59 @@ func newEngine(e engineFlags, content pipeline.ContentLoader, m *metrics.Metrics
 	return engine, func() { seg.Close() }, nil
 }
 
-// runner adapts the engine to the queue.
-func runner(engine *pipeline.Engine) queue.Runner {
+// warmUpW and warmUpH are the warm-up photo's size: 12 MP, as the photos the service
+// is measured on, so that the recycled buffers are as large as theirs.
+const warmUpW, warmUpH = 4032, 3024
+
+// warmUp runs the engine's warm-up in the background from start: the
+// service answers not ready, and takes no job, until it is done.
+type warmUp struct {
+	done chan struct{}
+}
+
+func startWarmUp(ctx context.Context, engine *pipeline.Engine, runs int, model string, log *slog.Logger) *warmUp {
+	w := &warmUp{done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		start := time.Now()
+		took, err := engine.WarmUp(ctx, warmUpW, warmUpH, runs)
+		if err != nil {
+			// Jobs run anyway: they report their own errors.
+			log.Error("warm-up failed", "model", model, "err", err, "took", time.Since(start))
+			return
+		}
+		log.Info("warmed up", "model", model, "photos", runs, "took", time.Since(start), "runs", took)
+	}()
+	return w
+}
+
+// ready fails until the warm-up is done.
+func (w *warmUp) ready(context.Context) error {
+	select {
+	case <-w.done:
+		return nil
+	default:
+		return errors.New("warming up")
+	}
+}
+
+// wait returns when the warm-up is done or ctx ends.
+func (w *warmUp) wait(ctx context.Context) error {
+	select {
+	case <-w.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// runner adapts the engine to the queue; runs wait for the warm-up, so
+// that none competes with it for the cores.
+func runner(engine *pipeline.Engine, w *warmUp) queue.Runner {
 	return func(ctx context.Context, j *showroom.Job, photo []byte) (*queue.Output, error) {
+		if err := w.wait(ctx); err != nil {
+			return nil, err
+		}
 		res, err := engine.Run(ctx, pipeline.Request{
 			Company: j.Company, Processors: j.Processors, Photo: photo, Format: j.Format, Quality: j.Quality,
 		})
@@ -129,13 +195,18 @@ func openBlobs(dataDir string) (*blob.Local, error) {
 // stop shuts both down, waiting up to the context's deadline for runs.
 func processing(ctx context.Context, db *sqlite.DB, blobs blob.Store, lib *library.Service, e engineFlags, q queueFlags, work bool, m *metrics.Metrics, log *slog.Logger) (p *httpapi.Processing, stop func(context.Context) error, err error) {
 	var run queue.Runner
+	var warm *warmUp
 	closeEngine := func() {}
 	if work {
 		engine, closeFn, err := newEngine(e, lib, m)
 		if err != nil {
 			return nil, nil, err
 		}
-		run, closeEngine = runner(engine), closeFn
+		warm = startWarmUp(ctx, engine, e.warmUp, e.model, log)
+		// The warm-up ends soon after ctx does (it checks between
+		// processors); the model must outlive it.
+		closeEngine = func() { <-warm.done; closeFn() }
+		run = runner(engine, warm)
 	}
 	qu, err := queue.New(ctx, q.config(work), db.SQL(), db, blobs, run, log,
 		queue.Observer{
@@ -156,6 +227,9 @@ func processing(ctx context.Context, db *sqlite.DB, blobs blob.Store, lib *libra
 	p = &httpapi.Processing{
 		Queue: qu, Jobs: db, Companies: db, Configs: lib,
 		MaxPhotoBytes: q.maxPhotoBytes, MaxPixels: e.maxPixels, RatePerMinute: float64(q.ratePerMinute), Burst: q.rateBurst,
+	}
+	if warm != nil {
+		p.Ready = warm.ready
 	}
 	return p, func(ctx context.Context) error {
 		defer closeEngine()

@@ -39,7 +39,7 @@ func run(t testing.TB, env map[string]string, stdin string, args ...string) (std
 	var out, errOut syncBuffer
 	m := &Main{
 		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut,
-		Getenv: func(k string) string { return env[k] },
+		Getenv: testGetenv(env),
 	}
 	err = m.Run(context.Background(), args)
 	return out.String(), errOut.String(), err
@@ -68,7 +68,7 @@ func startServerLogging(t testing.TB, env map[string]string, errOut io.Writer, a
 	ready := make(chan string, 1)
 	m := &Main{
 		Stdin: strings.NewReader(""), Stdout: &out, Stderr: errOut,
-		Getenv: func(k string) string { return env[k] },
+		Getenv: testGetenv(env),
 		ready:  func(base string) { ready <- base },
 	}
 	done := make(chan error, 1)
@@ -167,11 +167,12 @@ func TestServeEndToEnd(t *testing.T) {
 	if code, body := get(t, base+"/auth/.well-known/jwks.json", ""); code != 200 || !strings.Contains(string(body), `"Ed25519"`) {
 		t.Errorf("jwks: %d %s", code, body)
 	}
-	for _, p := range []string{"/healthz", "/readyz", "/auth/healthz"} {
+	for _, p := range []string{"/healthz", "/auth/healthz"} {
 		if code, _ := get(t, base+p, ""); code != 200 {
 			t.Errorf("%s: %d", p, code)
 		}
 	}
+	waitReady(t, base) // once the engine is warmed up
 
 	// A password change through admin revokes the refresh token at once,
 	// while the server runs.
@@ -242,7 +243,7 @@ func TestDemoReusesData(t *testing.T) {
 	env := map[string]string{"SHOWROOM_DATA_DIR": dir, "SHOWROOM_DEMO": "true"}
 	ctx, cancel := context.WithCancel(context.Background())
 	var out1 syncBuffer
-	m := &Main{Stdin: strings.NewReader(""), Stdout: &out1, Stderr: io.Discard, Getenv: func(k string) string { return env[k] },
+	m := &Main{Stdin: strings.NewReader(""), Stdout: &out1, Stderr: io.Discard, Getenv: testGetenv(env),
 		ready: func(string) { cancel() }}
 	if err := m.Run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}); err != nil {
 		t.Fatal(err)
@@ -342,5 +343,17 @@ func TestMakefileMallocTunables(t *testing.T) {
 		if !strings.Contains(string(mk), line+"\n") {
 			t.Errorf("the Makefile lacks %q (cmd/showroom/tunables.go)", line)
 		}
+	}
+}
+
+// testGetenv reads the environment from env, with the warm-up off unless
+// env sets it: it costs seconds at every start, and the tests about it ask
+// for it.
+func testGetenv(env map[string]string) func(string) string {
+	return func(k string) string {
+		if v, ok := env[k]; ok || k != "SHOWROOM_WARM_UP" {
+			return v
+		}
+		return "0"
 	}
 }

@@ -70,7 +70,10 @@ type child struct {
 func startChild(t testing.TB, env []string, args ...string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), env...), "SHOWROOM_TEST_MAIN="+strings.Join(args, " "))
+	// No warm-up unless env asks for one (a later entry wins): it costs
+	// seconds at every start.
+	cmd.Env = append(append(os.Environ(), "SHOWROOM_WARM_UP=0"), env...)
+	cmd.Env = append(cmd.Env, "SHOWROOM_TEST_MAIN="+strings.Join(args, " "))
 	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {

@@ -43,6 +43,9 @@ type Processing struct {
 	// RatePerMinute and Burst limit processing requests per company.
 	RatePerMinute float64
 	Burst         int
+	// Ready, when set, keeps /readyz at 503 while it fails: the engine's
+	// warm-up.
+	Ready func(context.Context) error
 
 	limiter *companyLimiter
 }
@@ -482,4 +485,7 @@ func (p *Processing) usage(w http.ResponseWriter, r *http.Request) error {
 // EnableProcessing adds the processing endpoints to the API.
 func (s *APIServer) EnableProcessing(p *Processing) {
 	p.register(s.rt, s.authed)
+	if p.Ready != nil {
+		s.AddReadyCheck("engine", p.Ready)
+	}
 }

@@ -35,14 +35,20 @@ type Config struct {
 	// decoder and the matte refinement run on.
 	Spinning bool
 	// MemArena turns on ONNX Runtime's CPU memory arena. Off by default:
-	// the arena keeps IS-Net's peak working set (about 1 GB) for the life
-	// of the process, while without it the memory goes back after each run
-	// for about 1% more time.
+	// the arena grows to about 2 GB for IS-Net's 1 GB of activations and
+	// keeps it for the life of the process (ArenaShrinkage returns it
+	// after each run, but not the peak); see docs/benchmarks.md.
 	MemArena bool
 	// MemPattern turns on ONNX Runtime's memory-pattern planning, which
 	// pre-allocates one block for all activations; off for the same reason
 	// as MemArena.
 	MemPattern bool
+	// ArenaShrinkage has ONNX Runtime hand the arena's free memory back
+	// after each run (run configuration entry
+	// memory.enable_memory_arena_shrinkage), so that the arena's speed
+	// comes without keeping its peak for the life of the process. It needs
+	// MemArena.
+	ArenaShrinkage bool
 	// ObserveInference, when set, is called after every model run with the
 	// model's name and the time the run took, for metrics.
 	ObserveInference func(model string, d time.Duration)
@@ -80,6 +86,9 @@ func (c Config) Validate() error {
 	}
 	if c.IntraOpThreads < 1 || c.IntraOpThreads > 64 {
 		return fmt.Errorf("vision: intra-op threads %d out of range 1-64", c.IntraOpThreads)
+	}
+	if c.ArenaShrinkage && !c.MemArena {
+		return errors.New("vision: arena shrinkage needs the memory arena")
 	}
 	for _, f := range []string{LibraryFile, spec.file} {
 		p := filepath.Join(c.ModelDir, f)

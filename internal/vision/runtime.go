@@ -2,6 +2,7 @@ package vision
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -55,10 +56,12 @@ type model struct {
 	name    string
 	spec    modelSpec
 	session *ort.DynamicAdvancedSession
+	// runOpts are passed to every run; nil for ONNX Runtime's defaults.
+	runOpts *ort.RunOptions
 	observe func(string, time.Duration)
 }
 
-func newModel(cfg Config) (*model, error) {
+func newModel(cfg Config, libPath string) (*model, error) {
 	spec := models[cfg.Model]
 	opts, err := ort.NewSessionOptions()
 	if err != nil {
@@ -82,11 +85,21 @@ func newModel(cfg Config) (*model, error) {
 		}
 	}
 	path := filepath.Join(cfg.ModelDir, spec.file)
+	var ro *ort.RunOptions
+	if cfg.ArenaShrinkage {
+		// "cpu:0": the CPU arena; the freed regions go back after each run.
+		if ro, err = newRunOptions(libPath, map[string]string{arenaShrinkage: "cpu:0"}); err != nil {
+			return nil, err
+		}
+	}
 	s, err := ort.NewDynamicAdvancedSession(path, []string{spec.input}, []string{spec.output}, opts)
 	if err != nil {
+		if ro != nil {
+			ro.Destroy()
+		}
 		return nil, fmt.Errorf("vision: loading model %s: %w", path, err)
 	}
-	return &model{name: cfg.Model, spec: spec, session: s, observe: cfg.ObserveInference}, nil
+	return &model{name: cfg.Model, spec: spec, session: s, runOpts: ro, observe: cfg.ObserveInference}, nil
 }
 
 // run feeds input (planar RGB, normalised, size×size) to the model and
@@ -108,7 +121,7 @@ func (m *model) run(ctx context.Context, input []float32) ([]float32, time.Durat
 	}
 	defer out.Destroy()
 	start := time.Now()
-	if err := m.session.Run([]ort.Value{in}, []ort.Value{out}); err != nil {
+	if err := m.session.RunWithOptions([]ort.Value{in}, []ort.Value{out}, m.runOpts); err != nil {
 		return nil, 0, fmt.Errorf("vision: running %s: %w", m.name, err)
 	}
 	d := time.Since(start)
@@ -140,4 +153,10 @@ func normalise(v []float32) {
 	}
 }
 
-func (m *model) close() error { return m.session.Destroy() }
+func (m *model) close() error {
+	err := m.session.Destroy()
+	if m.runOpts != nil {
+		err = errors.Join(err, m.runOpts.Destroy())
+	}
+	return err
+}

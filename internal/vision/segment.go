@@ -27,10 +27,11 @@ func New(cfg Config) (*Segmenter, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if err := acquireEnv(cfg.ModelDir + "/" + LibraryFile); err != nil {
+	lib := cfg.ModelDir + "/" + LibraryFile
+	if err := acquireEnv(lib); err != nil {
 		return nil, err
 	}
-	m, err := newModel(cfg)
+	m, err := newModel(cfg, lib)
 	if err != nil {
 		releaseEnv()
 		return nil, err

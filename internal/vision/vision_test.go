@@ -343,7 +343,9 @@ func BenchmarkRefine12MP(b *testing.B) {
 
 // BenchmarkInference is IS-Net's inference alone on the 12 MP photo's
 // model input, under the ONNX Runtime settings Config exposes; the
-// defaults are the first row.
+// defaults are marked. It reports the process's peak and current resident
+// memory after each row: run one row per process to compare them, e.g.
+// -bench 'Inference/.*arena=shrink$'.
 func BenchmarkInference(b *testing.B) {
 	data := largePhoto(b)
 	img, err := Decode(context.Background(), data, Limits{})
@@ -351,18 +353,22 @@ func BenchmarkInference(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, c := range []struct {
-		name        string
-		threads     int
-		spin, arena bool
+		name                         string
+		threads                      int
+		spin, arena, pattern, shrink bool
 	}{
-		{"threads=2/spinning=off/arena=off", 2, false, false},
-		{"threads=2/spinning=on/arena=off", 2, true, false},
-		{"threads=2/spinning=off/arena=on", 2, false, true},
-		{"threads=1/spinning=off/arena=off", 1, false, false},
+		{"threads=2/spinning=off/arena=off", 2, false, false, false, false},
+		{"threads=2/spinning=on/arena=off", 2, true, false, false, false},
+		{"threads=2/spinning=off/arena=on", 2, false, true, true, false},
+		{"threads=2/spinning=off/arena=shrink", 2, false, true, true, true},
+		{"threads=2/spinning=off/arena=on/pattern=off", 2, false, true, false, false},
+		{"threads=2/spinning=off/arena=shrink/pattern=off", 2, false, true, false, true},
+		{"threads=1/spinning=off/arena=off", 1, false, false, false, false},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			cfg := DefaultConfig(modelDir(b))
-			cfg.IntraOpThreads, cfg.Spinning, cfg.MemArena, cfg.MemPattern = c.threads, c.spin, c.arena, c.arena
+			cfg.IntraOpThreads, cfg.Spinning, cfg.MemArena, cfg.MemPattern = c.threads, c.spin, c.arena, c.pattern
+			cfg.ArenaShrinkage = c.shrink
 			seg, err := New(cfg)
 			if err != nil {
 				b.Fatal(err)
@@ -378,6 +384,8 @@ func BenchmarkInference(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(memStatus(b, "VmHWM"), "peak-MB")
+			b.ReportMetric(memStatus(b, "VmRSS"), "rss-after-MB")
 		})
 	}
 }

@@ -1,0 +1,142 @@
+package vision
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+// The few declarations of ONNX Runtime's C API (onnxruntime_c_api.h, MIT
+// licence, (c) Microsoft) this file needs. OrtApi is a table of function
+// pointers that ONNX Runtime only ever appends to, so a function's place in
+// it is fixed for good: the indexes below are offsetof(OrtApi, name) /
+// sizeof(void*) in the header onnxruntime_go v1.27.0 ships (API version 24).
+typedef struct OrtStatus OrtStatus;
+typedef struct OrtRunOptions OrtRunOptions;
+typedef struct OrtApiBase {
+	const void *(*GetApi)(uint32_t version);
+	const char *(*GetVersionString)(void);
+} OrtApiBase;
+
+enum {
+	ortAPIVersion = 24, // the version onnxruntime_go asks for
+	ortGetErrorMessage = 2,
+	ortReleaseStatus = 93,
+	ortAddRunConfigEntry = 165,
+	ortGetRunConfigEntry = 373, // since API 23
+};
+
+typedef const char *(*getErrorMessageFn)(const OrtStatus *);
+typedef void (*releaseStatusFn)(OrtStatus *);
+typedef OrtStatus *(*addRunConfigEntryFn)(OrtRunOptions *, const char *, const char *);
+typedef const char *(*getRunConfigEntryFn)(const OrtRunOptions *, const char *);
+
+// showroom_ort_api returns the OrtApi of the library at path, which must be
+// loaded already (onnxruntime_go dlopens it privately, RTLD_LOCAL, so its
+// symbols are reached through a handle of our own to the same library).
+static const void *const *showroom_ort_api(const char *path) {
+	void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+	if (!h) return NULL;
+	const OrtApiBase *(*base)(void) = (const OrtApiBase *(*)(void))dlsym(h, "OrtGetApiBase");
+	const void *api = base ? base()->GetApi(ortAPIVersion) : NULL;
+	// onnxruntime_go keeps its own reference, so the library stays loaded.
+	dlclose(h);
+	return (const void *const *)api;
+}
+
+// showroom_add_run_config sets a run configuration entry; it returns NULL
+// or an error message to free.
+static char *showroom_add_run_config(const void *const *api, void *opts, const char *key, const char *value) {
+	OrtStatus *st = ((addRunConfigEntryFn)api[ortAddRunConfigEntry])((OrtRunOptions *)opts, key, value);
+	if (!st) return NULL;
+	char *msg = strdup(((getErrorMessageFn)api[ortGetErrorMessage])(st));
+	((releaseStatusFn)api[ortReleaseStatus])(st);
+	return msg;
+}
+
+static const char *showroom_get_run_config(const void *const *api, void *opts, const char *key) {
+	return ((getRunConfigEntryFn)api[ortGetRunConfigEntry])((const OrtRunOptions *)opts, key);
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"unsafe"
+
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// arenaShrinkage is the run configuration entry that makes ONNX Runtime
+// hand the free regions of the named devices' memory arenas back after
+// each run (onnxruntime_run_options_config_keys.h).
+const arenaShrinkage = "memory.enable_memory_arena_shrinkage"
+
+// newRunOptions returns run options with the given configuration entries,
+// for the library at libPath (loaded by acquireEnv).
+//
+// onnxruntime_go v1.27 has RunOptions and passes them to Run, but no
+// setter for configuration entries, and its module is pinned, not patched.
+// So the entries are set here, through ONNX Runtime's own C API, on the
+// OrtRunOptions inside the RunOptions: an unexported field, its only one,
+// reached with unsafe after reflection has checked that the struct still
+// is one pointer.
+func newRunOptions(libPath string, entries map[string]string) (*ort.RunOptions, error) {
+	ro, err := ort.NewRunOptions()
+	if err != nil {
+		return nil, fmt.Errorf("vision: run options: %w", err)
+	}
+	api, handle, err := runOptionsAPI(libPath, ro)
+	if err != nil {
+		ro.Destroy()
+		return nil, err
+	}
+	for k, v := range entries {
+		ck, cv := C.CString(k), C.CString(v)
+		msg := C.showroom_add_run_config(api, handle, ck, cv)
+		C.free(unsafe.Pointer(ck))
+		C.free(unsafe.Pointer(cv))
+		if msg != nil {
+			err := fmt.Errorf("vision: run option %s=%s: %s", k, v, C.GoString(msg))
+			C.free(unsafe.Pointer(msg))
+			ro.Destroy()
+			return nil, err
+		}
+	}
+	return ro, nil
+}
+
+// runConfigEntry reads an entry back from run options, for tests; "" when
+// unset.
+func runConfigEntry(libPath string, ro *ort.RunOptions, key string) (string, error) {
+	api, handle, err := runOptionsAPI(libPath, ro)
+	if err != nil {
+		return "", err
+	}
+	ck := C.CString(key)
+	defer C.free(unsafe.Pointer(ck))
+	return C.GoString(C.showroom_get_run_config(api, handle, ck)), nil
+}
+
+// runOptionsAPI returns the C API of the library at libPath and the
+// OrtRunOptions inside ro.
+func runOptionsAPI(libPath string, ro *ort.RunOptions) (*unsafe.Pointer, unsafe.Pointer, error) {
+	t := reflect.TypeFor[ort.RunOptions]()
+	if t.NumField() != 1 || t.Field(0).Type.Kind() != reflect.Pointer {
+		return nil, nil, errors.New("vision: onnxruntime_go's RunOptions is no longer one pointer; update newRunOptions")
+	}
+	handle := *(*unsafe.Pointer)(unsafe.Pointer(ro))
+	if handle == nil {
+		return nil, nil, errors.New("vision: run options not initialised")
+	}
+	cpath := C.CString(libPath)
+	defer C.free(unsafe.Pointer(cpath))
+	api := C.showroom_ort_api(cpath)
+	if api == nil {
+		return nil, nil, fmt.Errorf("vision: ONNX Runtime's C API (version %d) not found in %s", C.ortAPIVersion, libPath)
+	}
+	return api, handle, nil
+}

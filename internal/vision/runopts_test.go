@@ -1,0 +1,75 @@
+package vision
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestArenaShrinkage runs U2-Netp with the arena and shrinkage after each
+// run, and without shrinkage: the entry is set on the run options the
+// session uses, and the answers are the same.
+func TestArenaShrinkage(t *testing.T) {
+	dir := modelDir(t)
+	input := make([]float32, 3*320*320)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range input {
+		input[i] = r.Float32()*4 - 2
+	}
+	run := func(shrink bool) []float32 {
+		cfg := DefaultConfig(dir)
+		cfg.Model, cfg.MemArena, cfg.MemPattern, cfg.ArenaShrinkage = ModelU2Netp, true, true, shrink
+		seg, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer seg.Close()
+		if shrink {
+			got, err := runConfigEntry(dir+"/"+LibraryFile, seg.model.runOpts, arenaShrinkage)
+			if err != nil || got != "cpu:0" {
+				t.Fatalf("run option %s = %q, %v; want cpu:0", arenaShrinkage, got, err)
+			}
+		}
+		var out []float32
+		for range 2 { // the second run reuses (or, shrunk, reallocates) the arena
+			sal, _, err := seg.model.run(context.Background(), input)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = sal
+		}
+		return out
+	}
+	with, without := run(true), run(false)
+	for i := range with {
+		if with[i] != without[i] {
+			t.Fatalf("output %d: %v with shrinkage, %v without", i, with[i], without[i])
+		}
+	}
+}
+
+func TestArenaShrinkageNeedsArena(t *testing.T) {
+	cfg := DefaultConfig(t.TempDir())
+	cfg.ArenaShrinkage = true
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "arena") {
+		t.Fatalf("Validate = %v, want an error about the arena", err)
+	}
+}
+
+// memStatus returns a /proc/self/status entry (VmHWM, VmRSS) in MB.
+func memStatus(b *testing.B, key string) float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == key+":" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1000
+		}
+	}
+	return 0
+}
