@@ -38,15 +38,7 @@ func peakRSS(b *testing.B) float64 {
 // as many workers, so the rows show how throughput scales with concurrency.
 // Run: go test -run '^$' -bench BenchmarkServe -benchtime 6x ./cmd/showroom
 func BenchmarkServe(b *testing.B) {
-	photos, _ := filepath.Glob("../../../shared/testdata/large/*.jpg")
-	if len(photos) == 0 {
-		b.Skip("skipping: ../shared/testdata/large is not there")
-	}
-	var data [][]byte
-	for _, p := range photos {
-		d, _ := os.ReadFile(p)
-		data = append(data, d)
-	}
+	data := largePhotos(b)
 	for _, model := range []string{"isnet", "u2netp"} {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("model=%s/workers=%d", model, workers), func(b *testing.B) {
@@ -248,14 +240,7 @@ func BenchmarkLight(b *testing.B) {
 // steady state) and the time from start to ready.
 // Run: go test -run '^$' -bench BenchmarkFirstRequests -benchtime 2x ./cmd/showroom
 func BenchmarkFirstRequests(b *testing.B) {
-	photos, _ := filepath.Glob("../../../shared/testdata/large/*.jpg")
-	if len(photos) == 0 {
-		b.Skip("skipping: ../shared/testdata/large is not there")
-	}
-	data, err := os.ReadFile(photos[0])
-	if err != nil {
-		b.Fatal(err)
-	}
+	data := largePhotos(b)[0]
 	for _, warm := range []string{"0", "2"} {
 		b.Run("warm-up="+warm, func(b *testing.B) { firstRequests(b, data, warm) })
 	}
@@ -304,20 +289,4 @@ func firstRequests(b *testing.B, data []byte, warmUp string) {
 	b.ReportMetric(steady.Seconds()/float64(b.N), "steady-s")
 	b.ReportMetric(toReady.Seconds()/float64(b.N), "start-to-ready-s")
 	b.ReportMetric(peakRSS(b), "peak-RSS-MiB")
-}
-
-// waitReady polls /readyz until it answers 200.
-func waitReady(b testing.TB, base string) {
-	b.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for time.Now().Before(deadline) {
-		if res, err := http.Get(base + "/readyz"); err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				return
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	b.Fatalf("%s/readyz not ready in 2 minutes", base)
 }

@@ -357,3 +357,24 @@ func testGetenv(env map[string]string) func(string) string {
 		return "0"
 	}
 }
+
+// waitReady polls /readyz until it answers 200.
+func waitReady(t testing.TB, base string) {
+	t.Helper()
+	if !readyWithin(base, 2*time.Minute) {
+		t.Fatalf("%s/readyz not ready in 2 minutes", base)
+	}
+}
+
+// readyWithin polls /readyz until it answers 200, for at most d.
+func readyWithin(base string, d time.Duration) bool {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if res, err := http.Get(base + "/readyz"); err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -37,6 +37,25 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// largePhotos returns the bytes of the 12 MP photos, or skips the test
+// when the shared test data is not there.
+func largePhotos(t testing.TB) [][]byte {
+	t.Helper()
+	paths, _ := filepath.Glob("../../../shared/testdata/large/*.jpg")
+	if len(paths) == 0 {
+		t.Skip("skipping: ../shared/testdata/large is not there (the 12 MP photos are not in the repository)")
+	}
+	var photos [][]byte
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		photos = append(photos, b)
+	}
+	return photos
+}
+
 // devPhotos returns the dev photos, or skips the test when the shared test
 // data or the model files are not there.
 func devPhotos(t testing.TB, n int) []string {
@@ -91,17 +110,9 @@ func startChild(t testing.TB, env []string, args ...string) *child {
 
 func waitHealthy(t testing.TB, base string, c *child) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if res, err := http.Get(base + "/readyz"); err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				return
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
+	if !readyWithin(base, 60*time.Second) {
+		t.Fatalf("server did not become ready:\n%s", c.out.String())
 	}
-	t.Fatalf("server did not become ready:\n%s", c.out.String())
 }
 
 // api is a logged-in client of a test server.
@@ -633,11 +644,7 @@ func TestProcessCommand(t *testing.T) {
 // runs and checks that the job is cancelled rather than run for nobody.
 func TestDisconnectCancelsSyncJob(t *testing.T) {
 	devPhotos(t, 1)
-	large, _ := filepath.Glob("../../../shared/testdata/large/*.jpg")
-	if len(large) == 0 {
-		t.Skip("skipping: ../shared/testdata/large is not there")
-	}
-	photo, _ := os.ReadFile(large[0]) // 12 MP: a run long enough to hang up in
+	photo := largePhotos(t)[0] // 12 MP: a run long enough to hang up in
 	dir := t.TempDir()
 	setupCompany(t, dir, 10)
 	env := map[string]string{"SHOWROOM_DATA_DIR": dir, "SHOWROOM_MODEL": "u2netp"}
