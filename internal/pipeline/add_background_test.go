@@ -12,13 +12,20 @@ import (
 	"github.com/showroom/showroom/internal/showroom"
 )
 
-// twoTone is a background with a known horizon: wall above, floor below.
+// twoTone is a background with a known horizon: dark wall above, green
+// floor below.
 func twoTone(w, h int, horizon float64) *image.NRGBA {
+	return wallAndFloor(w, h, horizon, color.NRGBA{40, 40, 40, 255}, color.NRGBA{0, 90, 0, 255})
+}
+
+// wallAndFloor is a w×h background of wall above the horizon (a fraction
+// of the height) and floor below it.
+func wallAndFloor(w, h int, horizon float64, wall, floor color.NRGBA) *image.NRGBA {
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
 	for y := range h {
-		c := color.NRGBA{40, 40, 40, 255}
+		c := wall
 		if float64(y)+0.5 >= horizon*float64(h) {
-			c = color.NRGBA{0, 90, 0, 255}
+			c = floor
 		}
 		for x := range w {
 			img.SetNRGBA(x, y, c)
@@ -107,17 +114,7 @@ func TestAddBackgroundAndCropMissingContent(t *testing.T) {
 // above, pale green floor below, so a test tells floor from wall (and a
 // shadow on the floor from one on the wall) by colour.
 func studio(w, h int, horizon float64) *image.NRGBA {
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		c := color.NRGBA{220, 220, 220, 255}
-		if float64(y)+0.5 >= horizon*float64(h) {
-			c = color.NRGBA{150, 200, 150, 255}
-		}
-		for x := range w {
-			img.SetNRGBA(x, y, c)
-		}
-	}
-	return img
+	return wallAndFloor(w, h, horizon, color.NRGBA{220, 220, 220, 255}, color.NRGBA{150, 200, 150, 255})
 }
 
 // isFloor reports whether c is the studio's floor, shaded or not.
