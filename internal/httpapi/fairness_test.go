@@ -47,8 +47,7 @@ func (g *gatedRunner) started() []string {
 // while another company's synchronous request is admitted and served
 // before the flood's backlog.
 func TestOneCompanyCannotFillTheQueue(t *testing.T) {
-	cfg := queue.DefaultConfig()
-	cfg.PollInterval = 20 * time.Millisecond
+	cfg := runnerConfig()
 	cfg.Workers = 1
 	cfg.MaxQueued = 8
 	cfg.CompanyShare = 4

@@ -229,10 +229,3 @@ func TestHostileHeaders(t *testing.T) {
 	// which the contract leaves to the transport: the server stays up.
 	e.do("GET", "/v1/me", nil, map[string]string{"Authorization": "Bearer " + alice}).wantStatus(200)
 }
-
-// runnerConfig is the queue's default configuration, polling often.
-func runnerConfig() queue.Config {
-	cfg := queue.DefaultConfig()
-	cfg.PollInterval = 20 * time.Millisecond
-	return cfg
-}

@@ -91,6 +91,13 @@ func withRunner(cfg queue.Config, run queue.Runner) envOption {
 	}
 }
 
+// runnerConfig is the queue's default configuration, polling often.
+func runnerConfig() queue.Config {
+	cfg := queue.DefaultConfig()
+	cfg.PollInterval = 20 * time.Millisecond
+	return cfg
+}
+
 func devPhoto(t testing.TB) []byte {
 	t.Helper()
 	photos, _ := filepath.Glob("../../../shared/testdata/cars/*.jpg")
@@ -109,9 +116,7 @@ func devPhoto(t testing.TB) []byte {
 // OpenAPI document. (cmd/showroom tests every status on the real program.)
 func TestProcessingMatchesOpenAPI(t *testing.T) {
 	photo := devPhoto(t)
-	cfg := queue.DefaultConfig()
-	cfg.PollInterval = 20 * time.Millisecond
-	e := newEnvWith(t, library.DefaultConfig(), withProcessing(t, cfg))
+	e := newEnvWith(t, library.DefaultConfig(), withProcessing(t, runnerConfig()))
 	e.addUser("acme", "alice")
 	e.addUser("other", "olga")
 	auth := map[string]string{"Authorization": "Bearer " + e.login("alice").AccessToken, "Content-Type": "image/jpeg"}
