@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/image/webp"
 
+	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/queue"
 	"github.com/showroom/showroom/internal/showroom"
 )
@@ -171,7 +172,7 @@ func sniffPhoto(body io.Reader) (io.Reader, error) {
 	if n == 0 {
 		return nil, showroom.Errorf(showroom.EInvalidBody, "the request body is empty; send the photo's bytes")
 	}
-	if imageType(head) == "" {
+	if library.Sniff(head) == "" {
 		return nil, showroom.Errorf(showroom.EUnsupportedMedia, "the photo must be JPEG, PNG or WebP")
 	}
 	return io.MultiReader(bytes.NewReader(head), body), nil
@@ -195,12 +196,12 @@ func checkPhotoHeader(body io.Reader, maxPixels int) (io.Reader, error) {
 		return nil, err
 	}
 	var config func(io.Reader) (image.Config, error)
-	switch imageType(head) {
-	case "image/jpeg":
+	switch library.Sniff(head) {
+	case library.MediaJPEG:
 		config = jpeg.DecodeConfig
-	case "image/png":
+	case library.MediaPNG:
 		config = png.DecodeConfig
-	case "image/webp":
+	case library.MediaWebP:
 		config = webp.DecodeConfig
 	}
 	if config != nil {
@@ -211,19 +212,6 @@ func checkPhotoHeader(body io.Reader, maxPixels int) (io.Reader, error) {
 		}
 	}
 	return br, nil
-}
-
-// imageType names the image format of data's first bytes, or "".
-func imageType(head []byte) string {
-	switch {
-	case bytes.HasPrefix(head, []byte{0xFF, 0xD8, 0xFF}):
-		return "image/jpeg"
-	case bytes.HasPrefix(head, []byte("\x89PNG\r\n\x1a\n")):
-		return "image/png"
-	case len(head) >= 12 && string(head[:4]) == "RIFF" && string(head[8:12]) == "WEBP":
-		return "image/webp"
-	}
-	return ""
 }
 
 func (p *Processing) process(w http.ResponseWriter, r *http.Request) error {

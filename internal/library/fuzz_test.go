@@ -43,8 +43,8 @@ func FuzzInspect(f *testing.F) {
 			}
 			return
 		}
-		if info.mediaType == "" || info.mediaType != sniff(b) {
-			t.Fatalf("accepted as %q, sniffed %q", info.mediaType, sniff(b))
+		if info.mediaType == "" || info.mediaType != Sniff(b) {
+			t.Fatalf("accepted as %q, sniffed %q", info.mediaType, Sniff(b))
 		}
 		if info.width < 1 || info.height < 1 || int64(info.width)*int64(info.height) > cfg.MaxPixels {
 			t.Fatalf("accepted at %dx%d", info.width, info.height)

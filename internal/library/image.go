@@ -17,9 +17,10 @@ const (
 	MediaWebP = "image/webp"
 )
 
-// sniff returns the media type the bytes are, by their signature, or "".
-// A Content-Type header is never trusted: the bytes decide.
-func sniff(b []byte) string {
+// Sniff returns the media type the bytes are, by their signature, or "":
+// MediaJPEG, MediaPNG or MediaWebP. A Content-Type header is never
+// trusted: the bytes decide.
+func Sniff(b []byte) string {
 	switch {
 	case len(b) >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF:
 		return MediaJPEG
@@ -54,7 +55,7 @@ func (s *Service) inspect(ctx context.Context, b []byte, contentType string) (*i
 	if len(b) == 0 {
 		return nil, showroom.Errorf(showroom.EInvalidBody, "the request body is empty; send the image's bytes")
 	}
-	mt := sniff(b)
+	mt := Sniff(b)
 	if mt == "" {
 		return nil, showroom.Errorf(showroom.EUnsupportedMedia, "the body is not a JPEG, PNG or WebP image")
 	}
