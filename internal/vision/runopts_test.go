@@ -60,7 +60,7 @@ func TestArenaShrinkageNeedsArena(t *testing.T) {
 }
 
 // memStatus returns a /proc/self/status entry (VmHWM, VmRSS) in MB.
-func memStatus(b *testing.B, key string) float64 {
+func memStatus(b testing.TB, key string) float64 {
 	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		b.Fatal(err)

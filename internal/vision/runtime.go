@@ -61,8 +61,8 @@ type model struct {
 	observe func(string, time.Duration)
 }
 
-func newModel(cfg Config, libPath string) (*model, error) {
-	spec := models[cfg.Model]
+// newModel loads the model file spec names, under cfg's settings.
+func newModel(cfg Config, spec modelSpec, libPath string) (*model, error) {
 	opts, err := ort.NewSessionOptions()
 	if err != nil {
 		return nil, fmt.Errorf("vision: session options: %w", err)

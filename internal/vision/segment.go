@@ -31,7 +31,7 @@ func New(cfg Config) (*Segmenter, error) {
 	if err := acquireEnv(lib); err != nil {
 		return nil, err
 	}
-	m, err := newModel(cfg, lib)
+	m, err := newModel(cfg, models[cfg.Model], lib)
 	if err != nil {
 		releaseEnv()
 		return nil, err

