@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"image"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/showroom/showroom/internal/vision"
 )
 
 // peakRSS is the process's peak resident memory in MiB (VmHWM).
@@ -36,9 +39,19 @@ func peakRSS(b *testing.B) float64 {
 // queue, decode, model, processors, render, encode. Each op is one photo
 // through default_white; clients send photos concurrently to a server with
 // as many workers, so the rows show how throughput scales with concurrency.
+//
+// Issue 13's yardstick is the model alone, measured in this process after
+// the requests with the server idle, on the same photos, with the best of the
+// settings that suit the row (one stream of two threads for one worker;
+// two streams of one or two threads each for two): x-alone is the
+// service's photos/s as a fraction of the model's own (1 would be no cost
+// outside the model), x-inference a request's time over the model's time
+// in the same requests. The server runs in this process, so the peak is
+// the process's: run one row per process to read it (-bench 'Serve/model=isnet/workers=1$').
 // Run: go test -run '^$' -bench BenchmarkServe -benchtime 6x ./cmd/showroom
 func BenchmarkServe(b *testing.B) {
 	data := largePhotos(b)
+	alone := map[string]float64{} // the model's own photos/s, by row
 	for _, model := range []string{"isnet", "u2netp"} {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("model=%s/workers=%d", model, workers), func(b *testing.B) {
@@ -92,9 +105,68 @@ func BenchmarkServe(b *testing.B) {
 				if n := count - inferCount; n > 0 {
 					b.ReportMetric(elapsed.Seconds()*float64(workers)/float64(b.N)/((sum-inferSum)/n), "x-inference")
 				}
+				// The yardstick last, with the server idle, so that its
+				// memory is not in the server's peak; once per row.
+				b.StopTimer()
+				if alone[b.Name()] == 0 {
+					alone[b.Name()] = inferenceAlone(b, model, data, workers)
+				}
+				b.ReportMetric(float64(b.N)/elapsed.Seconds()/alone[b.Name()], "x-alone")
 			})
 		}
 	}
+}
+
+// inferenceAlone returns the photos/s the model alone achieves on photos
+// with streams concurrent runs, on the best number of intra-op threads:
+// the most any service could do on this machine.
+func inferenceAlone(b *testing.B, model string, photos [][]byte, streams int) float64 {
+	b.Helper()
+	imgs := make([]*image.NRGBA, len(photos))
+	for i, data := range photos {
+		img, err := vision.Decode(context.Background(), data, vision.Limits{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		imgs[i] = img
+	}
+	threads := []int{2}
+	if streams > 1 {
+		threads = []int{1, 2}
+	}
+	best := 0.0
+	for _, th := range threads {
+		cfg := vision.DefaultConfig(os.Getenv("SHOWROOM_MODEL_DIR"))
+		cfg.Model, cfg.IntraOpThreads = model, th
+		seg, err := vision.New(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := seg.Infer(context.Background(), imgs[0]); err != nil { // warm-up
+			b.Fatal(err)
+		}
+		const perStream = 2
+		start := time.Now()
+		var wg sync.WaitGroup
+		for s := range streams {
+			wg.Go(func() {
+				for i := range perStream {
+					if _, err := seg.Infer(context.Background(), imgs[(s+i)%len(imgs)]); err != nil {
+						b.Error(err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		rate := float64(streams*perStream) / time.Since(start).Seconds()
+		b.Logf("model alone, %d streams of %d threads: %.3f photos/s", streams, th, rate)
+		best = max(best, rate)
+		seg.Close()
+	}
+	for _, img := range imgs {
+		vision.Recycle(img)
+	}
+	return best
 }
 
 // inferenceTotals reads the server's model inference seconds and runs so

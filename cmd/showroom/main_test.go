@@ -339,7 +339,7 @@ func TestMakefileMallocTunables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range []string{"export GLIBC_TUNABLES ?= " + mallocTunables, "export GODEBUG ?= " + goDebug} {
+	for _, line := range []string{"export GLIBC_TUNABLES ?= " + mallocTunables, "export GODEBUG ?= " + goDebug, "export GOGC ?= " + gcPercent} {
 		if !strings.Contains(string(mk), line+"\n") {
 			t.Errorf("the Makefile lacks %q (cmd/showroom/tunables.go)", line)
 		}
