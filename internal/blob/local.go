@@ -25,9 +25,14 @@ func NewLocal(root string) (*Local, error) {
 	return &Local{root: root}, nil
 }
 
-func (l *Local) path(key string) (string, error) {
+// path returns key's file. A context already done stops the operation
+// here, as it would stop a request to a remote store.
+func (l *Local) path(ctx context.Context, key string) (string, error) {
 	if !ValidKey(key) {
 		return "", fmt.Errorf("blob store: invalid key %q", key)
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
 	}
 	return filepath.Join(l.root, filepath.FromSlash(key)), nil
 }
@@ -36,7 +41,7 @@ func (l *Local) path(key string) (string, error) {
 // folder, are synced, and the file is renamed into place, so a crash leaves
 // either the old blob or the new one, never a partial file under the key.
 func (l *Local) Put(ctx context.Context, key string, r io.Reader) (err error) {
-	p, err := l.path(key)
+	p, err := l.path(ctx, key)
 	if err != nil {
 		return err
 	}
@@ -78,37 +83,55 @@ func (l *Local) Put(ctx context.Context, key string, r io.Reader) (err error) {
 
 // Get implements Store.
 func (l *Local) Get(ctx context.Context, key string) (io.ReadCloser, error) {
-	p, err := l.path(key)
+	p, err := l.path(ctx, key)
 	if err != nil {
 		return nil, err
 	}
 	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNotFound
+	} else if err != nil {
+		return nil, fmt.Errorf("blob store: %w", err)
 	}
-	return f, err
+	// The folders that hold longer keys are no blobs.
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("blob store: %w", err)
+		}
+		return nil, ErrNotFound
+	}
+	return f, nil
 }
 
 // Size implements Store.
 func (l *Local) Size(ctx context.Context, key string) (int64, error) {
-	p, err := l.path(key)
+	p, err := l.path(ctx, key)
 	if err != nil {
 		return 0, err
 	}
 	fi, err := os.Stat(p)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.Mode().IsRegular()) {
 		return 0, ErrNotFound
 	} else if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("blob store: %w", err)
 	}
 	return fi.Size(), nil
 }
 
 // Delete implements Store.
 func (l *Local) Delete(ctx context.Context, key string) error {
-	p, err := l.path(key)
+	p, err := l.path(ctx, key)
 	if err != nil {
 		return err
+	}
+	// A folder that holds longer keys is no blob, so there is nothing to
+	// delete; os.Remove would take it if empty and fail if not.
+	if fi, err := os.Lstat(p); err != nil || fi.IsDir() {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("blob store: %w", err)
+		}
+		return nil
 	}
 	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("blob store: %w", err)
