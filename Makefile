@@ -17,10 +17,15 @@ LDFLAGS := -X main.Version=$(VERSION)
 DATA_DIR ?= ./data
 SOAK_DURATION ?= 10m
 STATICCHECK_VERSION := v0.7.0
+# The S3 server the blob tests start (internal/blob/blobtest); its version is
+# in its file name, so that changing it here installs the new one.
+VERSITYGW_VERSION := v1.8.0
+VERSITYGW := $(TOOLS)/versitygw-$(VERSITYGW_VERSION)
+export SHOWROOM_VERSITYGW ?= $(VERSITYGW)
 TEST_FUZZTIME ?= 3s
 FUZZTIME ?= 2m
 
-.PHONY: all run build test fuzz lint bench soak models deps gallery glass-model clean
+.PHONY: all run build test fuzz lint bench soak models deps versitygw gallery glass-model clean
 
 all: build
 
@@ -32,6 +37,14 @@ deps:
 models:
 	@scripts/models.sh "$(SHOWROOM_MODEL_DIR)"
 
+## versitygw: install the S3 server the tests run against (go install, about 2 minutes the first time)
+# Built in a folder of its own and moved into place, so that an interrupted
+# build never leaves a binary that looks installed.
+versitygw:
+	@test -x "$(VERSITYGW)" || { mkdir -p "$(TOOLS)" && tmp=$$(mktemp -d "$(TOOLS)/.versitygw-XXXXXX") && \
+		GOBIN="$$tmp" $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION) && \
+		mv "$$tmp/versitygw" "$(VERSITYGW)"; rc=$$?; rm -rf "$$tmp"; exit $$rc; }
+
 ## build: write bin/showroom
 build: deps
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/showroom ./cmd/showroom
@@ -41,7 +54,7 @@ run: build models
 	bin/showroom serve --demo --log-format text --data-dir "$(DATA_DIR)"
 
 ## test: the whole test suite (CI runs exactly this), each fuzz target for a few seconds too
-test: deps models
+test: deps models versitygw
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 	GO=$(GO) scripts/fuzz.sh $(TEST_FUZZTIME)

@@ -1,7 +1,8 @@
 // Package blob keeps the bytes of uploaded content, photos and results
-// behind a small Store interface, with a local-folder implementation (S3
-// follows). Keys are made by the service, never taken from user input; a
-// Put is atomic, so a reader sees the whole blob or none of it.
+// behind a small Store interface, in a local folder (the embedded default)
+// or an S3 bucket (for processes on many machines). Keys are made by the
+// service, never taken from user input; a Put is atomic, so a reader sees
+// the whole blob or none of it.
 package blob
 
 import (
@@ -19,11 +20,15 @@ import (
 var ErrNotFound = errors.New("blob not found")
 
 // Store keeps blobs by key. Keys are slash-separated paths of letters,
-// digits, '-', '_' and '.' made by NewKey, never by users.
+// digits, '-', '_' and '.' made by NewKey, never by users; an invalid key
+// (see ValidKey) is an error of its own, never ErrNotFound. Every method
+// fails with an error that wraps ctx.Err() when ctx is done before it
+// starts. blobtest.Run checks an implementation against all of this.
 type Store interface {
 	// Put stores the bytes read from r under key, replacing any blob there.
 	// Until Put returns nil, no reader sees a partial blob; on error nothing
-	// is left behind.
+	// is left behind. Readers that cannot seek are fine: their length need
+	// not be known.
 	Put(ctx context.Context, key string, r io.Reader) error
 	// Get opens the blob; the caller closes it. ErrNotFound if absent.
 	Get(ctx context.Context, key string) (io.ReadCloser, error)
