@@ -186,9 +186,20 @@ func runner(engine *pipeline.Engine, w *warmUp) queue.Runner {
 	}
 }
 
-// openBlobs opens the blob folder in the data directory.
-func openBlobs(dataDir string) (*blob.Local, error) {
-	return blob.NewLocal(filepath.Join(dataDir, "blobs"))
+// blobURLUsage is --blob-url's help, the same for every command that has it.
+const blobURLUsage = "blob store: s3://bucket[/prefix]?endpoint=URL&region=R (credentials from the AWS environment); default: the folder blobs in the data directory"
+
+// openBlobs opens the blob store: the S3 bucket blobURL names, or without
+// one the folder in the data directory.
+func openBlobs(ctx context.Context, blobURL, dataDir string) (blob.Store, error) {
+	if blobURL == "" {
+		return blob.NewLocal(filepath.Join(dataDir, "blobs"))
+	}
+	cfg, err := blob.ParseS3URL(blobURL)
+	if err != nil {
+		return nil, usageError("--blob-url: " + err.Error())
+	}
+	return blob.NewS3(ctx, cfg)
 }
 
 // processing builds the queue, and with work set the engine that runs it.

@@ -37,6 +37,7 @@ type processOptions struct {
 	username string
 	system   string
 	dataDir  string
+	blobURL  string
 	company  string
 	model    string
 	modelDir string
@@ -61,6 +62,7 @@ func (m *Main) runProcess(ctx context.Context, args []string) error {
 	fs.String(&o.username, "username", "", "with --server: the user to log in as (password from SHOWROOM_PASSWORD or stdin)")
 	fs.String(&o.system, "system", "showroom", "with --server: the system to log in to")
 	fs.String(&o.dataDir, "data-dir", "./data", "without --server: data directory, for a company's own configurations and content")
+	fs.String(&o.blobURL, "blob-url", "", "without --server: "+blobURLUsage)
 	fs.String(&o.company, "company", "", "without --server: the company whose configurations and content to use")
 	fs.String(&o.model, "model", "isnet", "without --server: segmentation model, isnet or u2netp")
 	fs.String(&o.modelDir, "model-dir", defaultModelDir(), "without --server: where the model files are")
@@ -432,7 +434,7 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 			closers[i]()
 		}
 	}
-	blobs, err := openBlobs(o.dataDir)
+	blobs, err := openBlobs(ctx, o.blobURL, o.dataDir)
 	if err != nil {
 		closeAll()
 		return nil, nil, err

@@ -32,6 +32,8 @@ type common struct {
 	logLevel        string
 	shutdownTimeout time.Duration
 	body            httpapi.BodyLimits
+	// blobURL is set by the roles that keep blobs (registerBlobs).
+	blobURL string
 }
 
 func (c *common) register(fs *flagSet, defAddr string) {
@@ -44,6 +46,12 @@ func (c *common) register(fs *flagSet, defAddr string) {
 	def := httpapi.DefaultBodyLimits()
 	fs.Duration(&c.body.Idle, "body-idle-timeout", def.Idle, "a request body from which nothing arrives for this long gets 408")
 	fs.Duration(&c.body.Total, "body-timeout", def.Total, "a request body not whole after this long gets 408")
+}
+
+// registerBlobs adds --blob-url, for the roles that keep content, photos
+// and results.
+func (c *common) registerBlobs(fs *flagSet) {
+	fs.String(&c.blobURL, "blob-url", "", blobURLUsage)
 }
 
 func (c *common) logger(m *Main) (*slog.Logger, error) {
@@ -104,6 +112,7 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	var demo bool
 	fs := m.newFlagSet("serve")
 	c.register(fs, "127.0.0.1:8080")
+	c.registerBlobs(fs)
 	a.register(fs)
 	e.register(fs)
 	q.register(fs)
@@ -195,9 +204,9 @@ func (f *metricsFlags) serve(ctx context.Context, mx *metrics.Metrics, log *slog
 }
 
 // openData opens what every role that serves content or processes photos
-// needs: the logger, the database, the blob folder and the library on them.
+// needs: the logger, the database, the blob store and the library on them.
 // The caller closes db.
-func (m *Main) openData(ctx context.Context, c common, l libraryFlags) (*slog.Logger, *sqlite.DB, *blob.Local, *library.Service, error) {
+func (m *Main) openData(ctx context.Context, c common, l libraryFlags) (*slog.Logger, *sqlite.DB, blob.Store, *library.Service, error) {
 	log, err := c.logger(m)
 	if err != nil {
 		return nil, nil, nil, nil, err
@@ -206,7 +215,7 @@ func (m *Main) openData(ctx context.Context, c common, l libraryFlags) (*slog.Lo
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	blobs, err := openBlobs(c.dataDir)
+	blobs, err := openBlobs(ctx, c.blobURL, c.dataDir)
 	if err == nil {
 		var lib *library.Service
 		if lib, err = newLibrary(db, blobs, l); err == nil {
@@ -235,6 +244,7 @@ func (m *Main) runWorker(ctx context.Context, args []string) error {
 	var mf metricsFlags
 	fs := m.newFlagSet("worker")
 	c.register(fs, "")
+	c.registerBlobs(fs)
 	e.register(fs)
 	q.register(fs)
 	l.register(fs)
@@ -300,6 +310,7 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 	var authURL string
 	fs := m.newFlagSet("api")
 	c.register(fs, "127.0.0.1:8080")
+	c.registerBlobs(fs)
 	q.register(fs)
 	l.register(fs)
 	mf.register(fs, "api")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
@@ -135,9 +137,28 @@ func NewS3(ctx context.Context, cfg S3Config) (*S3, error) {
 		o.UsePathStyle = cfg.PathStyle
 	})
 	if _, err := client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(cfg.Bucket)}); err != nil {
-		return nil, fmt.Errorf("s3 blob store: bucket %s: %w", cfg.Bucket, err)
+		return nil, bucketError(cfg, err)
 	}
 	return &S3{client: client, bucket: cfg.Bucket, prefix: cfg.Prefix}, nil
+}
+
+// bucketError says what an operator can do about a failed look at the
+// bucket: the SDK's own text for the usual two is a line of request IDs.
+func bucketError(cfg S3Config, err error) error {
+	where := "AWS"
+	if cfg.Endpoint != "" {
+		where = cfg.Endpoint
+	}
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) {
+		switch re.HTTPStatusCode() {
+		case http.StatusNotFound:
+			return fmt.Errorf("s3 blob store: there is no bucket %s at %s", cfg.Bucket, where)
+		case http.StatusForbidden:
+			return fmt.Errorf("s3 blob store: bucket %s at %s: access denied to these credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)", cfg.Bucket, where)
+		}
+	}
+	return fmt.Errorf("s3 blob store: bucket %s at %s: %w", cfg.Bucket, where, err)
 }
 
 func (s *S3) object(key string) (*string, error) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -78,13 +80,23 @@ func TestNewS3Refuses(t *testing.T) {
 
 	bad := srv.Config(bucket)
 	bad.Bucket = "no-such-bucket"
-	if _, err := blob.NewS3(ctx, bad); err == nil {
-		t.Error("NewS3 of a missing bucket succeeded")
+	if _, err := blob.NewS3(ctx, bad); err == nil || !strings.Contains(err.Error(), "there is no bucket no-such-bucket at "+srv.Endpoint) {
+		t.Errorf("NewS3 of a missing bucket: err = %v", err)
 	}
 	bad = srv.Config(bucket)
 	bad.Credentials = credentials.NewStaticCredentialsProvider(blobtest.AccessKey, "wrong secret", "")
-	if _, err := blob.NewS3(ctx, bad); err == nil {
-		t.Error("NewS3 with a wrong secret succeeded")
+	if _, err := blob.NewS3(ctx, bad); err == nil || !strings.Contains(err.Error(), "access denied") {
+		t.Errorf("NewS3 with a wrong secret: err = %v", err)
+	}
+	// A server that answers neither yes nor no.
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "teapot", http.StatusTeapot)
+	}))
+	defer down.Close()
+	bad = srv.Config(bucket)
+	bad.Endpoint = down.URL
+	if _, err := blob.NewS3(ctx, bad); err == nil || !strings.Contains(err.Error(), "418") {
+		t.Errorf("NewS3 on a server answering 418: err = %v", err)
 	}
 	bad = srv.Config(bucket)
 	bad.Prefix = "../up"
