@@ -225,3 +225,17 @@ func TestS3TempFiles(t *testing.T) {
 type onlyReader struct{ r io.Reader }
 
 func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
+
+// make test must run the S3 tests, not skip them: it installs versitygw
+// before the tests and tells them where under the name they read.
+func TestMakefileInstallsVersitygw(t *testing.T) {
+	mk, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"export " + blobtest.VersitygwEnv + " ?= $(VERSITYGW)\n", "\ntest: deps models versitygw\n"} {
+		if !strings.Contains(string(mk), line) {
+			t.Errorf("the Makefile lacks %q", line)
+		}
+	}
+}
