@@ -38,7 +38,7 @@ type common struct {
 
 func (c *common) register(fs *flagSet, defAddr string) {
 	fs.String(&c.addr, "addr", defAddr, "address to listen on")
-	fs.String(&c.dataDir, "data-dir", "./data", "directory of the SQLite database and the blobs")
+	fs.String(&c.dataDir, "data-dir", "./data", "directory of the SQLite database and, without --blob-url, the blobs")
 	fs.String(&c.system, "system", showroom.DefaultSystem, "system name access tokens must carry")
 	fs.String(&c.logFormat, "log-format", "json", "log format: json or text")
 	fs.String(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
