@@ -1,4 +1,4 @@
-package queue_test
+package river_test
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/blob"
-	"github.com/showroom/showroom/internal/queue"
+	"github.com/showroom/showroom/internal/river"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/sqlite"
 )
@@ -27,8 +27,8 @@ import (
 // invert is a real, small runner: it decodes the PNG photo and encodes its
 // negative. Its behaviour for a test is chosen by the configuration name;
 // "held" waits until held is closed.
-func invert(calls *atomic.Int32, held <-chan struct{}) queue.Runner {
-	return func(ctx context.Context, j *showroom.Job, photo []byte) (*queue.Output, error) {
+func invert(calls *atomic.Int32, held <-chan struct{}) river.Runner {
+	return func(ctx context.Context, j *showroom.Job, photo []byte) (*river.Output, error) {
 		calls.Add(1)
 		switch j.Configuration {
 		case "held":
@@ -59,12 +59,12 @@ func invert(calls *atomic.Int32, held <-chan struct{}) queue.Runner {
 		}
 		var buf bytes.Buffer
 		png.Encode(&buf, out)
-		return &queue.Output{Image: buf.Bytes(), MediaType: "image/png", Timings: []showroom.Timing{{Name: "invert", Duration: time.Millisecond}}}, nil
+		return &river.Output{Image: buf.Bytes(), MediaType: "image/png", Timings: []showroom.Timing{{Name: "invert", Duration: time.Millisecond}}}, nil
 	}
 }
 
 type fixture struct {
-	q     *queue.Queue
+	q     *river.Queue
 	db    *sqlite.DB
 	blobs *blob.Local
 	co    *showroom.Company
@@ -75,7 +75,7 @@ type fixture struct {
 	started []string // the job of each run, in the order they started
 }
 
-func newFixture(t *testing.T, cfg queue.Config) *fixture {
+func newFixture(t *testing.T, cfg river.Config) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -91,13 +91,13 @@ func newFixture(t *testing.T, cfg queue.Config) *fixture {
 	f := &fixture{db: db, blobs: blobs, held: make(chan struct{})}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	run := invert(&f.calls, f.held)
-	recorded := func(ctx context.Context, j *showroom.Job, photo []byte) (*queue.Output, error) {
+	recorded := func(ctx context.Context, j *showroom.Job, photo []byte) (*river.Output, error) {
 		f.mu.Lock()
 		f.started = append(f.started, j.ID)
 		f.mu.Unlock()
 		return run(ctx, j, photo)
 	}
-	f.q, err = queue.New(ctx, cfg, db.SQL(), db, blobs, recorded, log, queue.Observer{})
+	f.q, err = river.New(cfg, db.RiverDriver(), db, blobs, recorded, log, river.Observer{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,8 +116,8 @@ func newFixture(t *testing.T, cfg queue.Config) *fixture {
 	return f
 }
 
-func testConfig() queue.Config {
-	cfg := queue.DefaultConfig()
+func testConfig() river.Config {
+	cfg := river.DefaultConfig()
 	cfg.PollInterval = 20 * time.Millisecond
 	cfg.RetryBackoff = 10 * time.Millisecond
 	return cfg
@@ -143,7 +143,7 @@ func (f *fixture) submit(t *testing.T, config string, cost int64) (*showroom.Job
 
 // submitFor submits a job of company c.
 func (f *fixture) submitFor(c *showroom.Company, config string, cost int64) (*showroom.Job, error) {
-	return f.q.Submit(context.Background(), queue.Submission{
+	return f.q.Submit(context.Background(), showroom.Submission{
 		Company: c, User: "alice", Name: config, Cost: cost,
 		Processors: json.RawMessage(`[{"processorName":"DetectCarMaskProcessor"}]`), Photo: bytes.NewReader(photo()),
 	})
@@ -533,9 +533,9 @@ func (f *fixture) crash(t *testing.T, id string) {
 }
 
 // takeOver starts another queue on f's database, as another process.
-func (f *fixture) takeOver(t *testing.T, cfg queue.Config, run queue.Runner) *queue.Queue {
+func (f *fixture) takeOver(t *testing.T, cfg river.Config, run river.Runner) *river.Queue {
 	t.Helper()
-	next, err := queue.New(context.Background(), cfg, f.db.SQL(), f.db, f.blobs, run, slog.New(slog.NewTextHandler(io.Discard, nil)), queue.Observer{})
+	next, err := river.New(cfg, f.db.RiverDriver(), f.db, f.blobs, run, slog.New(slog.NewTextHandler(io.Discard, nil)), river.Observer{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -580,7 +580,7 @@ func TestRescuedJobKeepsItsPlace(t *testing.T) {
 	var mu sync.Mutex
 	var order []string
 	run := invert(&f.calls, f.held)
-	f.takeOver(t, cfg, func(ctx context.Context, j *showroom.Job, photo []byte) (*queue.Output, error) {
+	f.takeOver(t, cfg, func(ctx context.Context, j *showroom.Job, photo []byte) (*river.Output, error) {
 		mu.Lock()
 		order = append(order, j.ID)
 		mu.Unlock()
@@ -610,5 +610,30 @@ func TestRescuedJobKeepsItsPlace(t *testing.T) {
 	defer mu.Unlock()
 	if want := append([]string{later[0], first.ID}, later[1:]...); !slices.Equal(order, want) {
 		t.Errorf("runs after the rescue: %v, want the rescued job next: %v", order, want)
+	}
+}
+
+// TestConfigValidate: settings that cannot work are refused before a
+// queue is made; MaxAttempts must stay below River's own bound, else a
+// job whose process keeps dying would be dropped by River with its record
+// left running.
+func TestConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(*river.Config)
+		ok     bool
+	}{
+		{"defaults", func(*river.Config) {}, true},
+		{"no workers", func(c *river.Config) { c.Workers = 0 }, false},
+		{"no attempts", func(c *river.Config) { c.MaxAttempts = 0 }, false},
+		{"most attempts", func(c *river.Config) { c.MaxAttempts = 24 }, true},
+		{"River's own bound", func(c *river.Config) { c.MaxAttempts = 25 }, false},
+		{"rescue before timeout", func(c *river.Config) { c.RescueAfter = c.JobTimeout }, false},
+	} {
+		cfg := river.DefaultConfig()
+		tc.change(&cfg)
+		if err := cfg.Validate(); (err == nil) != tc.ok {
+			t.Errorf("%s: Validate = %v, want ok %v", tc.name, err, tc.ok)
+		}
 	}
 }
