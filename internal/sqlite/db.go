@@ -21,6 +21,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/showroom/showroom/internal/river"
 	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/storecache"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -39,7 +40,7 @@ type DB struct {
 	companies sync.Map
 	// configLists holds companies' configuration lists (see
 	// ListConfigurations).
-	configLists configLists
+	configLists *storecache.ConfigLists
 	// river is River's driver on the same file, and enqueue inserts River's
 	// row of each job CreateJob admits, in its transaction.
 	river   *riversqlite.Driver
@@ -111,7 +112,7 @@ func open(ctx context.Context, file string, busy time.Duration) (*DB, error) {
 	// requests at once, every query beyond them opened a connection (the
 	// pragmas, the schema read again) and closed it after.
 	sqldb.SetMaxIdleConns(maxIdleConns)
-	db := &DB{db: handle{sqldb}, configLists: configLists{max: maxConfigLists}, river: riversqlite.New(sqldb)}
+	db := &DB{db: handle{sqldb}, configLists: storecache.NewConfigLists(), river: riversqlite.New(sqldb)}
 	if err := db.migrate(ctx); err != nil {
 		sqldb.Close()
 		return nil, err
