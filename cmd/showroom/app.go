@@ -15,7 +15,6 @@ import (
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/river"
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/sqlite"
 	"github.com/showroom/showroom/internal/vision"
 )
 
@@ -193,7 +192,7 @@ func openBlobs(dataDir string) (*blob.Local, error) {
 
 // processing builds the queue, and with work set the engine that runs it.
 // stop shuts both down, waiting up to the context's deadline for runs.
-func processing(ctx context.Context, db *sqlite.DB, blobs blob.Store, lib *library.Service, e engineFlags, q queueFlags, work bool, m *metrics.Metrics, log *slog.Logger) (p *httpapi.Processing, stop func(context.Context) error, err error) {
+func processing(ctx context.Context, db *database, blobs blob.Store, lib *library.Service, e engineFlags, q queueFlags, work bool, m *metrics.Metrics, log *slog.Logger) (p *httpapi.Processing, stop func(context.Context) error, err error) {
 	var run river.Runner
 	var warm *warmUp
 	closeEngine := func() {}
@@ -208,7 +207,7 @@ func processing(ctx context.Context, db *sqlite.DB, blobs blob.Store, lib *libra
 		closeEngine = func() { <-warm.done; closeFn() }
 		run = runner(engine, warm)
 	}
-	qu, err := river.New(q.config(work), db.RiverDriver(), db, blobs, run, log,
+	qu, err := db.newQueue(q.config(work), blobs, run, log,
 		river.Observer{
 			// The metrics drop the company and the configuration: they are
 			// tenant data (internal/metrics says why).
