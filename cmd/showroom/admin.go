@@ -24,12 +24,15 @@ const adminUsage = `Usage:
   showroom admin --data-dir DIR rotate-keys
   showroom admin --data-dir DIR credits add --company NAME N
   showroom admin --data-dir DIR credits set --company NAME (N | --unlimited)
-  showroom admin --data-dir DIR credits show --company NAME`
+  showroom admin --data-dir DIR credits show --company NAME
+On PostgreSQL, give --database-url postgres://... (or SHOWROOM_DATABASE_URL) instead of --data-dir.`
 
 func (m *Main) runAdmin(ctx context.Context, args []string) error {
 	var dataDir string
+	var d databaseFlags
 	fs := m.newFlagSet("admin")
 	fs.String(&dataDir, "data-dir", "./data", "directory of the SQLite database")
+	d.register(fs)
 	fs.Usage = func() { fmt.Fprintln(m.Stderr, adminUsage); fs.PrintDefaults() }
 	rest, err := fs.Parse(args)
 	if err != nil {
@@ -39,7 +42,7 @@ func (m *Main) runAdmin(ctx context.Context, args []string) error {
 		fmt.Fprintln(m.Stderr, adminUsage)
 		return usageError("admin: no command given")
 	}
-	db, err := openDB(ctx, dataDir)
+	db, err := d.open(ctx, dataDir)
 	if err != nil {
 		return err
 	}

@@ -13,9 +13,8 @@ import (
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/metrics"
 	"github.com/showroom/showroom/internal/pipeline"
-	"github.com/showroom/showroom/internal/queue"
+	"github.com/showroom/showroom/internal/river"
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/sqlite"
 	"github.com/showroom/showroom/internal/vision"
 )
 
@@ -58,7 +57,7 @@ type queueFlags struct {
 }
 
 func (q *queueFlags) register(fs *flagSet) {
-	d := queue.DefaultConfig()
+	d := river.DefaultConfig()
 	fs.Int(&q.workers, "workers", d.Workers, "photos processed at once by this process")
 	fs.Int(&q.queueLength, "queue-length", d.MaxQueued, "jobs queued or running before new ones are refused with 503")
 	fs.Int(&q.companyShare, "company-queue-share", d.CompanyShare, "jobs one company may have queued or running before its new ones are refused with 503, while other companies are still admitted (0: half of --queue-length)")
@@ -70,8 +69,8 @@ func (q *queueFlags) register(fs *flagSet) {
 	fs.Int64(&q.maxPhotoBytes, "max-photo-bytes", 25<<20, "largest photo accepted for processing, in bytes")
 }
 
-func (q *queueFlags) config(work bool) queue.Config {
-	c := queue.DefaultConfig()
+func (q *queueFlags) config(work bool) river.Config {
+	c := river.DefaultConfig()
 	c.Workers, c.MaxQueued, c.CompanyShare = q.workers, q.queueLength, q.companyShare
 	c.JobTimeout, c.RescueAfter, c.Retention = q.jobTimeout, q.rescueAfter, q.retention
 	c.Work = work
@@ -167,8 +166,8 @@ func (w *warmUp) wait(ctx context.Context) error {
 
 // runner adapts the engine to the queue; runs wait for the warm-up, so
 // that none competes with it for the cores.
-func runner(engine *pipeline.Engine, w *warmUp) queue.Runner {
-	return func(ctx context.Context, j *showroom.Job, photo []byte) (*queue.Output, error) {
+func runner(engine *pipeline.Engine, w *warmUp) river.Runner {
+	return func(ctx context.Context, j *showroom.Job, photo []byte) (*river.Output, error) {
 		if err := w.wait(ctx); err != nil {
 			return nil, err
 		}
@@ -178,7 +177,7 @@ func runner(engine *pipeline.Engine, w *warmUp) queue.Runner {
 		if err != nil {
 			return nil, err
 		}
-		out := &queue.Output{Image: res.Image, MediaType: res.MediaType}
+		out := &river.Output{Image: res.Image, MediaType: res.MediaType}
 		for _, t := range res.Timings {
 			out.Timings = append(out.Timings, showroom.Timing{Name: t.Name, Duration: t.Duration})
 		}
@@ -204,8 +203,8 @@ func openBlobs(ctx context.Context, blobURL, dataDir string) (blob.Store, error)
 
 // processing builds the queue, and with work set the engine that runs it.
 // stop shuts both down, waiting up to the context's deadline for runs.
-func processing(ctx context.Context, db *sqlite.DB, blobs blob.Store, lib *library.Service, e engineFlags, q queueFlags, work bool, m *metrics.Metrics, log *slog.Logger) (p *httpapi.Processing, stop func(context.Context) error, err error) {
-	var run queue.Runner
+func processing(ctx context.Context, db *database, blobs blob.Store, lib *library.Service, e engineFlags, q queueFlags, work bool, m *metrics.Metrics, log *slog.Logger) (p *httpapi.Processing, stop func(context.Context) error, err error) {
+	var run river.Runner
 	var warm *warmUp
 	closeEngine := func() {}
 	if work {
@@ -219,8 +218,8 @@ func processing(ctx context.Context, db *sqlite.DB, blobs blob.Store, lib *libra
 		closeEngine = func() { <-warm.done; closeFn() }
 		run = runner(engine, warm)
 	}
-	qu, err := queue.New(ctx, q.config(work), db.SQL(), db, blobs, run, log,
-		queue.Observer{
+	qu, err := db.newQueue(q.config(work), blobs, run, log,
+		river.Observer{
 			// The metrics drop the company and the configuration: they are
 			// tenant data (internal/metrics says why).
 			JobFinished: func(_ string, s showroom.JobStatus, d time.Duration) { m.Job(s, d) },

@@ -64,6 +64,7 @@ var commands = map[string]command{
 	"process": {(*Main).runProcess, "run a configuration on photos: here, or with --server on a running service"},
 	"eval":    {(*Main).runEval, "measure the car mask (and with --glass the glass) against hand-made masks"},
 	"gallery": {(*Main).runGallery, "render every configuration on a folder of photos into contact sheets"},
+	"migrate": {(*Main).runMigrate, "apply pending database migrations (Showroom's and the job queue's) and exit"},
 	"version": {(*Main).runVersion, "print the version"},
 }
 

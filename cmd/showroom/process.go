@@ -38,6 +38,7 @@ type processOptions struct {
 	system   string
 	dataDir  string
 	blobURL  string
+	db       databaseFlags
 	company  string
 	model    string
 	modelDir string
@@ -63,6 +64,7 @@ func (m *Main) runProcess(ctx context.Context, args []string) error {
 	fs.String(&o.system, "system", "showroom", "with --server: the system to log in to")
 	fs.String(&o.dataDir, "data-dir", "./data", "without --server: data directory, for a company's own configurations and content")
 	fs.String(&o.blobURL, "blob-url", "", "without --server: "+blobURLUsage)
+	o.db.registerURL(fs)
 	fs.String(&o.company, "company", "", "without --server: the company whose configurations and content to use")
 	fs.String(&o.model, "model", "isnet", "without --server: segmentation model, isnet or u2netp")
 	fs.String(&o.modelDir, "model-dir", defaultModelDir(), "without --server: where the model files are")
@@ -424,7 +426,7 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 	if _, ok := pipeline.PredefinedConfiguration(o.config); !ok && o.company == "" {
 		return nil, nil, fmt.Errorf("%q is not a predefined configuration; to run a company's own, give --company (and --data-dir)", o.config)
 	}
-	db, err := openDB(ctx, o.dataDir)
+	db, err := o.db.open(ctx, o.dataDir)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -23,18 +23,21 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/showroom/showroom/internal/postgres/pgtest"
 )
 
 // TestMain lets a test run the program as a child process: the test binary
 // re-executes itself with SHOWROOM_TEST_MAIN set to the arguments, so a
 // test can kill a real serving process without building another binary.
+// Otherwise it runs the tests.
 func TestMain(m *testing.M) {
 	if args := os.Getenv("SHOWROOM_TEST_MAIN"); args != "" {
 		os.Args = append([]string{"showroom"}, strings.Fields(args)...)
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	pgtest.Main(m) // drops the database PostgreSQL tests made, if any
 }
 
 // largePhotos returns the bytes of the 12 MP photos, or skips the test

@@ -20,13 +20,13 @@ import (
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/metrics"
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/sqlite"
 )
 
 // common holds the flags every server role shares.
 type common struct {
 	addr            string
 	dataDir         string
+	db              databaseFlags
 	system          string
 	logFormat       string
 	logLevel        string
@@ -38,7 +38,8 @@ type common struct {
 
 func (c *common) register(fs *flagSet, defAddr string) {
 	fs.String(&c.addr, "addr", defAddr, "address to listen on")
-	fs.String(&c.dataDir, "data-dir", "./data", "directory of the SQLite database and, without --blob-url, the blobs")
+	fs.String(&c.dataDir, "data-dir", "./data", "directory of the SQLite database (without --database-url) and, without --blob-url, the blobs")
+	c.db.register(fs)
 	fs.String(&c.system, "system", showroom.DefaultSystem, "system name access tokens must carry")
 	fs.String(&c.logFormat, "log-format", "json", "log format: json or text")
 	fs.String(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
@@ -72,12 +73,9 @@ func (c *common) logger(m *Main) (*slog.Logger, error) {
 	return slog.New(httpapi.LogHandler{Handler: h}), nil
 }
 
-// openDB opens the database in the data directory, creating both if needed.
-func openDB(ctx context.Context, dataDir string) (*sqlite.DB, error) {
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("data directory: %w", err)
-	}
-	return sqlite.Open(ctx, filepath.Join(dataDir, "showroom.db"))
+// openDB opens the database the flags choose.
+func (c *common) openDB(ctx context.Context) (*database, error) {
+	return c.db.open(ctx, c.dataDir)
 }
 
 // authFlags configure the auth service.
@@ -206,12 +204,12 @@ func (f *metricsFlags) serve(ctx context.Context, mx *metrics.Metrics, log *slog
 // openData opens what every role that serves content or processes photos
 // needs: the logger, the database, the blob store and the library on them.
 // The caller closes db.
-func (m *Main) openData(ctx context.Context, c common, l libraryFlags) (*slog.Logger, *sqlite.DB, blob.Store, *library.Service, error) {
+func (m *Main) openData(ctx context.Context, c common, l libraryFlags) (*slog.Logger, *database, blob.Store, *library.Service, error) {
 	log, err := c.logger(m)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	db, err := openDB(ctx, c.dataDir)
+	db, err := c.openDB(ctx)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
@@ -287,7 +285,7 @@ func (m *Main) runAuth(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	db, err := openDB(ctx, c.dataDir)
+	db, err := c.openDB(ctx)
 	if err != nil {
 		return err
 	}
@@ -392,7 +390,7 @@ const demoCredentials = "demo-credentials.txt"
 
 // demo creates a demo company and user on an empty database and prints how
 // to log in.
-func (m *Main) demo(ctx context.Context, db *sqlite.DB, c common, base string) error {
+func (m *Main) demo(ctx context.Context, db showroom.AuthStore, c common, base string) error {
 	file := filepath.Join(c.dataDir, demoCredentials)
 	n, err := db.CountUsers(ctx)
 	if err != nil {
@@ -446,7 +444,7 @@ func (l *libraryFlags) register(fs *flagSet) {
 }
 
 // newLibrary builds the content and configuration service.
-func newLibrary(db *sqlite.DB, blobs blob.Store, l libraryFlags) (*library.Service, error) {
+func newLibrary(db stores, blobs blob.Store, l libraryFlags) (*library.Service, error) {
 	return library.New(library.Config{MaxUploadBytes: l.maxUploadBytes, MaxPixels: l.maxUploadPixels,
 		MaxDecodeBytes: l.maxUploadDecodeBytes, MaxDecodes: l.maxDecodes, CacheBytes: l.cacheBytes},
 		library.Deps{Companies: db, Content: db, Configurations: db, Blobs: blobs})

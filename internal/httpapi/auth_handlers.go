@@ -16,17 +16,27 @@ type Pinger interface {
 	Ping(ctx context.Context) error
 }
 
+// Authenticator logs users in and out and issues their tokens: what the
+// auth service's endpoints ask of it.
+type Authenticator interface {
+	Login(ctx context.Context, username, password, system, client string) (*auth.TokenResponse, error)
+	Refresh(ctx context.Context, raw string) (*auth.TokenResponse, error)
+	Logout(ctx context.Context, raw string) error
+	// Keys returns the signing keys, whose public halves the JWKS serves.
+	Keys() *auth.KeyRing
+}
+
 // AuthServer serves the auth service: login, refresh, logout, the JWKS and
 // health, with routes at its root.
 type AuthServer struct {
-	svc *auth.Service
+	svc Authenticator
 	db  Pinger
 	log *slog.Logger
 	rt  *router
 }
 
 // NewAuthServer returns the auth service's routes; wrap it with Handler.
-func NewAuthServer(svc *auth.Service, db Pinger, log *slog.Logger) http.Handler {
+func NewAuthServer(svc Authenticator, db Pinger, log *slog.Logger) http.Handler {
 	s := &AuthServer{svc: svc, db: db, log: log, rt: newRouter(log)}
 	s.rt.handle("POST", "/login", s.login)
 	s.rt.handle("POST", "/refresh", s.refresh)

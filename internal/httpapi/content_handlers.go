@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/url"
@@ -13,10 +14,28 @@ import (
 	"github.com/showroom/showroom/internal/showroom"
 )
 
+// Library keeps each company's content and configurations by the rules of
+// the contract: what the content and configuration endpoints ask of it.
+type Library interface {
+	// Config returns the upload limits.
+	Config() library.Config
+	Upload(ctx context.Context, p *showroom.Principal, name, contentType string, body []byte) (c *showroom.Content, created bool, err error)
+	ListContent(ctx context.Context, p *showroom.Principal) ([]*showroom.Content, error)
+	OpenContent(ctx context.Context, p *showroom.Principal, name string) (*showroom.Content, io.ReadCloser, error)
+	DeleteContent(ctx context.Context, p *showroom.Principal, name string) error
+	SaveConfiguration(ctx context.Context, p *showroom.Principal, name string, body []byte) (*showroom.Configuration, bool, error)
+	ListConfigurations(ctx context.Context, p *showroom.Principal) ([]*showroom.Configuration, error)
+	Configuration(ctx context.Context, p *showroom.Principal, name string) (*showroom.Configuration, error)
+	DeleteConfiguration(ctx context.Context, p *showroom.Principal, name string) error
+	// Thumbnail returns a predefined configuration's thumbnail by its file
+	// name.
+	Thumbnail(name string) ([]byte, bool)
+}
+
 // libraryHandlers serve content, configurations, the processor catalog and
 // the predefined configurations' thumbnails.
 type libraryHandlers struct {
-	lib            *library.Service
+	lib            Library
 	publicURL      string
 	processorsJSON func() []byte
 	// buffers recycles writeConfigurations' buffers: growing a fresh one
@@ -26,7 +45,7 @@ type libraryHandlers struct {
 
 // EnableLibrary adds the content, configuration, processor catalog and
 // predefined-thumbnail endpoints to the API.
-func (s *APIServer) EnableLibrary(lib *library.Service) {
+func (s *APIServer) EnableLibrary(lib Library) {
 	h := &libraryHandlers{lib: lib, publicURL: strings.TrimSuffix(s.cfg.PublicURL, "/"),
 		processorsJSON: sync.OnceValue(encodeProcessors), buffers: sync.Pool{New: func() any { return new(bytes.Buffer) }}}
 	s.rt.handle("POST", "/v1/content/upload/{contentName}/{contentType}", s.authed(h.upload))

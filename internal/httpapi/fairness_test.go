@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/library"
-	"github.com/showroom/showroom/internal/queue"
+	"github.com/showroom/showroom/internal/river"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -23,7 +23,7 @@ type gatedRunner struct {
 	runs []string
 }
 
-func (g *gatedRunner) run(ctx context.Context, j *showroom.Job, photo []byte) (*queue.Output, error) {
+func (g *gatedRunner) run(ctx context.Context, j *showroom.Job, photo []byte) (*river.Output, error) {
 	g.mu.Lock()
 	g.runs = append(g.runs, j.Company)
 	g.mu.Unlock()
@@ -32,7 +32,7 @@ func (g *gatedRunner) run(ctx context.Context, j *showroom.Job, photo []byte) (*
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return &queue.Output{Image: photo, MediaType: "image/png"}, nil
+	return &river.Output{Image: photo, MediaType: "image/png"}, nil
 }
 
 func (g *gatedRunner) started() []string {

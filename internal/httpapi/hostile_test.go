@@ -20,7 +20,7 @@ import (
 	"github.com/showroom/showroom/internal/auth"
 	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
-	"github.com/showroom/showroom/internal/queue"
+	"github.com/showroom/showroom/internal/river"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -83,7 +83,7 @@ func TestBodyTimeouts(t *testing.T) {
 	// Wide enough that a loaded machine does not trip them on a steady body.
 	limits := httpapi.BodyLimits{Idle: time.Second, Total: 2500 * time.Millisecond}
 	e := newEnvBody(t, auth.DefaultConfig(), library.DefaultConfig(), limits,
-		withRunner(runnerConfig(), func(ctx context.Context, j *showroom.Job, photo []byte) (*queue.Output, error) {
+		withRunner(runnerConfig(), func(ctx context.Context, j *showroom.Job, photo []byte) (*river.Output, error) {
 			// Longer than both body limits: the run starts after the body
 			// is in, and must not be cancelled by its deadlines.
 			select {
@@ -91,7 +91,7 @@ func TestBodyTimeouts(t *testing.T) {
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
-			return &queue.Output{Image: photo, MediaType: "image/png"}, nil
+			return &river.Output{Image: photo, MediaType: "image/png"}, nil
 		}))
 	e.addUser("acme", "alice")
 	token := e.login("alice").AccessToken

@@ -18,7 +18,6 @@ import (
 	"golang.org/x/image/webp"
 
 	"github.com/showroom/showroom/internal/library"
-	"github.com/showroom/showroom/internal/queue"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -28,9 +27,22 @@ type ConfigResolver interface {
 	Configuration(ctx context.Context, p *showroom.Principal, name string) (*showroom.Configuration, error)
 }
 
+// JobQueue runs processing jobs: what the processing endpoints ask of the
+// queue.
+type JobQueue interface {
+	// Submit stores the photo and queues a job for it.
+	Submit(ctx context.Context, s showroom.Submission) (*showroom.Job, error)
+	// Wait waits until the job has finished and returns it.
+	Wait(ctx context.Context, companyID int64, id string) (*showroom.Job, error)
+	// Cancel gives up on a job whose client went away.
+	Cancel(ctx context.Context, id string) error
+	// Result opens a succeeded job's result.
+	Result(ctx context.Context, j *showroom.Job) (io.ReadCloser, error)
+}
+
 // Processing is what the processing endpoints need.
 type Processing struct {
-	Queue     *queue.Queue
+	Queue     JobQueue
 	Jobs      showroom.JobStore
 	Companies interface {
 		FindCompany(ctx context.Context, name string) (*showroom.Company, error)
@@ -251,7 +263,7 @@ func (p *Processing) process(w http.ResponseWriter, r *http.Request) error {
 	if photo, err = checkPhotoHeader(photo, p.MaxPixels); err != nil {
 		return bodyError(err, p.MaxPhotoBytes)
 	}
-	job, err := p.Queue.Submit(ctx, queue.Submission{
+	job, err := p.Queue.Submit(ctx, showroom.Submission{
 		Company: company, User: pr.Username, Name: name, Processors: config.Processors, Cost: int64(config.Cost),
 		Format: format, Quality: q, Photo: photo,
 	})

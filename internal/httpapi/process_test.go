@@ -16,7 +16,7 @@ import (
 	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/pipeline"
-	"github.com/showroom/showroom/internal/queue"
+	"github.com/showroom/showroom/internal/river"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/sqlite"
 	"github.com/showroom/showroom/internal/vision"
@@ -25,7 +25,7 @@ import (
 // withProcessing enables the processing endpoints with the real engine on
 // the fast model, or skips the test when the model files or the dev photos
 // are not there.
-func withProcessing(t testing.TB, cfg queue.Config) envOption {
+func withProcessing(t testing.TB, cfg river.Config) envOption {
 	t.Helper()
 	dir := os.Getenv("SHOWROOM_MODEL_DIR")
 	if dir == "" {
@@ -48,19 +48,19 @@ func withProcessing(t testing.TB, cfg queue.Config) envOption {
 
 // withEngine enables the processing endpoints with the real pipeline over
 // seg and the library's content, limits as the server's defaults.
-func withEngine(cfg queue.Config, seg pipeline.Segmenter) envOption {
+func withEngine(cfg river.Config, seg pipeline.Segmenter) envOption {
 	return func(t testing.TB, db *sqlite.DB, blobs *blob.Local, lib *library.Service, api *httpapi.APIServer) {
 		engine, err := pipeline.NewEngine(pipeline.EngineConfig{Segmenter: seg, Content: lib,
 			MaxPixels: 60_000_000, MaxDecodeBytes: vision.DefaultMaxBytes})
 		if err != nil {
 			t.Fatal(err)
 		}
-		run := func(ctx context.Context, j *showroom.Job, photo []byte) (*queue.Output, error) {
+		run := func(ctx context.Context, j *showroom.Job, photo []byte) (*river.Output, error) {
 			res, err := engine.Run(ctx, pipeline.Request{Company: j.Company, Processors: j.Processors, Photo: photo, Format: j.Format, Quality: j.Quality})
 			if err != nil {
 				return nil, err
 			}
-			out := &queue.Output{Image: res.Image, MediaType: res.MediaType}
+			out := &river.Output{Image: res.Image, MediaType: res.MediaType}
 			for _, tm := range res.Timings {
 				out.Timings = append(out.Timings, showroom.Timing{Name: tm.Name, Duration: tm.Duration})
 			}
@@ -73,9 +73,9 @@ func withEngine(cfg queue.Config, seg pipeline.Segmenter) envOption {
 // withRunner enables the processing endpoints on a queue that runs run
 // instead of the engine: for tests of the HTTP side of processing, which
 // need no model and a run of known length or order.
-func withRunner(cfg queue.Config, run queue.Runner) envOption {
+func withRunner(cfg river.Config, run river.Runner) envOption {
 	return func(t testing.TB, db *sqlite.DB, blobs *blob.Local, lib *library.Service, api *httpapi.APIServer) {
-		q, err := queue.New(context.Background(), cfg, db.SQL(), db, blobs, run, slog.New(slog.NewTextHandler(io.Discard, nil)), queue.Observer{})
+		q, err := river.New(cfg, db.RiverDriver(), db, blobs, run, slog.New(slog.NewTextHandler(io.Discard, nil)), river.Observer{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,8 +92,8 @@ func withRunner(cfg queue.Config, run queue.Runner) envOption {
 }
 
 // runnerConfig is the queue's default configuration, polling often.
-func runnerConfig() queue.Config {
-	cfg := queue.DefaultConfig()
+func runnerConfig() river.Config {
+	cfg := river.DefaultConfig()
 	cfg.PollInterval = 20 * time.Millisecond
 	return cfg
 }

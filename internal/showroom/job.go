@@ -2,9 +2,9 @@ package showroom
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"time"
 )
 
@@ -75,17 +75,18 @@ type Usage struct {
 	Charges   []Charge
 }
 
-// JobStore keeps jobs and credits. Methods that take an enqueue or complete
-// callback run it inside the same transaction, so that the job queue's own
-// rows change atomically with Showroom's (a crash never leaves a job that
-// the queue does not know, or a result without its charge).
+// JobStore keeps jobs and credits. A store also puts each job it admits
+// into the job queue, in the transaction that stores the job, so that a
+// crash never leaves a job the queue does not know (and that would hold a
+// place in the queue for good) nor a queued run without its job.
 type JobStore interface {
-	// CreateJob stores j as queued with its Priority set, unless limits
-	// refuses it (EServiceOverloaded) or the company's balance is below
-	// j.Cost (EInsufficientCredits). Counting the jobs, setting the
-	// priority and storing j are one step: concurrent calls never admit
-	// more than limits allow nor give two jobs the same place.
-	CreateJob(ctx context.Context, j *Job, limits Admission, enqueue func(tx *sql.Tx) error) error
+	// CreateJob stores j as queued with its Priority set and enqueues it,
+	// unless limits refuses it (EServiceOverloaded) or the company's
+	// balance is below j.Cost (EInsufficientCredits). Counting the jobs,
+	// setting the priority, storing j and enqueueing it are one step:
+	// concurrent calls never admit more than limits allow nor give two jobs
+	// the same place, and a job that could not be enqueued is not stored.
+	CreateJob(ctx context.Context, j *Job, limits Admission) error
 	FindJob(ctx context.Context, companyID int64, id string) (*Job, error)
 	// ListJobs returns a company's jobs, newest first, starting after the
 	// job with ID after ("" for the first page).
@@ -94,12 +95,12 @@ type JobStore interface {
 	// stored; a job already succeeded or failed is returned unchanged.
 	StartJob(ctx context.Context, id string, at time.Time) (*Job, error)
 	// SucceedJob records the result and charges the job's cost, exactly once
-	// however often it is called, in one transaction with complete. When the
-	// balance no longer covers the cost it fails the job with
-	// EInsufficientCredits instead.
-	SucceedJob(ctx context.Context, j *Job, complete func(tx *sql.Tx) error) error
-	// FailJob records a failure, in one transaction with complete.
-	FailJob(ctx context.Context, id string, jerr *JobError, timings []Timing, at time.Time, complete func(tx *sql.Tx) error) error
+	// however often it is called (a run retried after a crash calls it
+	// again). When the balance no longer covers the cost it fails the job
+	// with EInsufficientCredits instead.
+	SucceedJob(ctx context.Context, j *Job) error
+	// FailJob records a failure of a job that has not finished.
+	FailJob(ctx context.Context, id string, jerr *JobError, timings []Timing, at time.Time) error
 	// CountActiveJobs counts queued and running jobs: of all companies, and
 	// of the company companyID (0 when companyID is 0).
 	CountActiveJobs(ctx context.Context, companyID int64) (all, company int, err error)
@@ -112,6 +113,19 @@ type JobStore interface {
 	// AddCredits adds n (which may be negative) to a finite balance.
 	AddCredits(ctx context.Context, companyID int64, n int64) error
 	Usage(ctx context.Context, companyID int64, recent int) (*Usage, error)
+}
+
+// Submission is a photo to run through a configuration: what a client
+// sends, before it is a Job.
+type Submission struct {
+	Company    *Company
+	User       string
+	Name       string          // configuration name
+	Processors json.RawMessage // the configuration's processors
+	Cost       int64
+	Format     string
+	Quality    int
+	Photo      io.Reader // the photo's bytes, already size-limited by the caller
 }
 
 // Admission bounds the jobs queued or running at once. The company share

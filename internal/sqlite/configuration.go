@@ -6,9 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
-	"sync"
 
 	"github.com/showroom/showroom/internal/showroom"
 )
@@ -155,12 +152,12 @@ func (db *DB) ListConfigurations(ctx context.Context, companyID int64) ([]*showr
 	} else if err != nil {
 		return nil, err
 	}
-	if list, ok := db.configLists.get(companyID, version); ok {
+	if list, ok := db.configLists.Get(companyID, version); ok {
 		return list, nil
 	}
 	list, err := db.readConfigurations(ctx, companyID)
 	if err == nil {
-		db.configLists.put(companyID, version, list)
+		db.configLists.Put(companyID, version, list)
 	}
 	return list, err
 }
@@ -227,61 +224,4 @@ func (db *DB) DeleteConfiguration(ctx context.Context, companyID int64, name str
 func configurationsChanged(ctx context.Context, tx *sql.Tx, companyID int64) error {
 	_, err := tx.ExecContext(ctx, `UPDATE companies SET configurations_version = configurations_version + 1 WHERE id = ?`, companyID)
 	return err
-}
-
-// configLists holds companies' configuration lists as read at a version
-// (see ListConfigurations); it hands out and takes in copies, so no caller
-// shares a configuration with it. At most max companies' lists are kept;
-// when full, an arbitrary one makes room.
-type configLists struct {
-	max   int
-	mu    sync.Mutex
-	lists map[int64]versionedList
-}
-
-type versionedList struct {
-	version int64
-	list    []*showroom.Configuration
-}
-
-// maxConfigLists bounds the companies whose configuration lists are kept:
-// a list is a few KB.
-const maxConfigLists = 1000
-
-func (l *configLists) get(companyID, version int64) ([]*showroom.Configuration, bool) {
-	l.mu.Lock()
-	v, ok := l.lists[companyID]
-	l.mu.Unlock()
-	if !ok || v.version != version {
-		return nil, false
-	}
-	return copyConfigurations(v.list), true
-}
-
-func (l *configLists) put(companyID, version int64, list []*showroom.Configuration) {
-	list = copyConfigurations(list)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.lists == nil {
-		l.lists = map[int64]versionedList{}
-	}
-	if _, ok := l.lists[companyID]; !ok && len(l.lists) >= l.max {
-		for k := range l.lists {
-			delete(l.lists, k)
-			break
-		}
-	}
-	l.lists[companyID] = versionedList{version: version, list: list}
-}
-
-func copyConfigurations(list []*showroom.Configuration) []*showroom.Configuration {
-	out := make([]*showroom.Configuration, len(list))
-	for i, c := range list {
-		cp := *c
-		cp.Processors = slices.Clone(c.Processors)
-		cp.ContentRefs = slices.Clone(c.ContentRefs)
-		cp.UI.NameDescriptions = maps.Clone(c.UI.NameDescriptions)
-		out[i] = &cp
-	}
-	return out
 }

@@ -18,7 +18,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/showroom/showroom/internal/river"
 	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/storecache"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -37,7 +40,11 @@ type DB struct {
 	companies sync.Map
 	// configLists holds companies' configuration lists (see
 	// ListConfigurations).
-	configLists configLists
+	configLists *storecache.ConfigLists
+	// river is River's driver on the same file, and enqueue inserts River's
+	// row of each job CreateJob admits, in its transaction.
+	river   *riversqlite.Driver
+	enqueue *river.Enqueuer[*sql.Tx]
 }
 
 // handle is the database handle with its writes' errors translated: a
@@ -79,7 +86,7 @@ const busyTimeout = 10 * time.Second
 const maxIdleConns = 16
 
 // Open opens (creating if needed) the database file at path and applies
-// pending migrations.
+// pending migrations, Showroom's and River's.
 func Open(ctx context.Context, file string) (*DB, error) {
 	return open(ctx, file, busyTimeout)
 }
@@ -105,8 +112,16 @@ func open(ctx context.Context, file string, busy time.Duration) (*DB, error) {
 	// requests at once, every query beyond them opened a connection (the
 	// pragmas, the schema read again) and closed it after.
 	sqldb.SetMaxIdleConns(maxIdleConns)
-	db := &DB{db: handle{sqldb}, configLists: configLists{max: maxConfigLists}}
+	db := &DB{db: handle{sqldb}, configLists: storecache.NewConfigLists(), river: riversqlite.New(sqldb)}
 	if err := db.migrate(ctx); err != nil {
+		sqldb.Close()
+		return nil, err
+	}
+	if err := river.Migrate(ctx, db.river); err != nil {
+		sqldb.Close()
+		return nil, err
+	}
+	if db.enqueue, err = river.NewEnqueuer(db.river); err != nil {
 		sqldb.Close()
 		return nil, err
 	}
@@ -160,9 +175,13 @@ func (db *DB) query(ctx context.Context, query string, args ...any) (*sql.Rows, 
 	return s.QueryContext(ctx, args...)
 }
 
-// SQL returns the underlying handle, for components that share the file
-// (the job queue).
+// SQL returns the underlying handle, for tests that look at the file
+// beside the store.
 func (db *DB) SQL() *sql.DB { return db.db.DB }
+
+// RiverDriver returns River's driver on the same file, for the queue's
+// workers.
+func (db *DB) RiverDriver() *riversqlite.Driver { return db.river }
 
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error { return db.db.PingContext(ctx) }

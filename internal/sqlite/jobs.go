@@ -37,7 +37,7 @@ func decodeTimings(s string) []showroom.Timing {
 }
 
 // CreateJob implements showroom.JobStore.
-func (db *DB) CreateJob(ctx context.Context, j *showroom.Job, limits showroom.Admission, enqueue func(tx *sql.Tx) error) error {
+func (db *DB) CreateJob(ctx context.Context, j *showroom.Job, limits showroom.Admission) error {
 	return db.tx(ctx, func(tx *sql.Tx) error {
 		// The transaction holds SQLite's write lock from its start, so the
 		// counts and the insert cannot interleave with another submission.
@@ -69,7 +69,7 @@ func (db *DB) CreateJob(ctx context.Context, j *showroom.Job, limits showroom.Ad
 		} else if err != nil {
 			return err
 		}
-		return enqueue(tx)
+		return db.enqueue.Enqueue(ctx, tx, j)
 	})
 }
 
@@ -165,14 +165,14 @@ func (db *DB) StartJob(ctx context.Context, id string, at time.Time) (*showroom.
 }
 
 // SucceedJob implements showroom.JobStore.
-func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job, complete func(tx *sql.Tx) error) error {
+func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) error {
 	return db.tx(ctx, func(tx *sql.Tx) error {
 		var status string
 		if err := tx.QueryRowContext(ctx, `SELECT status FROM jobs WHERE id = ?`, j.ID).Scan(&status); err != nil {
 			return notFound(err, showroom.EJobNotFound, "job %s not found", j.ID)
 		}
 		if status == string(showroom.JobSucceeded) || status == string(showroom.JobFailed) {
-			return complete(tx) // finished before: nothing to record or charge again
+			return nil // finished before: nothing to record or charge again
 		}
 		if j.Cost > 0 {
 			// Charge only a finite balance that covers the cost; NULL is
@@ -189,7 +189,7 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job, complete func(tx 
 				}
 				if credits.Valid { // finite and short: the balance fell while the job ran
 					return db.failJobTx(ctx, tx, j.ID, &showroom.JobError{Code: showroom.EInsufficientCredits,
-						Message: "the balance no longer covers this configuration's cost"}, j.Timings, j.FinishedAt, complete)
+						Message: "the balance no longer covers this configuration's cost"}, j.Timings, j.FinishedAt)
 				}
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO credit_charges (job_id, company_id, configuration, amount, created_at)
@@ -197,29 +197,22 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job, complete func(tx 
 				return err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET status = 'succeeded', result_key = ?, result_type = ?, result_size = ?,
+		_, err := tx.ExecContext(ctx, `UPDATE jobs SET status = 'succeeded', result_key = ?, result_type = ?, result_size = ?,
 			timings = ?, finished_at = ?, error_code = '', error_message = '' WHERE id = ?`,
-			j.ResultKey, j.ResultType, j.ResultSize, encodeTimings(j.Timings), ms(j.FinishedAt), j.ID); err != nil {
-			return err
-		}
-		return complete(tx)
+			j.ResultKey, j.ResultType, j.ResultSize, encodeTimings(j.Timings), ms(j.FinishedAt), j.ID)
+		return err
 	})
 }
 
 // FailJob implements showroom.JobStore.
-func (db *DB) FailJob(ctx context.Context, id string, jerr *showroom.JobError, timings []showroom.Timing, at time.Time, complete func(tx *sql.Tx) error) error {
-	return db.tx(ctx, func(tx *sql.Tx) error { return db.failJobTx(ctx, tx, id, jerr, timings, at, complete) })
+func (db *DB) FailJob(ctx context.Context, id string, jerr *showroom.JobError, timings []showroom.Timing, at time.Time) error {
+	return db.tx(ctx, func(tx *sql.Tx) error { return db.failJobTx(ctx, tx, id, jerr, timings, at) })
 }
 
-func (db *DB) failJobTx(ctx context.Context, tx *sql.Tx, id string, jerr *showroom.JobError, timings []showroom.Timing, at time.Time, complete func(tx *sql.Tx) error) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE jobs SET status = 'failed', error_code = ?, error_message = ?, timings = ?, finished_at = ?
-		WHERE id = ? AND status IN ('queued', 'running')`, jerr.Code, jerr.Message, encodeTimings(timings), ms(at), id); err != nil {
-		return err
-	}
-	if complete == nil {
-		return nil
-	}
-	return complete(tx)
+func (db *DB) failJobTx(ctx context.Context, tx *sql.Tx, id string, jerr *showroom.JobError, timings []showroom.Timing, at time.Time) error {
+	_, err := tx.ExecContext(ctx, `UPDATE jobs SET status = 'failed', error_code = ?, error_message = ?, timings = ?, finished_at = ?
+		WHERE id = ? AND status IN ('queued', 'running')`, jerr.Code, jerr.Message, encodeTimings(timings), ms(at), id)
+	return err
 }
 
 // CountActiveJobs implements showroom.JobStore.

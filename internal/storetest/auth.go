@@ -1,5 +1,5 @@
 // Package storetest is the conformance suite every implementation of
-// Showroom's storage interfaces must pass: SQLite now, PostgreSQL next. An
+// Showroom's storage interfaces must pass, SQLite and PostgreSQL alike. An
 // implementation's own test calls these functions with a constructor that
 // returns a fresh, empty store.
 package storetest

@@ -1,16 +1,14 @@
-package queue
+package river
 
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -41,10 +39,6 @@ func (w *processWorker) Work(ctx context.Context, rj *river.Job[processArgs]) (e
 			q.erred.Store(rj.ID, struct{}{}) // River retries it: see NextRetry
 		}
 	}()
-	complete := func(tx *sql.Tx) error {
-		_, err := river.JobCompleteTx[*riversqlite.Driver](ctx, tx, rj)
-		return err
-	}
 	j, err := q.store.StartJob(ctx, rj.Args.JobID, time.Now())
 	if showroom.ErrorCode(err) == showroom.EJobNotFound {
 		return river.JobCancel(err) // removed by retention while queued
@@ -56,7 +50,7 @@ func (w *processWorker) Work(ctx context.Context, rj *river.Job[processArgs]) (e
 	}
 	if rj.Attempt > q.cfg.MaxAttempts {
 		// The last run never reported back: its process crashed or was
-		// stopped. River's extra attempt is for recording that.
+		// stopped. The attempt after the last is for recording that.
 		q.log.ErrorContext(ctx, "job failed: its last attempt did not finish", "job", j.ID, "attempts", q.cfg.MaxAttempts, "errors", len(rj.Errors))
 		return w.record(ctx, j, &showroom.JobError{Code: showroom.EInternal, Message: "the photo could not be processed"}, 0, errors.New("attempts exhausted"))
 	}
@@ -89,7 +83,10 @@ func (w *processWorker) Work(ctx context.Context, rj *river.Job[processArgs]) (e
 	if err := q.blobs.Put(ctx, j.ResultKey, bytes.NewReader(out.Image)); err != nil {
 		return err
 	}
-	if err := q.store.SucceedJob(ctx, j, complete); err != nil {
+	// River marks its row completed when Work returns. A crash before that
+	// runs the job again, and StartJob then finds it finished: recorded and
+	// charged once.
+	if err := q.store.SucceedJob(ctx, j); err != nil {
 		return err
 	}
 	if fin, err := q.store.FindJob(context.WithoutCancel(ctx), 0, j.ID); err == nil {
@@ -146,7 +143,7 @@ func (w *processWorker) fail(ctx context.Context, rj *river.Job[processArgs], j 
 // and tells River not to try again.
 func (w *processWorker) record(ctx context.Context, j *showroom.Job, jerr *showroom.JobError, d time.Duration, err error) error {
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	if ferr := w.q.store.FailJob(context.WithoutCancel(ctx), j.ID, jerr, nil, now, nil); ferr != nil {
+	if ferr := w.q.store.FailJob(context.WithoutCancel(ctx), j.ID, jerr, nil, now); ferr != nil {
 		return ferr
 	}
 	j.Status = showroom.JobFailed
@@ -216,7 +213,7 @@ func (q *Queue) Wait(ctx context.Context, companyID int64, id string) (*showroom
 // run, a running one here is stopped.
 func (q *Queue) Cancel(ctx context.Context, id string) error {
 	err := q.store.FailJob(ctx, id, &showroom.JobError{Code: showroom.ECancelled,
-		Message: "the client went away before the result was ready"}, nil, time.Now().UTC(), nil)
+		Message: "the client went away before the result was ready"}, nil, time.Now().UTC())
 	q.mu.Lock()
 	if cancel, ok := q.cancels[id]; ok {
 		cancel()

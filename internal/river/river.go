@@ -1,15 +1,16 @@
-// Package queue runs processing jobs on River: every run, synchronous ones
-// too, is a River job in the same database as Showroom's own job records,
-// executed by a fixed number of workers. A full queue is refused, a job
-// whose worker died is retried, and a result is recorded and charged once.
-package queue
+// Package river runs processing jobs on River (riverqueue.com): every run,
+// synchronous ones too, is a River job in the same database as Showroom's
+// own job records, inserted by the job store in the transaction that admits
+// the job (Enqueuer) and executed by a fixed number of workers. A full
+// queue is refused, a job whose worker died is retried, and a result is
+// recorded and charged once. It works on any River driver: riversqlite for
+// the embedded database, riverpgxv5 for PostgreSQL.
+package river
 
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,8 +20,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
-	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/rivertype"
 	"github.com/showroom/showroom/internal/showroom"
 )
@@ -41,7 +41,8 @@ type Config struct {
 	// RescueAfter is when a job left running by a dead worker is retried; it
 	// must exceed JobTimeout.
 	RescueAfter time.Duration
-	// MaxAttempts bounds retries of a job that fails for an internal reason.
+	// MaxAttempts bounds retries of a job that fails for an internal reason
+	// (below 25, River's own bound: riverAttempts).
 	MaxAttempts int
 	// Retention is how long finished jobs and their results are kept.
 	Retention time.Duration
@@ -87,8 +88,8 @@ func (c Config) Validate() error {
 		return errors.New("queue: a company's share of the queue must be from 1 to the queue length (0: half of it)")
 	case c.JobTimeout <= 0 || c.RescueAfter <= c.JobTimeout:
 		return errors.New("queue: the job timeout must be positive and the rescue delay longer than it")
-	case c.MaxAttempts < 1:
-		return errors.New("queue: max attempts must be at least 1")
+	case c.MaxAttempts < 1 || c.MaxAttempts >= riverAttempts:
+		return fmt.Errorf("queue: max attempts must be from 1 to %d", riverAttempts-1)
 	case c.Retention <= 0 || c.PollInterval <= 0:
 		return errors.New("queue: retention and poll interval must be positive")
 	}
@@ -126,7 +127,7 @@ type Queue struct {
 	run     Runner
 	log     *slog.Logger
 	observe Observer
-	client  *river.Client[*sql.Tx]
+	client  client
 
 	running atomic.Int64
 	// erred holds the River ids of jobs whose attempt just returned an
@@ -137,32 +138,28 @@ type Queue struct {
 	cancels map[string]context.CancelFunc // of runs executing here
 }
 
-// New makes a queue over db (the SQLite database that also holds store's
-// tables) and applies River's migrations.
-func New(ctx context.Context, cfg Config, db *sql.DB, store showroom.JobStore, blobs Blobs, run Runner, log *slog.Logger, observe Observer) (*Queue, error) {
+// client is the part of River's generic client a Queue uses once it is
+// made, whatever the driver's transaction type.
+type client interface {
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
+	StopAndCancel(ctx context.Context) error
+}
+
+// New makes a queue whose River client runs on driver, over the same
+// database as store (which enqueues the jobs, and whose migrate step has
+// applied River's migrations: Migrate).
+func New[TTx any](cfg Config, driver riverdriver.Driver[TTx], store showroom.JobStore, blobs Blobs, run Runner, log *slog.Logger, observe Observer) (*Queue, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
-	}
-	driver := riversqlite.New(db)
-	migrator, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: quiet(log)})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return nil, fmt.Errorf("queue migrations: %w", err)
 	}
 	q := &Queue{cfg: cfg, store: store, blobs: blobs, run: run, log: log, observe: observe, waiters: map[string]chan struct{}{}, cancels: map[string]context.CancelFunc{}}
 	rc := &river.Config{
 		Logger:               quiet(log),
 		JobTimeout:           cfg.JobTimeout,
 		RescueStuckJobsAfter: cfg.RescueAfter,
-		// One attempt more than runs are allowed: when a run's process dies
-		// or stops during the last one, River would otherwise drop the job
-		// with its record left "running" for good. The extra attempt only
-		// records the failure (processWorker.Work).
-		MaxAttempts:       cfg.MaxAttempts + 1,
-		FetchPollInterval: cfg.PollInterval,
-		FetchCooldown:     min(cfg.PollInterval, 100*time.Millisecond),
+		FetchPollInterval:    cfg.PollInterval,
+		FetchCooldown:        min(cfg.PollInterval, 100*time.Millisecond),
 	}
 	if cfg.RetryBackoff > 0 {
 		rc.RetryPolicy = fixedRetry(cfg.RetryBackoff)
@@ -179,9 +176,11 @@ func New(ctx context.Context, cfg Config, db *sql.DB, store showroom.JobStore, b
 			}, &river.PeriodicJobOpts{RunOnStart: true}),
 		}
 	}
-	if q.client, err = river.NewClient(driver, rc); err != nil {
+	c, err := river.NewClient(driver, rc)
+	if err != nil {
 		return nil, err
 	}
+	q.client = c
 	return q, nil
 }
 
@@ -245,38 +244,17 @@ func (q *Queue) admission() showroom.Admission {
 	return showroom.Admission{MaxQueued: q.cfg.MaxQueued, CompanyShare: share}
 }
 
-type processArgs struct {
-	JobID string `json:"job_id"`
-}
-
-func (processArgs) Kind() string { return "showroom_process" }
-
-// Submission is a photo to run through a configuration.
-type Submission struct {
-	Company    *showroom.Company
-	User       string
-	Name       string          // configuration name
-	Processors json.RawMessage // the configuration's processors
-	Cost       int64
-	Format     string
-	Quality    int
-	Photo      io.Reader // the photo's bytes, already size-limited by the caller
-}
-
 func newJobID() string {
 	b := make([]byte, 16)
 	rand.Read(b)
 	return hex.EncodeToString(b)
 }
 
-// Submit stores the photo and enqueues a job for it; the job and River's row
-// are written in one transaction. A full queue, or a company that has its
-// share of it already, answers SERVICE_OVERLOADED, a short balance
-// INSUFFICIENT_CREDITS, both before any work. The job's River priority is
-// its place in the fair order between companies (showroom.JobPriority):
-// River takes available jobs by priority before age, on SQLite and
-// PostgreSQL alike, so a company's first job overtakes another's backlog.
-func (q *Queue) Submit(ctx context.Context, s Submission) (*showroom.Job, error) {
+// Submit stores the photo and a job for it, which the store enqueues in the
+// same transaction. A full queue, or a company that has its share of it
+// already, answers SERVICE_OVERLOADED, a short balance
+// INSUFFICIENT_CREDITS, both before any work.
+func (q *Queue) Submit(ctx context.Context, s showroom.Submission) (*showroom.Job, error) {
 	j := &showroom.Job{
 		ID:            newJobID(),
 		CompanyID:     s.Company.ID,
@@ -300,11 +278,7 @@ func (q *Queue) Submit(ctx context.Context, s Submission) (*showroom.Job, error)
 	if err := q.blobs.Put(ctx, j.InputKey, s.Photo); err != nil {
 		return nil, err
 	}
-	err := q.store.CreateJob(ctx, j, q.admission(), func(tx *sql.Tx) error {
-		_, err := q.client.InsertTx(ctx, tx, processArgs{JobID: j.ID}, &river.InsertOpts{Priority: j.Priority})
-		return err
-	})
-	if err != nil {
+	if err := q.store.CreateJob(ctx, j, q.admission()); err != nil {
 		q.blobs.Delete(context.WithoutCancel(ctx), j.InputKey)
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package queue_test
+package river_test
 
 import (
 	"bytes"
@@ -19,16 +19,15 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/blob"
-	"github.com/showroom/showroom/internal/queue"
+	"github.com/showroom/showroom/internal/river"
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/sqlite"
 )
 
 // invert is a real, small runner: it decodes the PNG photo and encodes its
 // negative. Its behaviour for a test is chosen by the configuration name;
 // "held" waits until held is closed.
-func invert(calls *atomic.Int32, held <-chan struct{}) queue.Runner {
-	return func(ctx context.Context, j *showroom.Job, photo []byte) (*queue.Output, error) {
+func invert(calls *atomic.Int32, held <-chan struct{}) river.Runner {
+	return func(ctx context.Context, j *showroom.Job, photo []byte) (*river.Output, error) {
 		calls.Add(1)
 		switch j.Configuration {
 		case "held":
@@ -59,13 +58,13 @@ func invert(calls *atomic.Int32, held <-chan struct{}) queue.Runner {
 		}
 		var buf bytes.Buffer
 		png.Encode(&buf, out)
-		return &queue.Output{Image: buf.Bytes(), MediaType: "image/png", Timings: []showroom.Timing{{Name: "invert", Duration: time.Millisecond}}}, nil
+		return &river.Output{Image: buf.Bytes(), MediaType: "image/png", Timings: []showroom.Timing{{Name: "invert", Duration: time.Millisecond}}}, nil
 	}
 }
 
 type fixture struct {
-	q     *queue.Queue
-	db    *sqlite.DB
+	q     *river.Queue
+	db    *testDB
 	blobs *blob.Local
 	co    *showroom.Company
 	calls atomic.Int32
@@ -75,15 +74,11 @@ type fixture struct {
 	started []string // the job of each run, in the order they started
 }
 
-func newFixture(t *testing.T, cfg queue.Config) *fixture {
+func newFixture(t *testing.T, on backend, cfg river.Config) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := on.open(t)
 	blobs, err := blob.NewLocal(filepath.Join(dir, "blobs"))
 	if err != nil {
 		t.Fatal(err)
@@ -91,13 +86,13 @@ func newFixture(t *testing.T, cfg queue.Config) *fixture {
 	f := &fixture{db: db, blobs: blobs, held: make(chan struct{})}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	run := invert(&f.calls, f.held)
-	recorded := func(ctx context.Context, j *showroom.Job, photo []byte) (*queue.Output, error) {
+	recorded := func(ctx context.Context, j *showroom.Job, photo []byte) (*river.Output, error) {
 		f.mu.Lock()
 		f.started = append(f.started, j.ID)
 		f.mu.Unlock()
 		return run(ctx, j, photo)
 	}
-	f.q, err = queue.New(ctx, cfg, db.SQL(), db, blobs, recorded, log, queue.Observer{})
+	f.q, err = db.newQueue(cfg, blobs, recorded, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,8 +111,8 @@ func newFixture(t *testing.T, cfg queue.Config) *fixture {
 	return f
 }
 
-func testConfig() queue.Config {
-	cfg := queue.DefaultConfig()
+func testConfig() river.Config {
+	cfg := river.DefaultConfig()
 	cfg.PollInterval = 20 * time.Millisecond
 	cfg.RetryBackoff = 10 * time.Millisecond
 	return cfg
@@ -143,7 +138,7 @@ func (f *fixture) submit(t *testing.T, config string, cost int64) (*showroom.Job
 
 // submitFor submits a job of company c.
 func (f *fixture) submitFor(c *showroom.Company, config string, cost int64) (*showroom.Job, error) {
-	return f.q.Submit(context.Background(), queue.Submission{
+	return f.q.Submit(context.Background(), showroom.Submission{
 		Company: c, User: "alice", Name: config, Cost: cost,
 		Processors: json.RawMessage(`[{"processorName":"DetectCarMaskProcessor"}]`), Photo: bytes.NewReader(photo()),
 	})
@@ -191,8 +186,10 @@ func (f *fixture) waitFor(t *testing.T, c *showroom.Company, id string) *showroo
 	return j
 }
 
-func TestRunAndCharge(t *testing.T) {
-	f := newFixture(t, testConfig())
+func TestRunAndCharge(t *testing.T) { onBoth(t, testRunAndCharge) }
+
+func testRunAndCharge(t *testing.T, on backend) {
+	f := newFixture(t, on, testConfig())
 	ten := int64(10)
 	f.db.SetCredits(context.Background(), f.co.ID, &ten)
 	j, err := f.submit(t, "ok", 3)
@@ -227,8 +224,10 @@ func TestRunAndCharge(t *testing.T) {
 	}
 }
 
-func TestClientErrorFailsAtOnce(t *testing.T) {
-	f := newFixture(t, testConfig())
+func TestClientErrorFailsAtOnce(t *testing.T) { onBoth(t, testClientErrorFailsAtOnce) }
+
+func testClientErrorFailsAtOnce(t *testing.T, on backend) {
+	f := newFixture(t, on, testConfig())
 	j, _ := f.submit(t, "nocar", 1)
 	done := f.wait(t, j.ID)
 	if done.Status != showroom.JobFailed || done.Error == nil || done.Error.Code != showroom.ENoCarDetected {
@@ -246,10 +245,12 @@ func TestClientErrorFailsAtOnce(t *testing.T) {
 	}
 }
 
-func TestInternalErrorIsRetried(t *testing.T) {
+func TestInternalErrorIsRetried(t *testing.T) { onBoth(t, testInternalErrorIsRetried) }
+
+func testInternalErrorIsRetried(t *testing.T, on backend) {
 	cfg := testConfig()
 	cfg.MaxAttempts = 3
-	f := newFixture(t, cfg)
+	f := newFixture(t, on, cfg)
 	j, _ := f.submit(t, "broken", 1)
 	done := f.wait(t, j.ID)
 	if done.Status != showroom.JobFailed || done.Error.Code != showroom.EInternal || done.Attempts != 3 {
@@ -263,12 +264,14 @@ func TestInternalErrorIsRetried(t *testing.T) {
 	}
 }
 
-func TestQueueBound(t *testing.T) {
+func TestQueueBound(t *testing.T) { onBoth(t, testQueueBound) }
+
+func testQueueBound(t *testing.T, on backend) {
 	cfg := testConfig()
 	cfg.Work = false // nothing runs: jobs stay queued
 	cfg.MaxQueued = 2
 	cfg.CompanyShare = 2 // the whole queue: this is about its length
-	f := newFixture(t, cfg)
+	f := newFixture(t, on, cfg)
 	for range 2 {
 		if _, err := f.submit(t, "ok", 0); err != nil {
 			t.Fatal(err)
@@ -284,8 +287,10 @@ func TestQueueBound(t *testing.T) {
 	}
 }
 
-func TestCancelRunningJob(t *testing.T) {
-	f := newFixture(t, testConfig())
+func TestCancelRunningJob(t *testing.T) { onBoth(t, testCancelRunningJob) }
+
+func testCancelRunningJob(t *testing.T, on backend) {
+	f := newFixture(t, on, testConfig())
 	j, _ := f.submit(t, "slow", 1)
 	for {
 		got, _ := f.db.FindJob(context.Background(), f.co.ID, j.ID)
@@ -314,8 +319,10 @@ func TestCancelRunningJob(t *testing.T) {
 	}
 }
 
-func TestCleanup(t *testing.T) {
-	f := newFixture(t, testConfig())
+func TestCleanup(t *testing.T) { onBoth(t, testCleanup) }
+
+func testCleanup(t *testing.T, on backend) {
+	f := newFixture(t, on, testConfig())
 	j, _ := f.submit(t, "ok", 0)
 	done := f.wait(t, j.ID)
 	if err := f.q.Cleanup(context.Background(), time.Now().Add(time.Hour)); err != nil {
@@ -334,12 +341,14 @@ func TestCleanup(t *testing.T) {
 // TestCompanyShare: a company that floods the queue is refused at its
 // share, with the 503 that says so, while another company is still
 // admitted until the queue is full.
-func TestCompanyShare(t *testing.T) {
+func TestCompanyShare(t *testing.T) { onBoth(t, testCompanyShare) }
+
+func testCompanyShare(t *testing.T, on backend) {
 	cfg := testConfig()
 	cfg.Work = false // nothing runs: jobs stay queued
 	cfg.MaxQueued = 6
 	cfg.CompanyShare = 4
-	f := newFixture(t, cfg)
+	f := newFixture(t, on, cfg)
 	beta := f.company(t, "beta")
 	for i := range 4 {
 		if _, err := f.submit(t, "ok", 0); err != nil {
@@ -366,11 +375,13 @@ func TestCompanyShare(t *testing.T) {
 
 // TestDefaultCompanyShare: without a share set, a company gets half the
 // queue.
-func TestDefaultCompanyShare(t *testing.T) {
+func TestDefaultCompanyShare(t *testing.T) { onBoth(t, testDefaultCompanyShare) }
+
+func testDefaultCompanyShare(t *testing.T, on backend) {
 	cfg := testConfig()
 	cfg.Work = false
 	cfg.MaxQueued = 4
-	f := newFixture(t, cfg)
+	f := newFixture(t, on, cfg)
 	for i := range 2 {
 		if _, err := f.submit(t, "ok", 0); err != nil {
 			t.Fatalf("job %d: %v", i+1, err)
@@ -384,12 +395,14 @@ func TestDefaultCompanyShare(t *testing.T) {
 // TestFairOrder: while one company's backlog waits, another company's job
 // runs next, not behind the whole backlog; the flooding company's own jobs
 // keep their order.
-func TestFairOrder(t *testing.T) {
+func TestFairOrder(t *testing.T) { onBoth(t, testFairOrder) }
+
+func testFairOrder(t *testing.T, on backend) {
 	cfg := testConfig()
 	cfg.Workers = 1
 	cfg.MaxQueued = 16
 	cfg.CompanyShare = 8
-	f := newFixture(t, cfg)
+	f := newFixture(t, on, cfg)
 	beta := f.company(t, "beta")
 	// acme's first job holds the one worker while the rest queue up.
 	first, err := f.submit(t, "held", 0)
@@ -436,12 +449,14 @@ func TestFairOrder(t *testing.T) {
 
 // TestAdmissionBurst: a parallel burst of submissions from two companies
 // admits exactly the queue's length, no company beyond its share.
-func TestAdmissionBurst(t *testing.T) {
+func TestAdmissionBurst(t *testing.T) { onBoth(t, testAdmissionBurst) }
+
+func testAdmissionBurst(t *testing.T, on backend) {
 	cfg := testConfig()
 	cfg.Work = false
 	cfg.MaxQueued = 6
 	cfg.CompanyShare = 4
-	f := newFixture(t, cfg)
+	f := newFixture(t, on, cfg)
 	beta := f.company(t, "beta")
 	var admitted [2]atomic.Int32
 	var wg sync.WaitGroup
@@ -474,12 +489,14 @@ func TestAdmissionBurst(t *testing.T) {
 // (its process died mid-run) ends failed when River rescues it, instead
 // of keeping its record "running" for good, and with it a place in the
 // queue and in its company's share.
-func TestLastAttemptInterrupted(t *testing.T) {
+func TestLastAttemptInterrupted(t *testing.T) { onBoth(t, testLastAttemptInterrupted) }
+
+func testLastAttemptInterrupted(t *testing.T, on backend) {
 	cfg := testConfig()
 	cfg.MaxAttempts = 1
 	cfg.JobTimeout = time.Second
 	cfg.RescueAfter = 2 * time.Second
-	f := newFixture(t, cfg)
+	f := newFixture(t, on, cfg)
 	j, _ := f.submit(t, "slow", 1)
 	f.waitRunning(t, j.ID)
 	f.crash(t, j.ID)
@@ -526,16 +543,15 @@ func (f *fixture) crash(t *testing.T, id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	f.q.Stop(ctx)
 	cancel()
-	if _, err := f.db.SQL().Exec("UPDATE river_job SET state = 'running', attempt = 1, attempted_at = ? WHERE kind = 'showroom_process' AND json_extract(args, '$.job_id') = ?",
-		time.Now().UTC().Add(-time.Hour).Format("2006-01-02 15:04:05.000"), id); err != nil {
+	if err := f.db.crashed(id); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // takeOver starts another queue on f's database, as another process.
-func (f *fixture) takeOver(t *testing.T, cfg queue.Config, run queue.Runner) *queue.Queue {
+func (f *fixture) takeOver(t *testing.T, cfg river.Config, run river.Runner) *river.Queue {
 	t.Helper()
-	next, err := queue.New(context.Background(), cfg, f.db.SQL(), f.db, f.blobs, run, slog.New(slog.NewTextHandler(io.Discard, nil)), queue.Observer{})
+	next, err := f.db.newQueue(cfg, f.blobs, run, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -555,12 +571,14 @@ func (f *fixture) takeOver(t *testing.T, cfg queue.Config, run queue.Runner) *qu
 // a killed worker's job finish last, its client waiting minutes). The
 // later jobs are other companies' first, so the fair order ranks them all
 // alike and only the place in line decides.
-func TestRescuedJobKeepsItsPlace(t *testing.T) {
+func TestRescuedJobKeepsItsPlace(t *testing.T) { onBoth(t, testRescuedJobKeepsItsPlace) }
+
+func testRescuedJobKeepsItsPlace(t *testing.T, on backend) {
 	cfg := testConfig()
 	cfg.Workers = 1
 	cfg.JobTimeout = 20 * time.Second // longer than a run waits below
 	cfg.RescueAfter = 21 * time.Second
-	f := newFixture(t, cfg)
+	f := newFixture(t, on, cfg)
 	first, _ := f.submit(t, "held", 0)
 	f.waitRunning(t, first.ID)
 	var later []string
@@ -580,7 +598,7 @@ func TestRescuedJobKeepsItsPlace(t *testing.T) {
 	var mu sync.Mutex
 	var order []string
 	run := invert(&f.calls, f.held)
-	f.takeOver(t, cfg, func(ctx context.Context, j *showroom.Job, photo []byte) (*queue.Output, error) {
+	f.takeOver(t, cfg, func(ctx context.Context, j *showroom.Job, photo []byte) (*river.Output, error) {
 		mu.Lock()
 		order = append(order, j.ID)
 		mu.Unlock()
@@ -588,9 +606,7 @@ func TestRescuedJobKeepsItsPlace(t *testing.T) {
 		// when the first is due again, rescued: the next pick is between
 		// the rescued job and the rest of the line.
 		for deadline := time.Now().Add(15 * time.Second); j.ID != first.ID && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			var state string
-			f.db.SQL().QueryRow("SELECT state FROM river_job WHERE json_extract(args, '$.job_id') = ?", first.ID).Scan(&state)
-			if state != "running" && state != "retryable" { // due again, or done
+			if state := f.db.riverState(first.ID); state != "running" && state != "retryable" { // due again, or done
 				break
 			}
 		}
@@ -610,5 +626,30 @@ func TestRescuedJobKeepsItsPlace(t *testing.T) {
 	defer mu.Unlock()
 	if want := append([]string{later[0], first.ID}, later[1:]...); !slices.Equal(order, want) {
 		t.Errorf("runs after the rescue: %v, want the rescued job next: %v", order, want)
+	}
+}
+
+// TestConfigValidate: settings that cannot work are refused before a
+// queue is made; MaxAttempts must stay below River's own bound, else a
+// job whose process keeps dying would be dropped by River with its record
+// left running.
+func TestConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(*river.Config)
+		ok     bool
+	}{
+		{"defaults", func(*river.Config) {}, true},
+		{"no workers", func(c *river.Config) { c.Workers = 0 }, false},
+		{"no attempts", func(c *river.Config) { c.MaxAttempts = 0 }, false},
+		{"most attempts", func(c *river.Config) { c.MaxAttempts = 24 }, true},
+		{"River's own bound", func(c *river.Config) { c.MaxAttempts = 25 }, false},
+		{"rescue before timeout", func(c *river.Config) { c.RescueAfter = c.JobTimeout }, false},
+	} {
+		cfg := river.DefaultConfig()
+		tc.change(&cfg)
+		if err := cfg.Validate(); (err == nil) != tc.ok {
+			t.Errorf("%s: Validate = %v, want ok %v", tc.name, err, tc.ok)
+		}
 	}
 }

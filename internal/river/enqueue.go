@@ -1,0 +1,70 @@
+package river
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/showroom/showroom/internal/showroom"
+)
+
+// processArgs is a processing job's River row: the Showroom job it runs.
+type processArgs struct {
+	JobID string `json:"job_id"`
+}
+
+func (processArgs) Kind() string { return "showroom_process" }
+
+// riverAttempts is how many attempts River allows a processing job. The
+// worker, not River, decides when a job has failed for good (after
+// Config.MaxAttempts runs, or on the attempt after a run that never
+// reported back: processWorker.Work), so River's bound only has to lie
+// beyond any MaxAttempts: it is there for an attempt that cannot even
+// record its failure, say while the database is away.
+const riverAttempts = 25
+
+// Enqueuer puts processing jobs into River's tables inside a store's own
+// transaction: a store calls Enqueue where it admits a job, so that the
+// job's record and River's row commit, or roll back, together. TTx is the
+// transaction type of River's driver for the store's database (*sql.Tx
+// with riversqlite, pgx.Tx with riverpgxv5).
+type Enqueuer[TTx any] struct {
+	client *river.Client[TTx]
+}
+
+// NewEnqueuer returns an Enqueuer on driver. Its River client only inserts:
+// it has no workers and never fetches.
+func NewEnqueuer[TTx any](driver riverdriver.Driver[TTx]) (*Enqueuer[TTx], error) {
+	c, err := river.NewClient(driver, &river.Config{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, fmt.Errorf("river client: %w", err)
+	}
+	return &Enqueuer[TTx]{client: c}, nil
+}
+
+// Enqueue inserts j's River job in tx. Its River priority is the job's
+// place in the fair order between companies (showroom.JobPriority): River
+// takes available jobs by priority before age, on SQLite and PostgreSQL
+// alike, so a company's first job overtakes another's backlog.
+func (e *Enqueuer[TTx]) Enqueue(ctx context.Context, tx TTx, j *showroom.Job) error {
+	_, err := e.client.InsertTx(ctx, tx, processArgs{JobID: j.ID},
+		&river.InsertOpts{Priority: j.Priority, MaxAttempts: riverAttempts})
+	return err
+}
+
+// Migrate applies River's own migrations on driver's database. Stores run
+// it in their migrate step, after their own migrations, so that one step
+// readies the database for the service and its queue.
+func Migrate[TTx any](ctx context.Context, driver riverdriver.Driver[TTx]) error {
+	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("river migrations: %w", err)
+	}
+	return nil
+}
