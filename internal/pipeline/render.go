@@ -334,13 +334,16 @@ func (s *Scene) foreground() *image.NRGBA {
 	fg := image.NewNRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
 	g := s.workGrid()
 	choke := matteChoke()
-	fr, bk := localMeans(g)
+	// Only the car's box is sampled, one cell more for the bilinear
+	// footprint.
+	fr, bk, at := localMeans(g, g.toWork(b).Inset(-1))
+	ox, oy := float64(at.X), float64(at.Y)
 	imaging.Parallel(b.Dy(), func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			src := s.Photo.Pix[(b.Min.Y+y)*s.Photo.Stride+4*b.Min.X:]
 			m := s.Matte.Pix[(b.Min.Y+y)*s.Matte.Stride+b.Min.X:]
 			dst := fg.Pix[y*fg.Stride:]
-			wy := (float64(b.Min.Y+y) + 0.5) * g.sy
+			wy := (float64(b.Min.Y+y)+0.5)*g.sy - oy
 			for x := range b.Dx() {
 				a := m[x]
 				d := dst[4*x : 4*x+4 : 4*x+4]
@@ -356,7 +359,7 @@ func (s *Scene) foreground() *image.NRGBA {
 					continue
 				}
 				al := float32(a) / 255
-				wx := (float64(b.Min.X+x) + 0.5) * g.sx
+				wx := (float64(b.Min.X+x)+0.5)*g.sx - ox
 				var f, fh, bh [3]float32
 				var toF, toB float32
 				for c := range 3 {
@@ -380,21 +383,32 @@ func (s *Scene) foreground() *image.NRGBA {
 
 // localMeans returns the local mean car colour and the local mean
 // background colour on the working grid, each spread over the other's
-// area so an edge pixel finds both.
-func localMeans(g *workGrid) (fg, bg [3]plane) {
+// area so an edge pixel finds both. They cover the cells of need and as
+// many around them as the blurs reach, so that those of need are what
+// blurring the whole grid would give (but for rounding); the planes' cell
+// (0,0) is the grid's cell at.
+func localMeans(g *workGrid, need image.Rectangle) (fg, bg [3]plane, at image.Point) {
 	r := max(g.w/200, 2)
-	wa, wb := newPlane(g.w, g.h), newPlane(g.w, g.h)
-	for i, m := range g.matte.p {
-		// Only clearly car or clearly background pixels vote: the soft
-		// edge itself is the mixture being solved.
-		wa.p[i] = float32(smoothstep(0.7, 0.95, float64(m)))
-		wb.p[i] = float32(1 - smoothstep(0.05, 0.3, float64(m)))
-	}
+	// Two passes of the background's radius 2r.
+	area := need.Inset(-4 * r).Intersect(image.Rect(0, 0, g.w, g.h))
+	w, h := area.Dx(), area.Dy()
+	wa, wb := newPlane(w, h), newPlane(w, h)
 	for c := range 3 {
-		fg[c], bg[c] = newPlane(g.w, g.h), newPlane(g.w, g.h)
-		for i, v := range g.rgb[c].p {
-			fg[c].p[i] = v * wa.p[i]
-			bg[c].p[i] = v * wb.p[i]
+		fg[c], bg[c] = newPlane(w, h), newPlane(w, h)
+	}
+	for y := range h {
+		src := (area.Min.Y+y)*g.w + area.Min.X
+		for x := range w {
+			i, m := y*w+x, float64(g.matte.p[src+x])
+			// Only clearly car or clearly background pixels vote: the
+			// soft edge itself is the mixture being solved.
+			wa.p[i] = float32(smoothstep(0.7, 0.95, m))
+			wb.p[i] = float32(1 - smoothstep(0.05, 0.3, m))
+			for c := range 3 {
+				v := g.rgb[c].p[src+x]
+				fg[c].p[i] = v * wa.p[i]
+				bg[c].p[i] = v * wb.p[i]
+			}
 		}
 	}
 	// Eight independent blurs: spread over the cores.
@@ -423,7 +437,7 @@ func localMeans(g *workGrid) (fg, bg [3]plane) {
 			bg[c].p[i] /= max(wb.p[i], 1e-4)
 		}
 	}
-	return fg, bg
+	return fg, bg, area.Min
 }
 
 // canvasArea returns the canvas pixels over the photo rectangle r under the
