@@ -29,6 +29,14 @@ func (p plane) sample(x, y float64) float32 {
 	}
 	x0, y0 := int(math.Floor(x)), int(math.Floor(y))
 	fx, fy := float32(x-float64(x0)), float32(y-float64(y0))
+	if x0 >= 0 && y0 >= 0 && x0+1 < p.w && y0+1 < p.h {
+		// All four samples inside, the common case: no check each.
+		i := y0*p.w + x0
+		top, bottom := p.p[i:i+2:i+2], p.p[i+p.w:i+p.w+2:i+p.w+2]
+		a := top[0] + (top[1]-top[0])*fx
+		b := bottom[0] + (bottom[1]-bottom[0])*fx
+		return a + (b-a)*fy
+	}
 	at := func(x, y int) float32 {
 		if x < 0 || y < 0 || x >= p.w || y >= p.h {
 			return 0

@@ -68,14 +68,36 @@ func Render(s *Scene) (*image.NRGBA, bool) {
 	case BackgroundNone:
 		flat = []byte{0, 0, 0, 0}
 	}
+	// Where neither the shadow nor the car covers a flat background
+	// inside their areas, the pixel is the background as composited: the
+	// same every time.
+	var bare [4]byte
+	bareOpaque := putPremultiplied(bare[:], bg.r, bg.g, bg.b, bg.a)
 
-	imaging.Parallel(H, func(lo, hi int) {
+	imaging.ParallelUneven(H, 16, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			row := out.Pix[y*out.Stride : y*out.Stride+4*W]
+			// Only the row's span over the car's or the shadow's area is
+			// sampled; a flat background is filled in by copy around it.
+			x0, x1 := 0, W
+			if flat != nil {
+				x0, x1 = W, 0
+				for _, a := range []image.Rectangle{carArea, shadowArea} {
+					if y >= a.Min.Y && y < a.Max.Y {
+						x0, x1 = min(x0, max(a.Min.X, 0)), max(x1, min(a.Max.X, W))
+					}
+				}
+				x1 = max(x0, x1)
+				fill(row[:4*x0], flat)
+				fill(row[4*x1:], flat)
+				if flat[3] < 255 && (x0 > 0 || x1 < W) {
+					transparent[y] = true
+				}
+			}
 			cy := float64(y) + 0.5
-			px := o.X + 0.5*dxx + cy*dyx
-			py := o.Y + 0.5*dxy + cy*dyy
-			for x := range W {
+			for x := x0; x < x1; x++ {
+				cx := float64(x) + 0.5
+				px, py := o.X+cx*dxx+cy*dyx, o.Y+cx*dxy+cy*dyy
 				inCar := car != nil && x >= carArea.Min.X && x < carArea.Max.X && y >= carArea.Min.Y && y < carArea.Max.Y
 				inShadow := shadowOp > 0 && x >= shadowArea.Min.X && x < shadowArea.Max.X && y >= shadowArea.Min.Y && y < shadowArea.Max.Y
 				if flat != nil && !inCar && !inShadow {
@@ -83,16 +105,16 @@ func Render(s *Scene) (*image.NRGBA, bool) {
 					if flat[3] < 255 {
 						transparent[y] = true
 					}
-					px += dxx
-					py += dxy
 					continue
 				}
 				// Background, premultiplied linear.
 				br, bgc, bb, ba := bg.at(s, x, y, px, py)
+				covered := false
 				if inShadow {
 					if d := s.Shadow.sample(px*gsx, py*gsy) * shadowOp * floorRow[y]; d > 0 {
 						k := 1 - d
 						br, bgc, bb, ba = br*k, bgc*k, bb*k, ba*k+d
+						covered = true
 					}
 				}
 				if inCar {
@@ -107,23 +129,19 @@ func Render(s *Scene) (*image.NRGBA, bool) {
 						}
 						k := 1 - ca
 						br, bgc, bb, ba = cr+br*k, cg+bgc*k, cb+bb*k, ca+ba*k
+						covered = true
 					}
 				}
 				p := row[4*x : 4*x+4 : 4*x+4]
-				if ba <= 0.5/255 {
-					p[0], p[1], p[2], p[3] = 0, 0, 0, 0
-					transparent[y] = true
+				opaque := bareOpaque
+				if flat != nil && !covered {
+					copy(p, bare[:])
 				} else {
-					inv := 1 / ba
-					p[0], p[1], p[2] = linearToSRGB(br*inv), linearToSRGB(bgc*inv), linearToSRGB(bb*inv)
-					a := uint8(math.Round(float64(min(ba, 1)) * 255))
-					p[3] = a
-					if a < 255 {
-						transparent[y] = true
-					}
+					opaque = putPremultiplied(p, br, bgc, bb, ba)
 				}
-				px += dxx
-				py += dxy
+				if !opaque {
+					transparent[y] = true
+				}
 			}
 		}
 	})
@@ -138,6 +156,30 @@ func Render(s *Scene) (*image.NRGBA, bool) {
 		hasAlpha = hasAlpha || t
 	}
 	return out, hasAlpha
+}
+
+// putPremultiplied writes the premultiplied linear colour (r, g, b, a) as
+// one straight-alpha sRGB pixel and reports whether it is opaque.
+func putPremultiplied(p []uint8, r, g, b, a float32) bool {
+	if a <= 0.5/255 {
+		p[0], p[1], p[2], p[3] = 0, 0, 0, 0
+		return false
+	}
+	inv := 1 / a
+	p[0], p[1], p[2] = linearToSRGB(r*inv), linearToSRGB(g*inv), linearToSRGB(b*inv)
+	p[3] = uint8(math.Round(float64(min(a, 1)) * 255))
+	return p[3] == 255
+}
+
+// fill writes the pixel px over and over into b.
+func fill(b, px []byte) {
+	if len(b) == 0 {
+		return
+	}
+	copy(b, px)
+	for n := len(px); n < len(b); n *= 2 {
+		copy(b[n:], b[:n])
+	}
 }
 
 // floorWeights returns, for each canvas row, how much of a shadow is drawn
@@ -261,26 +303,43 @@ func sampleNRGBA(img *image.NRGBA, x, y float64, clampEdge bool) (r, g, b, a flo
 	}
 	x0, y0 := int(math.Floor(x)), int(math.Floor(y))
 	fx, fy := float32(x-float64(x0)), float32(y-float64(y0))
-	add := func(ix, iy int, wt float32) {
-		if wt == 0 || ix < 0 || iy < 0 || ix >= w || iy >= h {
-			return
-		}
-		p := img.Pix[iy*img.Stride+4*ix:]
-		if p[3] == 0 {
-			return
-		}
-		pa := float32(p[3]) / 255 * wt
+	add := func(p []uint8, wt float32) {
+		// A transparent or zero-weight tap adds zeros: no branch.
+		pa := unitBytes[p[3]] * wt
 		r += srgbToLinear[p[0]] * pa
 		g += srgbToLinear[p[1]] * pa
 		b += srgbToLinear[p[2]] * pa
 		a += pa
 	}
-	add(x0, y0, (1-fx)*(1-fy))
-	add(x0+1, y0, fx*(1-fy))
-	add(x0, y0+1, (1-fx)*fy)
-	add(x0+1, y0+1, fx*fy)
+	if x0 >= 0 && y0 >= 0 && x0+1 < w && y0+1 < h {
+		// All four taps inside, the common case: no tap needs a check.
+		i := y0*img.Stride + 4*x0
+		top, bottom := img.Pix[i:i+8:i+8], img.Pix[i+img.Stride:i+img.Stride+8:i+img.Stride+8]
+		add(top[0:4], (1-fx)*(1-fy))
+		add(top[4:8], fx*(1-fy))
+		add(bottom[0:4], (1-fx)*fy)
+		add(bottom[4:8], fx*fy)
+		return
+	}
+	at := func(ix, iy int, wt float32) {
+		if ix >= 0 && iy >= 0 && ix < w && iy < h {
+			add(img.Pix[iy*img.Stride+4*ix:], wt)
+		}
+	}
+	at(x0, y0, (1-fx)*(1-fy))
+	at(x0+1, y0, fx*(1-fy))
+	at(x0, y0+1, (1-fx)*fy)
+	at(x0+1, y0+1, fx*fy)
 	return
 }
+
+// unitBytes maps a byte to 0..1.
+var unitBytes = func() (t [256]float32) {
+	for i := range t {
+		t[i] = float32(i) / 255
+	}
+	return t
+}()
 
 // shrinkNRGBA reduces img by the integer factor k, averaging premultiplied
 // linear colour over each k×k block.
