@@ -238,23 +238,29 @@ func newWorkGrid(photo *image.NRGBA, matte *image.Gray) *workGrid {
 	if matte != nil {
 		g.matte = newPlane(w, h)
 	}
+	// Cell x averages photo columns cols[x] to cols[x+1]-1 (and rows
+	// likewise): worked out once, not with two divisions a cell.
+	cols, rows := cellBounds(W, w), cellBounds(H, h)
 	imaging.Parallel(h, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
-			y0, y1 := y*H/h, max((y+1)*H/h, y*H/h+1)
+			y0, y1 := rows[y], rows[y+1]
 			for x := range w {
-				x0, x1 := x*W/w, max((x+1)*W/w, x*W/w+1)
-				var r, gg, b, m float32
+				x0, x1 := cols[x], cols[x+1]
+				var r, gg, b float32
+				// The matte's bytes are summed as integers: the same sum
+				// a float would reach (it is exact up to 2²⁴), without a
+				// float addition's latency for each.
+				m := 0
 				for yy := y0; yy < y1; yy++ {
-					row := photo.Pix[yy*photo.Stride:]
-					for xx := x0; xx < x1; xx++ {
-						r += srgbToLinear[row[4*xx]]
-						gg += srgbToLinear[row[4*xx+1]]
-						b += srgbToLinear[row[4*xx+2]]
+					row := photo.Pix[yy*photo.Stride+4*x0 : yy*photo.Stride+4*x1]
+					for xx := 0; xx+3 < len(row); xx += 4 {
+						r += srgbToLinear[row[xx]]
+						gg += srgbToLinear[row[xx+1]]
+						b += srgbToLinear[row[xx+2]]
 					}
 					if matte != nil {
-						mrow := matte.Pix[yy*matte.Stride:]
-						for xx := x0; xx < x1; xx++ {
-							m += float32(mrow[xx])
+						for _, v := range matte.Pix[yy*matte.Stride+x0 : yy*matte.Stride+x1] {
+							m += int(v)
 						}
 					}
 				}
@@ -263,12 +269,22 @@ func newWorkGrid(photo *image.NRGBA, matte *image.Gray) *workGrid {
 				g.rgb[0].p[i], g.rgb[1].p[i], g.rgb[2].p[i] = r*inv, gg*inv, b*inv
 				g.lum.p[i] = (0.2126*r + 0.7152*gg + 0.0722*b) * inv
 				if matte != nil {
-					g.matte.p[i] = m * inv / 255
+					g.matte.p[i] = float32(m) * inv / 255
 				}
 			}
 		}
 	})
 	return g
+}
+
+// cellBounds returns where each of n cells starts on a line of N ≥ n
+// pixels, and N at the end: cell i covers pixels i·N/n up to (i+1)·N/n.
+func cellBounds(N, n int) []int {
+	b := make([]int, n+1)
+	for i := range b {
+		b[i] = i * N / n
+	}
+	return b
 }
 
 // toWork maps a photo rectangle onto the working grid, rounding outwards.
