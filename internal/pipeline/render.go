@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/showroom/showroom/internal/imaging"
+	"github.com/showroom/showroom/internal/vision"
 )
 
 // Render composes the scene into one image at full resolution: the
@@ -20,7 +21,8 @@ import (
 // neighbours when sampled.
 func Render(s *Scene) (*image.NRGBA, bool) {
 	W, H := s.Canvas.X, s.Canvas.Y
-	out := image.NewNRGBA(image.Rect(0, 0, W, H))
+	// Every pixel is written below: the canvas may be a recycled buffer.
+	out := vision.NewNRGBA(W, H)
 	car := s.carSource()
 	bg := s.backgroundSource()
 	var glassT, glassB float32
@@ -145,11 +147,16 @@ func Render(s *Scene) (*image.NRGBA, bool) {
 			}
 		}
 	})
+	if car != nil {
+		car.release()
+	}
 	for _, p := range s.Posters {
 		drawPoster(out, p)
 	}
 	if s.Output != nil {
+		canvas := out
 		out = resizeCanvas(out, *s.Output)
+		vision.Recycle(canvas)
 	}
 	hasAlpha := false
 	for _, t := range transparent {
@@ -270,12 +277,21 @@ func (s *Scene) carSource() *carLayer {
 	l.glass = s.Glass
 	if k := int(1 / s.Place.scale()); k >= 2 {
 		l.img = shrinkNRGBA(fg, k)
+		vision.Recycle(fg)
 		l.k = float64(k)
 		if l.glass != nil {
 			l.glass = shrinkGray(l.glass, k)
 		}
 	}
 	return l
+}
+
+// release hands the car's full-resolution pixels back for a later photo
+// once the car is drawn.
+func (l *carLayer) release() {
+	if l.k == 1 {
+		vision.Recycle(l.img)
+	}
 }
 
 func (l *carLayer) sample(px, py float64) (r, g, b, a float32) {
@@ -390,7 +406,8 @@ func putLinear(p []uint8, r, g, b, a, n float32) {
 // fusion, with the local means taken on the working grid).
 func (s *Scene) foreground() *image.NRGBA {
 	b := s.Box
-	fg := image.NewNRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	// Every pixel is written below: a recycled buffer will do.
+	fg := vision.NewNRGBA(b.Dx(), b.Dy())
 	g := s.workGrid()
 	choke := matteChoke()
 	// Only the car's box is sampled, one cell more for the bilinear
@@ -410,6 +427,7 @@ func (s *Scene) foreground() *image.NRGBA {
 				// the camera saw); the drawn alpha is choked.
 				d[3] = choke[a]
 				if d[3] == 0 {
+					d[0], d[1], d[2] = 0, 0, 0
 					continue
 				}
 				sp := src[4*x : 4*x+3 : 4*x+3]
