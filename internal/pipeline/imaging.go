@@ -86,6 +86,9 @@ func (p plane) boxBlurXY(rx, ry int) {
 // would, so the result is the same to the bit.
 func (p plane) blurPass(rx, ry int) {
 	w, h := p.w, p.h
+	if w == 0 || h == 0 {
+		return
+	}
 	row := func(y int) []float32 { return p.p[y*w : (y+1)*w] }
 	if ry < 1 {
 		if rx >= 1 {
