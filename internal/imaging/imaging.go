@@ -8,6 +8,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Taps are the input samples and weights of one output sample of a 1-D
@@ -60,6 +61,32 @@ func Parallel(n int, f func(lo, hi int)) {
 	for i := range k {
 		lo, hi := n*i/k, n*(i+1)/k
 		wg.Go(func() { f(lo, hi) })
+	}
+	wg.Wait()
+}
+
+// ParallelUneven runs f over [0,n) like Parallel, for passes whose rows
+// differ in cost (a car in the middle of a canvas, its shadow below it):
+// bands of grain rows go to one goroutine per CPU as each finishes, so no
+// core waits idle while another still has the expensive rows.
+func ParallelUneven(n, grain int, f func(lo, hi int)) {
+	k := min(runtime.GOMAXPROCS(0), (n+grain-1)/grain)
+	if k <= 1 {
+		f(0, n)
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range k {
+		wg.Go(func() {
+			for {
+				lo := int(next.Add(int64(grain))) - grain
+				if lo >= n {
+					return
+				}
+				f(lo, min(lo+grain, n))
+			}
+		})
 	}
 	wg.Wait()
 }

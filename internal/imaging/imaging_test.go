@@ -38,16 +38,22 @@ func TestResampleTaps(t *testing.T) {
 }
 
 func TestParallelCoversEveryRowOnce(t *testing.T) {
-	for _, n := range []int{0, 1, 63, 64, 1000} {
-		seen := make([]atomic.Int32, n)
-		Parallel(n, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				seen[i].Add(1)
-			}
-		})
-		for i := range seen {
-			if c := seen[i].Load(); c != 1 {
-				t.Fatalf("n=%d: row %d visited %d times", n, i, c)
+	for name, parallel := range map[string]func(int, func(lo, hi int)){
+		"Parallel":          Parallel,
+		"ParallelUneven/1":  func(n int, f func(lo, hi int)) { ParallelUneven(n, 1, f) },
+		"ParallelUneven/16": func(n int, f func(lo, hi int)) { ParallelUneven(n, 16, f) },
+	} {
+		for _, n := range []int{0, 1, 15, 16, 17, 63, 64, 1000} {
+			seen := make([]atomic.Int32, n)
+			parallel(n, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					seen[i].Add(1)
+				}
+			})
+			for i := range seen {
+				if c := seen[i].Load(); c != 1 {
+					t.Fatalf("%s, n=%d: row %d visited %d times", name, n, i, c)
+				}
 			}
 		}
 	}

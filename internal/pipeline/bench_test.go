@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/showroom/showroom/internal/vision"
 )
@@ -151,4 +152,68 @@ func BenchmarkProcessors12MP(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkDefaultWhite12MP runs the whole of default_white on the 12 MP
+// photo through Engine.Run, as the service does, and reports each stage's
+// mean time and the work outside the model against the model's own time in
+// the same runs (issue 13's yardstick: 1.0 would be the model alone). One
+// warm-up run first, so the recycled buffers are there as in a running
+// service.
+func BenchmarkDefaultWhite12MP(b *testing.B) {
+	data, err := os.ReadFile(largePhoto)
+	if err != nil {
+		b.Skipf("large test photo not available (%v); see /work/shared/testdata/large", err)
+	}
+	dir := os.Getenv("SHOWROOM_MODEL_DIR")
+	if dir == "" {
+		dir = vision.DefaultModelDir()
+	}
+	var model time.Duration
+	cfg := vision.DefaultConfig(dir)
+	cfg.ObserveInference = func(_ string, d time.Duration) { model += d }
+	seg, err := vision.New(cfg)
+	if err != nil {
+		b.Skipf("segmentation model not available (%v); run make models", err)
+	}
+	b.Cleanup(func() { seg.Close() })
+	e, err := NewEngine(EngineConfig{Segmenter: seg, Content: &BuiltinContent{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	conf, _ := PredefinedConfiguration("default_white")
+	req := Request{Company: SystemCompany, Processors: conf.Processors, Photo: data}
+	if _, err := e.Run(context.Background(), req); err != nil {
+		b.Fatal(err)
+	}
+	stages := map[string]time.Duration{}
+	var order []string
+	model = 0
+	start := time.Now()
+	for b.Loop() {
+		res, err := e.Run(context.Background(), req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, t := range res.Timings {
+			if _, ok := stages[t.Name]; !ok {
+				order = append(order, t.Name)
+			}
+			stages[t.Name] += t.Duration
+		}
+	}
+	total := time.Since(start)
+	n := float64(b.N)
+	ms := func(d time.Duration) float64 { return float64(d) / n / 1e6 }
+	for _, name := range order {
+		d, unit := stages[name], name+"-ms"
+		if name == DetectCarMask {
+			// The matte's own work: preprocess, cleanup, refine.
+			d, unit = d-model, "mask-work-ms"
+		}
+		b.ReportMetric(ms(d), unit)
+	}
+	b.ReportMetric(ms(model), "model-ms")
+	b.ReportMetric(ms(total-model), "outside-ms")
+	b.ReportMetric(float64(total)/float64(model), "x-model")
 }

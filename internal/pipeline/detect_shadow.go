@@ -325,5 +325,5 @@ func smooth1D(v []float32, r int) {
 	if len(v) == 0 {
 		return
 	}
-	blur1D(v, 1, len(v), r, make([]float32, len(v)))
+	blurRow(v, slices.Clone(v), r)
 }

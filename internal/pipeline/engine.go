@@ -194,11 +194,14 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 	img, hasAlpha := Render(s)
 	lap("render")
 	res.Image, res.MediaType, err = encode(img, hasAlpha, req.Format, req.Quality)
+	res.Width, res.Height = img.Rect.Dx(), img.Rect.Dy()
+	// The encoder keeps no reference to the canvas: its buffer can serve
+	// the next photo (a fresh one costs page faults, see vision.NewNRGBA).
+	vision.Recycle(img)
 	if err != nil {
 		return nil, err
 	}
 	lap("encode")
-	res.Width, res.Height = img.Rect.Dx(), img.Rect.Dy()
 	return res, nil
 }
 

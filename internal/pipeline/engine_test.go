@@ -14,6 +14,7 @@ import (
 	"github.com/davidbyttow/govips/v2/vips"
 
 	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/vision"
 )
 
 // everyProcessor is a configuration using each processor once.
@@ -261,5 +262,35 @@ func TestRunConcurrently(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestRenderOnRecycledBuffers renders scenes whose canvas and car layer
+// come from buffers an earlier photo left dirty: every pixel must be
+// written, so the result is the same as on fresh ones.
+func TestRenderOnRecycledBuffers(t *testing.T) {
+	car := testCar(t)
+	e := newTestEngine(t, &fakeSegmenter{car: car}, mapContent{})
+	for _, steps := range [][]Step{
+		{det()},
+		{det(), {"processorName": DetectCarShadow}, {"processorName": SemiTransparentWindows, "windowTransparency": 0.5},
+			{"processorName": CleanBackground, "enableShadow": true, "color": "#FFFFFF"}, {"processorName": PlaceCar, "background": "#FFFFFF"}},
+		{det(), {"processorName": PlaceCar, "background": "#EEEEEE", "carWidth": 0.3}},
+	} {
+		s := scene(t, e, car, steps...)
+		first, firstAlpha := Render(s)
+		want := slices.Clone(first.Pix)
+		// Dirty and hand back the canvas, and a car layer's worth more.
+		for _, img := range []*image.NRGBA{first, vision.NewNRGBA(s.Box.Dx(), s.Box.Dy())} {
+			for i := range img.Pix {
+				img.Pix[i] = uint8(i*7 + 3)
+			}
+			vision.Recycle(img)
+		}
+		again, againAlpha := Render(s)
+		if !bytes.Equal(again.Pix, want) || againAlpha != firstAlpha {
+			t.Errorf("%s: the render on recycled buffers differs", stepsJSONTest(t, steps...))
+		}
+		vision.Recycle(again)
 	}
 }

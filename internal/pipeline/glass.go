@@ -182,6 +182,14 @@ func sampleGray(g *image.Gray, x, y float64) float32 {
 	}
 	ix, iy := int(x+1)-1, int(y+1)-1 // floor, for x, y >= -1
 	fx, fy := float32(x-float64(ix)), float32(y-float64(iy))
+	if ix >= r.Min.X && iy >= r.Min.Y && ix+1 < r.Max.X && iy+1 < r.Max.Y {
+		// All four samples inside, the common case: no check each.
+		i := (iy-r.Min.Y)*g.Stride + ix - r.Min.X
+		top, bottom := g.Pix[i:i+2:i+2], g.Pix[i+g.Stride:i+g.Stride+2:i+g.Stride+2]
+		v0 := float32(top[0]) + (float32(top[1])-float32(top[0]))*fx
+		v1 := float32(bottom[0]) + (float32(bottom[1])-float32(bottom[0]))*fx
+		return (v0 + (v1-v0)*fy) / 255
+	}
 	at := func(x, y int) float32 {
 		if x < r.Min.X || y < r.Min.Y || x >= r.Max.X || y >= r.Max.Y {
 			return 0

@@ -29,6 +29,14 @@ func (p plane) sample(x, y float64) float32 {
 	}
 	x0, y0 := int(math.Floor(x)), int(math.Floor(y))
 	fx, fy := float32(x-float64(x0)), float32(y-float64(y0))
+	if x0 >= 0 && y0 >= 0 && x0+1 < p.w && y0+1 < p.h {
+		// All four samples inside, the common case: no check each.
+		i := y0*p.w + x0
+		top, bottom := p.p[i:i+2:i+2], p.p[i+p.w:i+p.w+2:i+p.w+2]
+		a := top[0] + (top[1]-top[0])*fx
+		b := bottom[0] + (bottom[1]-bottom[0])*fx
+		return a + (b-a)*fy
+	}
 	at := func(x, y int) float32 {
 		if x < 0 || y < 0 || x >= p.w || y >= p.h {
 			return 0
@@ -58,31 +66,88 @@ func (p plane) boxBlur(r int) {
 	if r < 1 {
 		return
 	}
-	tmp := make([]float32, max(p.w, p.h))
+	p.boxBlurXY(r, r)
+}
+
+// boxBlurXY blurs p in place with a box of radius rx across and ry down,
+// twice, edges clamped.
+func (p plane) boxBlurXY(rx, ry int) {
 	for range 2 {
-		for y := range p.h {
-			blur1D(p.p[y*p.w:(y+1)*p.w], 1, p.w, r, tmp)
+		p.blurPass(rx, ry)
+	}
+}
+
+// blurPass box-blurs p in place across with radius rx, then down with
+// radius ry (a radius below 1 skips that direction), edges clamped. Walking
+// down a column one sample at a time reads a plane's memory 4w bytes apart,
+// a cache miss per sample; instead the column sums advance a whole row at a
+// time, over a ring of the 2ry+2 rows the window spans, each blurred across
+// as it enters. The sums are added in the same order as a column walk
+// would, so the result is the same to the bit.
+func (p plane) blurPass(rx, ry int) {
+	w, h := p.w, p.h
+	if w == 0 || h == 0 {
+		return
+	}
+	row := func(y int) []float32 { return p.p[y*w : (y+1)*w] }
+	if ry < 1 {
+		if rx >= 1 {
+			tmp := make([]float32, w)
+			for y := range h {
+				copy(tmp, row(y))
+				blurRow(row(y), tmp, rx)
+			}
 		}
-		for x := range p.w {
-			blur1D(p.p[x:], p.w, p.h, r, tmp)
+		return
+	}
+	n := min(2*ry+2, h)
+	ring := make([]float32, n*w)
+	slot := func(y int) []float32 { return ring[(y%n)*w : (y%n+1)*w] }
+	loaded := -1
+	load := func(upTo int) {
+		for ; loaded < min(upTo, h-1); loaded++ {
+			if rx >= 1 {
+				blurRow(slot(loaded+1), row(loaded+1), rx)
+			} else {
+				copy(slot(loaded+1), row(loaded+1))
+			}
+		}
+	}
+	at := func(y int) []float32 { return slot(min(max(y, 0), h-1)) }
+	load(ry + 1)
+	sum := make([]float32, w)
+	for i := -ry; i <= ry; i++ {
+		for x, v := range at(i) {
+			sum[x] += v
+		}
+	}
+	inv := 1 / float32(2*ry+1)
+	for y := range h {
+		// Row y entered the ring before it is overwritten here, and
+		// every row the sums still need is in the ring.
+		load(y + ry + 1)
+		out, in, gone := row(y), at(y+ry+1), at(y-ry)
+		in, gone = in[:len(out)], gone[:len(out)]
+		for x := range out {
+			out[x] = sum[x] * inv
+			sum[x] += in[x] - gone[x]
 		}
 	}
 }
 
-// blur1D box-blurs n samples of s spaced by stride, with a running sum.
-func blur1D(s []float32, stride, n, r int, tmp []float32) {
-	for i := range n {
-		tmp[i] = s[i*stride]
-	}
-	clamp := func(i int) float32 { return tmp[min(max(i, 0), n-1)] }
+// blurRow writes to dst the box blur of src with radius r, edges clamped,
+// with a running sum.
+func blurRow(dst, src []float32, r int) {
+	n := len(src)
 	var sum float32
 	for i := -r; i <= r; i++ {
-		sum += clamp(i)
+		sum += src[min(max(i, 0), n-1)]
 	}
 	inv := 1 / float32(2*r+1)
-	for i := range n {
-		s[i*stride] = sum * inv
-		sum += clamp(i+r+1) - clamp(i-r)
+	dst = dst[:n]
+	for i := range dst {
+		dst[i] = sum * inv
+		sum += src[min(i+r+1, n-1)] - src[max(i-r, 0)]
 	}
 }
 
@@ -176,23 +241,29 @@ func newWorkGrid(photo *image.NRGBA, matte *image.Gray) *workGrid {
 	if matte != nil {
 		g.matte = newPlane(w, h)
 	}
+	// Cell x averages photo columns cols[x] to cols[x+1]-1 (and rows
+	// likewise): worked out once, not with two divisions a cell.
+	cols, rows := cellBounds(W, w), cellBounds(H, h)
 	imaging.Parallel(h, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
-			y0, y1 := y*H/h, max((y+1)*H/h, y*H/h+1)
+			y0, y1 := rows[y], rows[y+1]
 			for x := range w {
-				x0, x1 := x*W/w, max((x+1)*W/w, x*W/w+1)
-				var r, gg, b, m float32
+				x0, x1 := cols[x], cols[x+1]
+				var r, gg, b float32
+				// The matte's bytes are summed as integers: the same sum
+				// a float would reach (it is exact up to 2²⁴), without a
+				// float addition's latency for each.
+				m := 0
 				for yy := y0; yy < y1; yy++ {
-					row := photo.Pix[yy*photo.Stride:]
-					for xx := x0; xx < x1; xx++ {
-						r += srgbToLinear[row[4*xx]]
-						gg += srgbToLinear[row[4*xx+1]]
-						b += srgbToLinear[row[4*xx+2]]
+					row := photo.Pix[yy*photo.Stride+4*x0 : yy*photo.Stride+4*x1]
+					for xx := 0; xx+3 < len(row); xx += 4 {
+						r += srgbToLinear[row[xx]]
+						gg += srgbToLinear[row[xx+1]]
+						b += srgbToLinear[row[xx+2]]
 					}
 					if matte != nil {
-						mrow := matte.Pix[yy*matte.Stride:]
-						for xx := x0; xx < x1; xx++ {
-							m += float32(mrow[xx])
+						for _, v := range matte.Pix[yy*matte.Stride+x0 : yy*matte.Stride+x1] {
+							m += int(v)
 						}
 					}
 				}
@@ -201,12 +272,22 @@ func newWorkGrid(photo *image.NRGBA, matte *image.Gray) *workGrid {
 				g.rgb[0].p[i], g.rgb[1].p[i], g.rgb[2].p[i] = r*inv, gg*inv, b*inv
 				g.lum.p[i] = (0.2126*r + 0.7152*gg + 0.0722*b) * inv
 				if matte != nil {
-					g.matte.p[i] = m * inv / 255
+					g.matte.p[i] = float32(m) * inv / 255
 				}
 			}
 		}
 	})
 	return g
+}
+
+// cellBounds returns where each of n cells starts on a line of N ≥ n
+// pixels, and N at the end: cell i covers pixels i·N/n up to (i+1)·N/n.
+func cellBounds(N, n int) []int {
+	b := make([]int, n+1)
+	for i := range b {
+		b[i] = i * N / n
+	}
+	return b
 }
 
 // toWork maps a photo rectangle onto the working grid, rounding outwards.

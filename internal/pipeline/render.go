@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/showroom/showroom/internal/imaging"
+	"github.com/showroom/showroom/internal/vision"
 )
 
 // Render composes the scene into one image at full resolution: the
@@ -20,7 +21,8 @@ import (
 // neighbours when sampled.
 func Render(s *Scene) (*image.NRGBA, bool) {
 	W, H := s.Canvas.X, s.Canvas.Y
-	out := image.NewNRGBA(image.Rect(0, 0, W, H))
+	// Every pixel is written below: the canvas may be a recycled buffer.
+	out := vision.NewNRGBA(W, H)
 	car := s.carSource()
 	bg := s.backgroundSource()
 	var glassT, glassB float32
@@ -68,14 +70,36 @@ func Render(s *Scene) (*image.NRGBA, bool) {
 	case BackgroundNone:
 		flat = []byte{0, 0, 0, 0}
 	}
+	// Where neither the shadow nor the car covers a flat background
+	// inside their areas, the pixel is the background as composited: the
+	// same every time.
+	var bare [4]byte
+	bareOpaque := putPremultiplied(bare[:], bg.r, bg.g, bg.b, bg.a)
 
-	imaging.Parallel(H, func(lo, hi int) {
+	imaging.ParallelUneven(H, 16, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			row := out.Pix[y*out.Stride : y*out.Stride+4*W]
+			// Only the row's span over the car's or the shadow's area is
+			// sampled; a flat background is filled in by copy around it.
+			x0, x1 := 0, W
+			if flat != nil {
+				x0, x1 = W, 0
+				for _, a := range []image.Rectangle{carArea, shadowArea} {
+					if y >= a.Min.Y && y < a.Max.Y {
+						x0, x1 = min(x0, max(a.Min.X, 0)), max(x1, min(a.Max.X, W))
+					}
+				}
+				x1 = max(x0, x1)
+				fill(row[:4*x0], flat)
+				fill(row[4*x1:], flat)
+				if flat[3] < 255 && (x0 > 0 || x1 < W) {
+					transparent[y] = true
+				}
+			}
 			cy := float64(y) + 0.5
-			px := o.X + 0.5*dxx + cy*dyx
-			py := o.Y + 0.5*dxy + cy*dyy
-			for x := range W {
+			for x := x0; x < x1; x++ {
+				cx := float64(x) + 0.5
+				px, py := o.X+cx*dxx+cy*dyx, o.Y+cx*dxy+cy*dyy
 				inCar := car != nil && x >= carArea.Min.X && x < carArea.Max.X && y >= carArea.Min.Y && y < carArea.Max.Y
 				inShadow := shadowOp > 0 && x >= shadowArea.Min.X && x < shadowArea.Max.X && y >= shadowArea.Min.Y && y < shadowArea.Max.Y
 				if flat != nil && !inCar && !inShadow {
@@ -83,16 +107,16 @@ func Render(s *Scene) (*image.NRGBA, bool) {
 					if flat[3] < 255 {
 						transparent[y] = true
 					}
-					px += dxx
-					py += dxy
 					continue
 				}
 				// Background, premultiplied linear.
 				br, bgc, bb, ba := bg.at(s, x, y, px, py)
+				covered := false
 				if inShadow {
 					if d := s.Shadow.sample(px*gsx, py*gsy) * shadowOp * floorRow[y]; d > 0 {
 						k := 1 - d
 						br, bgc, bb, ba = br*k, bgc*k, bb*k, ba*k+d
+						covered = true
 					}
 				}
 				if inCar {
@@ -107,37 +131,62 @@ func Render(s *Scene) (*image.NRGBA, bool) {
 						}
 						k := 1 - ca
 						br, bgc, bb, ba = cr+br*k, cg+bgc*k, cb+bb*k, ca+ba*k
+						covered = true
 					}
 				}
 				p := row[4*x : 4*x+4 : 4*x+4]
-				if ba <= 0.5/255 {
-					p[0], p[1], p[2], p[3] = 0, 0, 0, 0
-					transparent[y] = true
+				opaque := bareOpaque
+				if flat != nil && !covered {
+					copy(p, bare[:])
 				} else {
-					inv := 1 / ba
-					p[0], p[1], p[2] = linearToSRGB(br*inv), linearToSRGB(bgc*inv), linearToSRGB(bb*inv)
-					a := uint8(math.Round(float64(min(ba, 1)) * 255))
-					p[3] = a
-					if a < 255 {
-						transparent[y] = true
-					}
+					opaque = putPremultiplied(p, br, bgc, bb, ba)
 				}
-				px += dxx
-				py += dxy
+				if !opaque {
+					transparent[y] = true
+				}
 			}
 		}
 	})
+	if car != nil {
+		car.release()
+	}
 	for _, p := range s.Posters {
 		drawPoster(out, p)
 	}
 	if s.Output != nil {
+		canvas := out
 		out = resizeCanvas(out, *s.Output)
+		vision.Recycle(canvas)
 	}
 	hasAlpha := false
 	for _, t := range transparent {
 		hasAlpha = hasAlpha || t
 	}
 	return out, hasAlpha
+}
+
+// putPremultiplied writes the premultiplied linear colour (r, g, b, a) as
+// one straight-alpha sRGB pixel and reports whether it is opaque.
+func putPremultiplied(p []uint8, r, g, b, a float32) bool {
+	if a <= 0.5/255 {
+		p[0], p[1], p[2], p[3] = 0, 0, 0, 0
+		return false
+	}
+	inv := 1 / a
+	p[0], p[1], p[2] = linearToSRGB(r*inv), linearToSRGB(g*inv), linearToSRGB(b*inv)
+	p[3] = uint8(math.Round(float64(min(a, 1)) * 255))
+	return p[3] == 255
+}
+
+// fill writes the pixel px over and over into b.
+func fill(b, px []byte) {
+	if len(b) == 0 {
+		return
+	}
+	copy(b, px)
+	for n := len(px); n < len(b); n *= 2 {
+		copy(b[n:], b[:n])
+	}
 }
 
 // floorWeights returns, for each canvas row, how much of a shadow is drawn
@@ -228,12 +277,21 @@ func (s *Scene) carSource() *carLayer {
 	l.glass = s.Glass
 	if k := int(1 / s.Place.scale()); k >= 2 {
 		l.img = shrinkNRGBA(fg, k)
+		vision.Recycle(fg)
 		l.k = float64(k)
 		if l.glass != nil {
 			l.glass = shrinkGray(l.glass, k)
 		}
 	}
 	return l
+}
+
+// release hands the car's full-resolution pixels back for a later photo
+// once the car is drawn.
+func (l *carLayer) release() {
+	if l.k == 1 {
+		vision.Recycle(l.img)
+	}
 }
 
 func (l *carLayer) sample(px, py float64) (r, g, b, a float32) {
@@ -261,26 +319,43 @@ func sampleNRGBA(img *image.NRGBA, x, y float64, clampEdge bool) (r, g, b, a flo
 	}
 	x0, y0 := int(math.Floor(x)), int(math.Floor(y))
 	fx, fy := float32(x-float64(x0)), float32(y-float64(y0))
-	add := func(ix, iy int, wt float32) {
-		if wt == 0 || ix < 0 || iy < 0 || ix >= w || iy >= h {
-			return
-		}
-		p := img.Pix[iy*img.Stride+4*ix:]
-		if p[3] == 0 {
-			return
-		}
-		pa := float32(p[3]) / 255 * wt
+	add := func(p []uint8, wt float32) {
+		// A transparent or zero-weight tap adds zeros: no branch.
+		pa := unitBytes[p[3]] * wt
 		r += srgbToLinear[p[0]] * pa
 		g += srgbToLinear[p[1]] * pa
 		b += srgbToLinear[p[2]] * pa
 		a += pa
 	}
-	add(x0, y0, (1-fx)*(1-fy))
-	add(x0+1, y0, fx*(1-fy))
-	add(x0, y0+1, (1-fx)*fy)
-	add(x0+1, y0+1, fx*fy)
+	if x0 >= 0 && y0 >= 0 && x0+1 < w && y0+1 < h {
+		// All four taps inside, the common case: no tap needs a check.
+		i := y0*img.Stride + 4*x0
+		top, bottom := img.Pix[i:i+8:i+8], img.Pix[i+img.Stride:i+img.Stride+8:i+img.Stride+8]
+		add(top[0:4], (1-fx)*(1-fy))
+		add(top[4:8], fx*(1-fy))
+		add(bottom[0:4], (1-fx)*fy)
+		add(bottom[4:8], fx*fy)
+		return
+	}
+	at := func(ix, iy int, wt float32) {
+		if ix >= 0 && iy >= 0 && ix < w && iy < h {
+			add(img.Pix[iy*img.Stride+4*ix:], wt)
+		}
+	}
+	at(x0, y0, (1-fx)*(1-fy))
+	at(x0+1, y0, fx*(1-fy))
+	at(x0, y0+1, (1-fx)*fy)
+	at(x0+1, y0+1, fx*fy)
 	return
 }
+
+// unitBytes maps a byte to 0..1.
+var unitBytes = func() (t [256]float32) {
+	for i := range t {
+		t[i] = float32(i) / 255
+	}
+	return t
+}()
 
 // shrinkNRGBA reduces img by the integer factor k, averaging premultiplied
 // linear colour over each k×k block.
@@ -331,16 +406,20 @@ func putLinear(p []uint8, r, g, b, a, n float32) {
 // fusion, with the local means taken on the working grid).
 func (s *Scene) foreground() *image.NRGBA {
 	b := s.Box
-	fg := image.NewNRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	// Every pixel is written below: a recycled buffer will do.
+	fg := vision.NewNRGBA(b.Dx(), b.Dy())
 	g := s.workGrid()
 	choke := matteChoke()
-	fr, bk := localMeans(g)
+	// Only the car's box is sampled, one cell more for the bilinear
+	// footprint.
+	fr, bk, at := localMeans(g, g.toWork(b).Inset(-1))
+	ox, oy := float64(at.X), float64(at.Y)
 	imaging.Parallel(b.Dy(), func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			src := s.Photo.Pix[(b.Min.Y+y)*s.Photo.Stride+4*b.Min.X:]
 			m := s.Matte.Pix[(b.Min.Y+y)*s.Matte.Stride+b.Min.X:]
 			dst := fg.Pix[y*fg.Stride:]
-			wy := (float64(b.Min.Y+y) + 0.5) * g.sy
+			wy := (float64(b.Min.Y+y)+0.5)*g.sy - oy
 			for x := range b.Dx() {
 				a := m[x]
 				d := dst[4*x : 4*x+4 : 4*x+4]
@@ -348,6 +427,7 @@ func (s *Scene) foreground() *image.NRGBA {
 				// the camera saw); the drawn alpha is choked.
 				d[3] = choke[a]
 				if d[3] == 0 {
+					d[0], d[1], d[2] = 0, 0, 0
 					continue
 				}
 				sp := src[4*x : 4*x+3 : 4*x+3]
@@ -356,7 +436,7 @@ func (s *Scene) foreground() *image.NRGBA {
 					continue
 				}
 				al := float32(a) / 255
-				wx := (float64(b.Min.X+x) + 0.5) * g.sx
+				wx := (float64(b.Min.X+x)+0.5)*g.sx - ox
 				var f, fh, bh [3]float32
 				var toF, toB float32
 				for c := range 3 {
@@ -380,21 +460,32 @@ func (s *Scene) foreground() *image.NRGBA {
 
 // localMeans returns the local mean car colour and the local mean
 // background colour on the working grid, each spread over the other's
-// area so an edge pixel finds both.
-func localMeans(g *workGrid) (fg, bg [3]plane) {
+// area so an edge pixel finds both. They cover the cells of need and as
+// many around them as the blurs reach, so that those of need are what
+// blurring the whole grid would give (but for rounding); the planes' cell
+// (0,0) is the grid's cell at.
+func localMeans(g *workGrid, need image.Rectangle) (fg, bg [3]plane, at image.Point) {
 	r := max(g.w/200, 2)
-	wa, wb := newPlane(g.w, g.h), newPlane(g.w, g.h)
-	for i, m := range g.matte.p {
-		// Only clearly car or clearly background pixels vote: the soft
-		// edge itself is the mixture being solved.
-		wa.p[i] = float32(smoothstep(0.7, 0.95, float64(m)))
-		wb.p[i] = float32(1 - smoothstep(0.05, 0.3, float64(m)))
-	}
+	// Two passes of the background's radius 2r.
+	area := need.Inset(-4 * r).Intersect(image.Rect(0, 0, g.w, g.h))
+	w, h := area.Dx(), area.Dy()
+	wa, wb := newPlane(w, h), newPlane(w, h)
 	for c := range 3 {
-		fg[c], bg[c] = newPlane(g.w, g.h), newPlane(g.w, g.h)
-		for i, v := range g.rgb[c].p {
-			fg[c].p[i] = v * wa.p[i]
-			bg[c].p[i] = v * wb.p[i]
+		fg[c], bg[c] = newPlane(w, h), newPlane(w, h)
+	}
+	for y := range h {
+		src := (area.Min.Y+y)*g.w + area.Min.X
+		for x := range w {
+			i, m := y*w+x, float64(g.matte.p[src+x])
+			// Only clearly car or clearly background pixels vote: the
+			// soft edge itself is the mixture being solved.
+			wa.p[i] = float32(smoothstep(0.7, 0.95, m))
+			wb.p[i] = float32(1 - smoothstep(0.05, 0.3, m))
+			for c := range 3 {
+				v := g.rgb[c].p[src+x]
+				fg[c].p[i] = v * wa.p[i]
+				bg[c].p[i] = v * wb.p[i]
+			}
 		}
 	}
 	// Eight independent blurs: spread over the cores.
@@ -423,7 +514,7 @@ func localMeans(g *workGrid) (fg, bg [3]plane) {
 			bg[c].p[i] /= max(wb.p[i], 1e-4)
 		}
 	}
-	return fg, bg
+	return fg, bg, area.Min
 }
 
 // canvasArea returns the canvas pixels over the photo rectangle r under the

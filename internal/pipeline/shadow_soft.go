@@ -30,24 +30,6 @@ func normalizedBlur(v, wt plane, rx, ry int) (avg, defined plane) {
 	return avg, defined
 }
 
-// boxBlurXY blurs p in place with a box of radius rx across and ry down,
-// twice, edges clamped.
-func (p plane) boxBlurXY(rx, ry int) {
-	tmp := make([]float32, max(p.w, p.h))
-	for range 2 {
-		if rx >= 1 {
-			for y := range p.h {
-				blur1D(p.p[y*p.w:(y+1)*p.w], 1, p.w, rx, tmp)
-			}
-		}
-		if ry >= 1 {
-			for x := range p.w {
-				blur1D(p.p[x:], p.w, p.h, ry, tmp)
-			}
-		}
-	}
-}
-
 // penumbraGrowth is how much a shadow's soft edge widens per pixel of
 // distance from the nearest tyre: the edge of a shadow is as soft as the
 // light is large seen from the floor there, and the further the floor is

@@ -7,14 +7,17 @@ import (
 )
 
 // Two free lists stand in for the heap where it is slowest: pixels for
-// photos, floats for the planes segmentation works on.
+// photos (and the images rendered from them), floats for the planes
+// segmentation works on.
 
-// pixels keeps the pixel buffers of photos their users are done with
-// (Recycle), for the next Decode. A fresh 48 MB buffer for a 12 MP photo
-// costs Go a zeroing pass and, on this VM, some 12,000 page faults: about
-// 90 ms, more than the JPEG decode itself. A recycled one is resident, and
-// the decoder overwrites every byte of it. Package state, like the heap it
-// stands in for; bounded, so it holds at most a few photos' worth.
+// pixels keeps the pixel buffers of photos and rendered images their users
+// are done with (Recycle), for the next Decode or NewNRGBA. A fresh 48 MB
+// buffer for a 12 MP photo costs Go a zeroing pass and, on this VM, some
+// 12,000 page faults: about 90 ms, more than the JPEG decode itself. A
+// recycled one is resident, and the decoder (or renderer) overwrites every
+// byte of it. Package state, like the heap it stands in for; bounded, so it
+// holds at most a few photos' worth: a photo, its canvas and its car
+// layer fit; with more workers the larger buffers are kept.
 var pixels struct {
 	sync.Mutex
 	free [][]byte
@@ -47,10 +50,15 @@ func newNRGBA(w, h int) *image.NRGBA {
 	return &image.NRGBA{Pix: pix, Stride: 4 * w, Rect: image.Rect(0, 0, w, h)}
 }
 
-// Recycle hands the pixels of img, a photo from Decode, back for a later
-// Decode. The caller must not use img, or anything sharing its pixels,
-// afterwards. Recycling is optional: an image never recycled is garbage
-// collected as usual.
+// NewNRGBA returns a w×h image for a caller that writes every pixel of it
+// (a rendered canvas): from the buffers Recycle keeps when one fits, so
+// its pixels are not zeroed.
+func NewNRGBA(w, h int) *image.NRGBA { return newNRGBA(w, h) }
+
+// Recycle hands the pixels of img, a photo from Decode or an image from
+// NewNRGBA, back for a later Decode or NewNRGBA. The caller must not use
+// img, or anything sharing its pixels, afterwards. Recycling is optional:
+// an image never recycled is garbage collected as usual.
 func Recycle(img *image.NRGBA) {
 	if img == nil || cap(img.Pix) == 0 {
 		return
