@@ -127,3 +127,20 @@ func TestFailedMigrationChangesNothing(t *testing.T) {
 		t.Errorf("after a failed migration %d of 001's tables and schema_migrations exist (%v), want none", tables, err)
 	}
 }
+
+func TestRateLimiter(t *testing.T) {
+	storetest.RateLimits(t, func(t *testing.T) showroom.RateLimiter { return newDB(t) })
+}
+
+// TestLimitsHoldAcrossProcesses: two DBs on one database are two api (or
+// worker) processes; the rate limit, the queue's bound and a company's
+// share, and the credits hold for both together.
+func TestLimitsHoldAcrossProcesses(t *testing.T) {
+	url := pgtest.URL(t)
+	t.Run("rate limit", func(t *testing.T) {
+		storetest.SharedRateLimits(t, func(t *testing.T) showroom.RateLimiter { return open(t, url) })
+	})
+	t.Run("jobs", func(t *testing.T) {
+		storetest.SharedJobs(t, func(t *testing.T) storetest.JobsStore { return open(t, url) })
+	})
+}

@@ -157,8 +157,8 @@ func (db *DB) StartJob(ctx context.Context, id string, at time.Time) (*showroom.
 }
 
 // SucceedJob implements showroom.JobStore.
-func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) error {
-	return db.tx(ctx, func(tx pgx.Tx) error {
+func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) (finished bool, err error) {
+	err = db.tx(ctx, func(tx pgx.Tx) error {
 		// The row stays locked to the end: two workers finishing the same
 		// job (one of them rescued) record and charge it once.
 		var status string
@@ -166,7 +166,7 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) error {
 			return notFound(err, showroom.EJobNotFound, "job %s not found", j.ID)
 		}
 		if status == string(showroom.JobSucceeded) || status == string(showroom.JobFailed) {
-			return nil // finished before: nothing to record or charge again
+			return nil // finished before: nothing to record, charge or count again
 		}
 		if j.Cost > 0 {
 			// Charge only a finite balance that covers the cost; NULL is
@@ -181,6 +181,7 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) error {
 					return err
 				}
 				if credits != nil { // finite and short: the balance fell while the job ran
+					finished = true
 					return failJobTx(ctx, tx, j.ID, &showroom.JobError{Code: showroom.EInsufficientCredits,
 						Message: "the balance no longer covers this configuration's cost"}, j.Timings, j.FinishedAt)
 				}
@@ -193,8 +194,10 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) error {
 		_, err := tx.Exec(ctx, `UPDATE jobs SET status = 'succeeded', result_key = $1, result_type = $2, result_size = $3,
 			timings = $4, finished_at = $5, error_code = '', error_message = '' WHERE id = $6`,
 			j.ResultKey, j.ResultType, j.ResultSize, encodeTimings(j.Timings), j.FinishedAt, j.ID)
+		finished = err == nil
 		return err
 	})
+	return finished && err == nil, err
 }
 
 // FailJob implements showroom.JobStore.

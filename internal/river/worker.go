@@ -86,8 +86,14 @@ func (w *processWorker) Work(ctx context.Context, rj *river.Job[processArgs]) (e
 	// River marks its row completed when Work returns. A crash before that
 	// runs the job again, and StartJob then finds it finished: recorded and
 	// charged once.
-	if err := q.store.SucceedJob(ctx, j); err != nil {
+	finished, err := q.store.SucceedJob(ctx, j)
+	if err != nil {
 		return err
+	}
+	if !finished {
+		// Another run of the job (a rescued one, while this slow one went
+		// on) recorded it first, and counted it.
+		return nil
 	}
 	if fin, err := q.store.FindJob(context.WithoutCancel(ctx), 0, j.ID); err == nil {
 		if fin.Status == showroom.JobSucceeded && q.observe.Charged != nil && j.Cost > 0 {

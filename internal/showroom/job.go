@@ -96,9 +96,13 @@ type JobStore interface {
 	StartJob(ctx context.Context, id string, at time.Time) (*Job, error)
 	// SucceedJob records the result and charges the job's cost, exactly once
 	// however often it is called (a run retried after a crash calls it
-	// again). When the balance no longer covers the cost it fails the job
-	// with EInsufficientCredits instead.
-	SucceedJob(ctx context.Context, j *Job) error
+	// again, and a rescued job may be run by two workers at once). When the
+	// balance no longer covers the cost it fails the job with
+	// EInsufficientCredits instead. finished reports whether this call
+	// finished the job, either way: false when an earlier call, or a
+	// failure or cancellation, had; only the call that finished it counts
+	// it in the metrics.
+	SucceedJob(ctx context.Context, j *Job) (finished bool, err error)
 	// FailJob records a failure of a job that has not finished.
 	FailJob(ctx context.Context, id string, jerr *JobError, timings []Timing, at time.Time) error
 	// CountActiveJobs counts queued and running jobs: of all companies, and

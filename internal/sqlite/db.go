@@ -45,6 +45,8 @@ type DB struct {
 	// row of each job CreateJob admits, in its transaction.
 	river   *riversqlite.Driver
 	enqueue *river.Enqueuer[*sql.Tx]
+	// rates holds the rate limits' token buckets (see TakeRate).
+	rates rateBuckets
 }
 
 // handle is the database handle with its writes' errors translated: a

@@ -165,14 +165,14 @@ func (db *DB) StartJob(ctx context.Context, id string, at time.Time) (*showroom.
 }
 
 // SucceedJob implements showroom.JobStore.
-func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) error {
-	return db.tx(ctx, func(tx *sql.Tx) error {
+func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) (finished bool, err error) {
+	err = db.tx(ctx, func(tx *sql.Tx) error {
 		var status string
 		if err := tx.QueryRowContext(ctx, `SELECT status FROM jobs WHERE id = ?`, j.ID).Scan(&status); err != nil {
 			return notFound(err, showroom.EJobNotFound, "job %s not found", j.ID)
 		}
 		if status == string(showroom.JobSucceeded) || status == string(showroom.JobFailed) {
-			return nil // finished before: nothing to record or charge again
+			return nil // finished before: nothing to record, charge or count again
 		}
 		if j.Cost > 0 {
 			// Charge only a finite balance that covers the cost; NULL is
@@ -188,6 +188,7 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) error {
 					return err
 				}
 				if credits.Valid { // finite and short: the balance fell while the job ran
+					finished = true
 					return db.failJobTx(ctx, tx, j.ID, &showroom.JobError{Code: showroom.EInsufficientCredits,
 						Message: "the balance no longer covers this configuration's cost"}, j.Timings, j.FinishedAt)
 				}
@@ -200,8 +201,10 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) error {
 		_, err := tx.ExecContext(ctx, `UPDATE jobs SET status = 'succeeded', result_key = ?, result_type = ?, result_size = ?,
 			timings = ?, finished_at = ?, error_code = '', error_message = '' WHERE id = ?`,
 			j.ResultKey, j.ResultType, j.ResultSize, encodeTimings(j.Timings), ms(j.FinishedAt), j.ID)
+		finished = err == nil
 		return err
 	})
+	return finished && err == nil, err
 }
 
 // FailJob implements showroom.JobStore.

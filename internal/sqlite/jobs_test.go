@@ -1,8 +1,11 @@
 package sqlite_test
 
 import (
+	"context"
+	"path/filepath"
 	"testing"
 
+	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/sqlite"
 	"github.com/showroom/showroom/internal/storetest"
 )
@@ -14,4 +17,24 @@ func TestJobStore(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+}
+
+func TestRateLimiter(t *testing.T) {
+	storetest.RateLimits(t, func(t *testing.T) showroom.RateLimiter { return newDB(t) })
+}
+
+// TestJobsSharedByProcesses: two DBs on one file are two processes (an
+// api and a worker beside it); the queue's bound and a company's share,
+// and the credits, hold for both together. The rate limit is not shared:
+// the embedded database keeps it in its one process's memory.
+func TestJobsSharedByProcesses(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "shared.db")
+	storetest.SharedJobs(t, func(t *testing.T) storetest.JobsStore {
+		db, err := sqlite.Open(context.Background(), file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	})
 }

@@ -238,9 +238,9 @@ func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore, breakQueue func(t
 		}
 		j.ResultKey, j.ResultType, j.FinishedAt = "out/j1", "image/png", now
 		j.Timings = []showroom.Timing{{Name: "decode", Duration: 1500 * time.Microsecond}}
-		for range 2 { // a retry after a crash calls it again
-			if err := s.SucceedJob(ctx, j); err != nil {
-				t.Fatal(err)
+		for i, want := range []bool{true, false} { // a retry after a crash calls it again
+			if finished, err := s.SucceedJob(ctx, j); err != nil || finished != want {
+				t.Fatalf("SucceedJob call %d: finished %v, %v; want %v", i+1, finished, err, want)
 			}
 		}
 		u, err := s.Usage(ctx, a.ID, 10)
@@ -262,8 +262,11 @@ func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore, breakQueue func(t
 		zero := int64(0)
 		s.SetCredits(ctx, a.ID, &zero)
 		k.FinishedAt = now
-		if err := s.SucceedJob(ctx, k); err != nil {
-			t.Fatal(err)
+		if finished, err := s.SucceedJob(ctx, k); err != nil || !finished {
+			t.Fatalf("SucceedJob with the balance short: finished %v, %v; want the job finished (failed)", finished, err)
+		}
+		if finished, err := s.SucceedJob(ctx, k); err != nil || finished {
+			t.Errorf("SucceedJob of a job failed for credits: finished %v, %v; want nothing done", finished, err)
 		}
 		if got, _ := s.FindJob(ctx, a.ID, "j2"); got.Status != showroom.JobFailed || got.Error == nil || got.Error.Code != showroom.EInsufficientCredits {
 			t.Errorf("job after the balance fell: %+v", got)
@@ -278,7 +281,7 @@ func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore, breakQueue func(t
 			t.Fatal(err)
 		}
 		j.FinishedAt = now
-		if err := s.SucceedJob(ctx, j); err != nil {
+		if _, err := s.SucceedJob(ctx, j); err != nil {
 			t.Fatal(err)
 		}
 		u, _ := s.Usage(ctx, a.ID, 10)
