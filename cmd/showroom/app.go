@@ -236,7 +236,8 @@ func processing(ctx context.Context, db *database, blobs blob.Store, lib *librar
 	m.WatchQueue(qu)
 	p = &httpapi.Processing{
 		Queue: qu, Jobs: db, Companies: db, Configs: lib,
-		MaxPhotoBytes: q.maxPhotoBytes, MaxPixels: e.maxPixels, RatePerMinute: float64(q.ratePerMinute), Burst: q.rateBurst,
+		MaxPhotoBytes: q.maxPhotoBytes, MaxPixels: e.maxPixels,
+		RateLimit: showroom.RateLimit{PerMinute: float64(q.ratePerMinute), Burst: q.rateBurst}, Limiter: db,
 	}
 	if warm != nil {
 		p.Ready = warm.ready

@@ -135,6 +135,7 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system, PublicURL: l.publicURL}, svc.Verifier(), db, log)
+	api.AddDependency("blobs", blobs.Reachable)
 	api.EnableProcessing(proc)
 	api.EnableLibrary(lib)
 	h, err := mf.withMetrics(ctx, httpapi.Combined(httpapi.NewAuthServer(svc, db, log), api), mx, log)
@@ -159,7 +160,7 @@ type metricsFlags struct {
 func (f *metricsFlags) register(fs *flagSet, role string) {
 	usage := "serve the Prometheus metrics on this address only (e.g. a private 127.0.0.1:9090), not at /metrics beside the API"
 	if role == "worker" {
-		usage = "serve this worker's Prometheus metrics at /metrics on this address (default: not served)"
+		usage = "serve the Prometheus metrics on this address only (e.g. a private 127.0.0.1:9090), not at /metrics beside /healthz and /readyz on --addr"
 	}
 	fs.String(&f.addr, "metrics-addr", "", usage)
 }
@@ -232,8 +233,11 @@ func stopWithin(d time.Duration, stop func(context.Context) error) error {
 	return stop(ctx)
 }
 
-// runWorker runs processing jobs without serving HTTP: the worker role of a
-// scaled-out deployment, beside 'showroom api' on the same database.
+// runWorker runs processing jobs: the worker role of a scaled-out
+// deployment, beside 'showroom api' on the same database. It serves no API,
+// only what its operator needs on --addr: /healthz, /readyz (the database,
+// the blob store, the model warmed up) and, unless --metrics-addr puts them
+// elsewhere, /metrics.
 func (m *Main) runWorker(ctx context.Context, args []string) error {
 	var c common
 	var e engineFlags
@@ -241,7 +245,7 @@ func (m *Main) runWorker(ctx context.Context, args []string) error {
 	var l libraryFlags
 	var mf metricsFlags
 	fs := m.newFlagSet("worker")
-	c.register(fs, "")
+	c.register(fs, "127.0.0.1:8082")
 	c.registerBlobs(fs)
 	e.register(fs)
 	q.register(fs)
@@ -256,20 +260,27 @@ func (m *Main) runWorker(ctx context.Context, args []string) error {
 	}
 	defer db.Close()
 	mx := metrics.New()
-	_, stopProc, err := processing(ctx, db, blobs, lib, e, q, true, mx, log)
+	proc, stopProc, err := processing(ctx, db, blobs, lib, e, q, true, mx, log)
 	if err != nil {
 		return err
 	}
-	if err := mf.serve(ctx, mx, log); err != nil {
+	probes := httpapi.NewProbeServer(db, log)
+	probes.AddDependency("blobs", blobs.Reachable)
+	probes.AddReadyCheck("model", proc.Ready)
+	h, err := mf.withMetrics(ctx, probes, mx, log)
+	if err != nil {
 		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 	}
-	fmt.Fprintf(m.Stdout, "Showroom worker is running %d jobs at a time\n", q.workers)
-	if m.ready != nil {
-		m.ready("")
-	}
-	<-ctx.Done()
+	err = m.listenAndServe(ctx, c, httpapi.Handler(h, log, mx.Request, c.body), log, func(base string) error {
+		served := "/healthz, /readyz and /metrics"
+		if mf.addr != "" {
+			served = "/healthz and /readyz"
+		}
+		fmt.Fprintf(m.Stdout, "Showroom worker is running %d jobs at a time; %s on %s\n", q.workers, served, base)
+		return nil
+	})
 	log.Info("stopping: finishing running jobs")
-	return stopWithin(c.shutdownTimeout, stopProc)
+	return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 }
 
 func (m *Main) runAuth(ctx context.Context, args []string) error {
@@ -329,6 +340,7 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 	}
 	verifier := auth.NewVerifier(auth.NewJWKSClient(strings.TrimSuffix(authURL, "/")+"/.well-known/jwks.json", nil))
 	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system, PublicURL: l.publicURL}, verifier, db, log)
+	api.AddDependency("blobs", blobs.Reachable)
 	api.EnableProcessing(proc)
 	api.EnableLibrary(lib)
 	h, err := mf.withMetrics(ctx, api, mx, log)

@@ -353,7 +353,7 @@ func (s *soak) start(ctx context.Context) error {
 }
 
 func (s *soak) startWorker(name string) (*proc, error) {
-	p, _, err := s.cl.start(name, "worker", "--workers", "1", "--model", s.cfg.model,
+	p, _, err := s.cl.start(name, "worker", "--addr", "127.0.0.1:0", "--workers", "1", "--model", s.cfg.model,
 		"--queue-length", strconv.Itoa(s.cfg.queueLength),
 		"--job-timeout", s.cfg.jobTimeout.String(), "--rescue-after", s.cfg.rescueAfter.String())
 	return p, err

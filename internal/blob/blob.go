@@ -36,6 +36,10 @@ type Store interface {
 	Size(ctx context.Context, key string) (int64, error)
 	// Delete removes the blob; deleting a missing blob is not an error.
 	Delete(ctx context.Context, key string) error
+	// Reachable checks, cheaply and without writing, that the store can be
+	// used: the folder is there, the bucket answers these credentials.
+	// /readyz asks it at every probe.
+	Reachable(ctx context.Context) error
 }
 
 var keyRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$`)

@@ -139,6 +139,22 @@ func (l *Local) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
+// Reachable implements Store: the folder is there (a disk that was not
+// mounted, a folder removed under the process, fail).
+func (l *Local) Reachable(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	fi, err := os.Stat(l.root)
+	if err != nil {
+		return fmt.Errorf("blob store: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("blob store: %s is not a folder", l.root)
+	}
+	return nil
+}
+
 // ctxReader stops a long copy when the context is cancelled.
 type ctxReader struct {
 	ctx context.Context

@@ -270,6 +270,15 @@ func (s *S3) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
+// Reachable implements Store with a HeadBucket, the request NewS3 checks
+// the bucket with: it reads nothing and costs one round trip.
+func (s *S3) Reachable(ctx context.Context) error {
+	if _, err := s.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &s.bucket}); err != nil {
+		return fmt.Errorf("blob store: bucket %s: %w", s.bucket, err)
+	}
+	return nil
+}
+
 // isNotFound reports whether err says the object is missing: NoSuchKey
 // from GET, NotFound from HEAD (which has no body to name the cause). A
 // missing bucket is NoSuchBucket, an error of its own, not a missing blob.

@@ -190,6 +190,9 @@ func TestS3BucketGone(t *testing.T) {
 	if _, err := s.Size(ctx, "a/b"); err == nil {
 		t.Error("Size in a deleted bucket succeeded")
 	}
+	if err := s.Reachable(ctx); err == nil || !strings.Contains(err.Error(), bucket) {
+		t.Errorf("Reachable with the bucket deleted: %v, want an error naming the bucket", err)
+	}
 }
 
 // A Put of unknown length copies the bytes to a temporary file first and

@@ -32,23 +32,11 @@ type APIConfig struct {
 type APIServer struct {
 	cfg      APIConfig
 	verifier TokenVerifier
-	db       Pinger
 	log      *slog.Logger
 	rt       *router
-	ready    []readyCheck
-}
-
-// readyCheck is one more condition /readyz waits for besides the database.
-type readyCheck struct {
-	name  string
-	check func(context.Context) error
-}
-
-// AddReadyCheck makes /readyz answer 503, naming name and check's error,
-// while check fails; e.g. until the model is warmed up. Call it before
-// serving.
-func (s *APIServer) AddReadyCheck(name string, check func(context.Context) error) {
-	s.ready = append(s.ready, readyCheck{name, check})
+	// Readiness is what /readyz checks: the database, and what the caller
+	// adds (the blob store, the model).
+	*Readiness
 }
 
 // NewAPIServer returns the API's routes; wrap it with Handler.
@@ -56,9 +44,9 @@ func NewAPIServer(cfg APIConfig, verifier TokenVerifier, db Pinger, log *slog.Lo
 	if cfg.System == "" {
 		cfg.System = showroom.DefaultSystem
 	}
-	s := &APIServer{cfg: cfg, verifier: verifier, db: db, log: log, rt: newRouter(log)}
+	s := &APIServer{cfg: cfg, verifier: verifier, log: log, rt: newRouter(log), Readiness: NewReadiness(db, log)}
 	s.rt.handle("GET", "/healthz", healthz)
-	s.rt.handle("GET", "/readyz", s.readyz)
+	s.rt.handle("GET", "/readyz", s.Readiness.serve)
 	s.rt.handle("GET", "/v1/me", s.authed(s.me))
 	s.rt.handle("GET", "/openapi.yaml", serveOpenAPI)
 	return s
@@ -106,16 +94,4 @@ func (s *APIServer) me(w http.ResponseWriter, r *http.Request) error {
 
 func tokenFrom(r *http.Request) (string, bool) {
 	return auth.TokenFromHeader(r.Header.Get("Authorization"))
-}
-
-// readyz answers 200 when the database answers and every ready check
-// passes.
-func (s *APIServer) readyz(w http.ResponseWriter, r *http.Request) error {
-	for _, c := range s.ready {
-		if err := c.check(r.Context()); err != nil {
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", c.name: err.Error()})
-			return nil
-		}
-	}
-	return readyz(s.db)(w, r)
 }

@@ -11,7 +11,7 @@ import (
 // maxAuthBody bounds login, refresh and logout bodies.
 const maxAuthBody = 64 << 10
 
-// Pinger is something whose health /readyz reports (the database).
+// Pinger is the database, whose answer /readyz reports.
 type Pinger interface {
 	Ping(ctx context.Context) error
 }
@@ -30,20 +30,19 @@ type Authenticator interface {
 // health, with routes at its root.
 type AuthServer struct {
 	svc Authenticator
-	db  Pinger
 	log *slog.Logger
 	rt  *router
 }
 
 // NewAuthServer returns the auth service's routes; wrap it with Handler.
 func NewAuthServer(svc Authenticator, db Pinger, log *slog.Logger) http.Handler {
-	s := &AuthServer{svc: svc, db: db, log: log, rt: newRouter(log)}
+	s := &AuthServer{svc: svc, log: log, rt: newRouter(log)}
 	s.rt.handle("POST", "/login", s.login)
 	s.rt.handle("POST", "/refresh", s.refresh)
 	s.rt.handle("POST", "/logout", s.logout)
 	s.rt.handle("GET", "/.well-known/jwks.json", s.jwks)
 	s.rt.handle("GET", "/healthz", healthz)
-	s.rt.handle("GET", "/readyz", readyz(db))
+	s.rt.handle("GET", "/readyz", NewReadiness(db, log).serve)
 	return s.rt
 }
 
@@ -102,15 +101,4 @@ func (s *AuthServer) jwks(w http.ResponseWriter, r *http.Request) error {
 func healthz(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	return nil
-}
-
-func readyz(db Pinger) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := db.Ping(r.Context()); err != nil {
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "database": "unreachable"})
-			return nil
-		}
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-		return nil
-	}
 }

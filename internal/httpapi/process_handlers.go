@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/jpeg"
@@ -53,18 +54,16 @@ type Processing struct {
 	// MaxPixels bounds the photo's pixels, read from its header before the
 	// job is queued (0: left to the worker's decoder alone).
 	MaxPixels int
-	// RatePerMinute and Burst limit processing requests per company.
-	RatePerMinute float64
-	Burst         int
-	// Ready, when set, keeps /readyz at 503 while it fails: the engine's
+	// RateLimit limits processing requests per company, in buckets Limiter
+	// keeps (needed unless RateLimit is off).
+	RateLimit showroom.RateLimit
+	Limiter   showroom.RateLimiter
+	// Ready, when set, keeps /readyz at 503 while it fails: the model's
 	// warm-up.
 	Ready func(context.Context) error
-
-	limiter *companyLimiter
 }
 
 func (p *Processing) register(rt *router, authed func(handlerFunc) handlerFunc) {
-	p.limiter = newCompanyLimiter(p.RatePerMinute/60, p.Burst)
 	rt.handle("POST", "/v1/process/single/{configuration_name}", authed(p.process))
 	rt.handle("GET", "/v1/process/jobs", authed(p.listJobs))
 	rt.handle("GET", "/v1/process/jobs/{id}", authed(p.getJob))
@@ -226,67 +225,89 @@ func checkPhotoHeader(body io.Reader, maxPixels int) (io.Reader, error) {
 	return br, nil
 }
 
+// process runs a photo through a configuration: at once, answering the
+// result, or asynchronously, answering the accepted job. Every answer
+// after the company is known carries the rate limit's and the credits'
+// headers, errors included.
 func (p *Processing) process(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	pr := PrincipalFrom(ctx)
-	if wait := p.limiter.take(pr.Company, time.Now()); wait > 0 {
-		return &showroom.Error{Code: showroom.ETooManyRequests, Message: "too many processing requests for this company; slow down", RetryAfter: wait}
-	}
 	company, err := p.company(ctx)
 	if err != nil {
 		return err
 	}
-	name := r.PathValue("configuration_name")
-	config, err := p.Configs.Configuration(ctx, pr, name)
-	if err != nil {
+	if err := p.limit(ctx, w.Header(), company); err != nil {
+		p.credits(ctx, w.Header(), company, nil)
 		return err
 	}
-	format, err := outputFormat(r)
+	job, async, err := p.run(w, r, company)
+	if errors.Is(err, errClientGone) {
+		return nil // nobody to answer
+	}
+	p.credits(ctx, w.Header(), company, job)
 	if err != nil {
 		return err
-	}
-	q, err := quality(r)
-	if err != nil {
-		return err
-	}
-	async, err := wantsAsync(r)
-	if err != nil {
-		return err
-	}
-	if r.ContentLength > p.MaxPhotoBytes {
-		return errTooLarge(p.MaxPhotoBytes)
-	}
-	photo, err := sniffPhoto(http.MaxBytesReader(w, r.Body, p.MaxPhotoBytes))
-	if err != nil {
-		return bodyError(err, p.MaxPhotoBytes)
-	}
-	if photo, err = checkPhotoHeader(photo, p.MaxPixels); err != nil {
-		return bodyError(err, p.MaxPhotoBytes)
-	}
-	job, err := p.Queue.Submit(ctx, showroom.Submission{
-		Company: company, User: pr.Username, Name: name, Processors: config.Processors, Cost: int64(config.Cost),
-		Format: format, Quality: q, Photo: photo,
-	})
-	if err != nil {
-		return bodyError(err, p.MaxPhotoBytes)
 	}
 	if async {
 		w.Header().Set("Location", jobPath(job.ID))
 		writeJSON(w, http.StatusAccepted, jobRecord(job))
 		return nil
 	}
-	done, err := p.Queue.Wait(ctx, company.ID, job.ID)
-	if err != nil {
-		if ctx.Err() != nil {
-			// The client went away: stop its job rather than run it for
-			// nobody.
-			p.Queue.Cancel(context.WithoutCancel(ctx), job.ID)
-			return nil
-		}
-		return err
-	}
-	return p.writeResult(w, r, done)
+	return p.writeResult(w, r, job)
 }
+
+// run submits the photo and, unless the client asked not to wait, waits
+// for its job to finish. A synchronous job whose client went away is
+// cancelled, rather than run for nobody.
+func (p *Processing) run(w http.ResponseWriter, r *http.Request, company *showroom.Company) (job *showroom.Job, async bool, err error) {
+	ctx := r.Context()
+	pr := PrincipalFrom(ctx)
+	name := r.PathValue("configuration_name")
+	config, err := p.Configs.Configuration(ctx, pr, name)
+	if err != nil {
+		return nil, false, err
+	}
+	format, err := outputFormat(r)
+	if err != nil {
+		return nil, false, err
+	}
+	q, err := quality(r)
+	if err != nil {
+		return nil, false, err
+	}
+	if async, err = wantsAsync(r); err != nil {
+		return nil, false, err
+	}
+	if r.ContentLength > p.MaxPhotoBytes {
+		return nil, false, errTooLarge(p.MaxPhotoBytes)
+	}
+	photo, err := sniffPhoto(http.MaxBytesReader(w, r.Body, p.MaxPhotoBytes))
+	if err != nil {
+		return nil, false, bodyError(err, p.MaxPhotoBytes)
+	}
+	if photo, err = checkPhotoHeader(photo, p.MaxPixels); err != nil {
+		return nil, false, bodyError(err, p.MaxPhotoBytes)
+	}
+	job, err = p.Queue.Submit(ctx, showroom.Submission{
+		Company: company, User: pr.Username, Name: name, Processors: config.Processors, Cost: int64(config.Cost),
+		Format: format, Quality: q, Photo: photo,
+	})
+	if err != nil {
+		return nil, false, bodyError(err, p.MaxPhotoBytes)
+	}
+	if async {
+		return job, true, nil
+	}
+	done, err := p.Queue.Wait(ctx, company.ID, job.ID)
+	if err != nil && ctx.Err() != nil {
+		p.Queue.Cancel(context.WithoutCancel(ctx), job.ID)
+		return nil, false, errClientGone
+	}
+	return done, false, err
+}
+
+// errClientGone is run's word that the client of a synchronous request
+// went away while its job ran: the job is cancelled and nothing answered.
+var errClientGone = errors.New("the client went away")
 
 func (p *Processing) writeResult(w http.ResponseWriter, r *http.Request, j *showroom.Job) error {
 	w.Header().Set("X-Job-ID", j.ID)
@@ -486,6 +507,6 @@ func (p *Processing) usage(w http.ResponseWriter, r *http.Request) error {
 func (s *APIServer) EnableProcessing(p *Processing) {
 	p.register(s.rt, s.authed)
 	if p.Ready != nil {
-		s.AddReadyCheck("engine", p.Ready)
+		s.AddReadyCheck("model", p.Ready)
 	}
 }

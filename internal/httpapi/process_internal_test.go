@@ -100,35 +100,6 @@ func TestSniffPhoto(t *testing.T) {
 	}
 }
 
-func TestCompanyLimiter(t *testing.T) {
-	l := newCompanyLimiter(1, 2) // a token a second, burst 2
-	t0 := time.Unix(1000, 0)
-	for i := range 2 {
-		if w := l.take("a", t0); w != 0 {
-			t.Fatalf("request %d of the burst waits %v", i+1, w)
-		}
-	}
-	if w := l.take("a", t0); w != time.Second {
-		t.Errorf("third request waits %v, want 1s", w)
-	}
-	if w := l.take("b", t0); w != 0 {
-		t.Errorf("another company waits %v", w)
-	}
-	if w := l.take("a", t0.Add(1500*time.Millisecond)); w != 0 {
-		t.Errorf("after refill waits %v", w)
-	}
-	// Idle companies are forgotten.
-	l.take("c", t0)
-	l.take("x", t0.Add(10*time.Minute))
-	if _, ok := l.buckets["c"]; ok {
-		t.Error("idle bucket kept")
-	}
-	var off *companyLimiter
-	if off.take("a", t0) != 0 {
-		t.Error("a nil limiter limits")
-	}
-}
-
 func TestServerTiming(t *testing.T) {
 	got := serverTiming([]showroom.Timing{{Name: "decode", Duration: 12300 * time.Microsecond}, {Name: "DetectCarMaskProcessor", Duration: time.Second}})
 	want := `decode;dur=12.3;desc="1", DetectCarMaskProcessor;dur=1000.0;desc="2"`

@@ -24,8 +24,8 @@ import (
 
 // withProcessing enables the processing endpoints with the real engine on
 // the fast model, or skips the test when the model files or the dev photos
-// are not there.
-func withProcessing(t testing.TB, cfg river.Config) envOption {
+// are not there. tune, if any, changes the endpoints' settings.
+func withProcessing(t testing.TB, cfg river.Config, tune ...func(*httpapi.Processing)) envOption {
 	t.Helper()
 	dir := os.Getenv("SHOWROOM_MODEL_DIR")
 	if dir == "" {
@@ -42,13 +42,13 @@ func withProcessing(t testing.TB, cfg river.Config) envOption {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { seg.Close() })
-		withEngine(cfg, seg)(t, db, blobs, lib, api)
+		withEngine(cfg, seg, tune...)(t, db, blobs, lib, api)
 	}
 }
 
 // withEngine enables the processing endpoints with the real pipeline over
 // seg and the library's content, limits as the server's defaults.
-func withEngine(cfg river.Config, seg pipeline.Segmenter) envOption {
+func withEngine(cfg river.Config, seg pipeline.Segmenter, tune ...func(*httpapi.Processing)) envOption {
 	return func(t testing.TB, db *sqlite.DB, blobs *blob.Local, lib *library.Service, api *httpapi.APIServer) {
 		engine, err := pipeline.NewEngine(pipeline.EngineConfig{Segmenter: seg, Content: lib,
 			MaxPixels: 60_000_000, MaxDecodeBytes: vision.DefaultMaxBytes})
@@ -66,14 +66,14 @@ func withEngine(cfg river.Config, seg pipeline.Segmenter) envOption {
 			}
 			return out, nil
 		}
-		withRunner(cfg, run)(t, db, blobs, lib, api)
+		withRunner(cfg, run, tune...)(t, db, blobs, lib, api)
 	}
 }
 
 // withRunner enables the processing endpoints on a queue that runs run
 // instead of the engine: for tests of the HTTP side of processing, which
 // need no model and a run of known length or order.
-func withRunner(cfg river.Config, run river.Runner) envOption {
+func withRunner(cfg river.Config, run river.Runner, tune ...func(*httpapi.Processing)) envOption {
 	return func(t testing.TB, db *sqlite.DB, blobs *blob.Local, lib *library.Service, api *httpapi.APIServer) {
 		q, err := river.New(cfg, db.RiverDriver(), db, blobs, run, slog.New(slog.NewTextHandler(io.Discard, nil)), river.Observer{})
 		if err != nil {
@@ -87,7 +87,11 @@ func withRunner(cfg river.Config, run river.Runner) envOption {
 			defer cancel()
 			q.Stop(ctx)
 		})
-		api.EnableProcessing(&httpapi.Processing{Queue: q, Jobs: db, Companies: db, Configs: lib, MaxPhotoBytes: 25 << 20, MaxPixels: 60_000_000})
+		p := &httpapi.Processing{Queue: q, Jobs: db, Companies: db, Configs: lib, MaxPhotoBytes: 25 << 20, MaxPixels: 60_000_000, Limiter: db}
+		for _, f := range tune {
+			f(p)
+		}
+		api.EnableProcessing(p)
 	}
 }
 

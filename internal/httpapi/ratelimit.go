@@ -1,58 +1,71 @@
 package httpapi
 
 import (
-	"math"
-	"sync"
+	"context"
+	"net/http"
+	"strconv"
 	"time"
+
+	"github.com/showroom/showroom/internal/showroom"
 )
 
-// companyLimiter is a token bucket per company: rate tokens a second up to
-// burst. Buckets that have refilled are forgotten, so the map holds only
-// companies that were busy lately.
-type companyLimiter struct {
-	rate  float64
-	burst float64
+// The headers of a processing answer besides the result: the rate limit's
+// state in the fields of the IETF draft "RateLimit header fields for HTTP"
+// (draft-ietf-httpapi-ratelimit-headers, the separate RateLimit-Limit,
+// -Remaining and -Reset fields in whole seconds), and the credits.
+const (
+	hRateLimit     = "RateLimit-Limit"
+	hRateRemaining = "RateLimit-Remaining"
+	hRateReset     = "RateLimit-Reset"
+	// hCreditsCharged is what this answer cost the company: the job's cost
+	// when it succeeded, else 0 (an accepted asynchronous job is charged
+	// when it succeeds, and its record says so).
+	hCreditsCharged = "Showroom-Credits-Charged"
+	// hCreditsBalance is the company's balance after the answer, or
+	// "unlimited".
+	hCreditsBalance = "Showroom-Credits-Balance"
+)
 
-	mu      sync.Mutex
-	buckets map[string]*bucket
-	swept   time.Time
+// limit spends one of the company's processing requests and sets the
+// RateLimit-* headers; with none left it returns TOO_MANY_REQUESTS. The
+// bucket is the limiter's, shared by every api process on the database.
+func (p *Processing) limit(ctx context.Context, h http.Header, company *showroom.Company) error {
+	if p.RateLimit.Off() {
+		return nil
+	}
+	q, err := p.Limiter.TakeRate(ctx, "process/"+strconv.FormatInt(company.ID, 10), p.RateLimit)
+	if err != nil {
+		return err
+	}
+	h.Set(hRateLimit, strconv.Itoa(q.Limit))
+	h.Set(hRateRemaining, strconv.Itoa(q.Remaining))
+	h.Set(hRateReset, strconv.FormatInt(ceilSeconds(q.Reset), 10))
+	if !q.Allowed {
+		return &showroom.Error{Code: showroom.ETooManyRequests, Message: "too many processing requests for this company; slow down", RetryAfter: q.RetryAfter}
+	}
+	return nil
 }
 
-type bucket struct {
-	tokens float64
-	at     time.Time
-}
+// ceilSeconds rounds d up to whole seconds: a client that waits that long
+// finds what the header promised.
+func ceilSeconds(d time.Duration) int64 { return int64((d + time.Second - 1) / time.Second) }
 
-func newCompanyLimiter(rate float64, burst int) *companyLimiter {
-	return &companyLimiter{rate: rate, burst: float64(burst), buckets: map[string]*bucket{}}
-}
-
-// take spends a token of company's bucket; with none left it returns how
-// long until the next one.
-func (l *companyLimiter) take(company string, now time.Time) time.Duration {
-	if l == nil || l.rate <= 0 {
-		return 0
+// credits sets the credit headers of a processing answer whose job is j
+// (nil when none was accepted). The balance is read after the job
+// finished; when it cannot be read, the answer goes without it rather
+// than lose a processed photo.
+func (p *Processing) credits(ctx context.Context, h http.Header, company *showroom.Company, j *showroom.Job) {
+	var charged int64
+	if j != nil && j.Status == showroom.JobSucceeded {
+		charged = j.Cost
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if now.Sub(l.swept) > time.Minute {
-		for k, b := range l.buckets {
-			if b.tokens+now.Sub(b.at).Seconds()*l.rate >= l.burst {
-				delete(l.buckets, k)
-			}
-		}
-		l.swept = now
+	h.Set(hCreditsCharged, strconv.FormatInt(charged, 10))
+	u, err := p.Jobs.Usage(ctx, company.ID, 0)
+	switch {
+	case err != nil:
+	case u.Unlimited:
+		h.Set(hCreditsBalance, "unlimited")
+	default:
+		h.Set(hCreditsBalance, strconv.FormatInt(u.Balance, 10))
 	}
-	b, ok := l.buckets[company]
-	if !ok {
-		b = &bucket{tokens: l.burst, at: now}
-		l.buckets[company] = b
-	}
-	b.tokens = math.Min(l.burst, b.tokens+now.Sub(b.at).Seconds()*l.rate)
-	b.at = now
-	if b.tokens >= 1 {
-		b.tokens--
-		return 0
-	}
-	return time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
 }

@@ -2,43 +2,123 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strings"
+	"os"
+	"path/filepath"
+	"reflect"
 	"sync/atomic"
 	"testing"
 
+	"github.com/showroom/showroom/internal/blob"
 	"github.com/showroom/showroom/internal/httpapi"
+	"github.com/showroom/showroom/internal/sqlite"
 )
 
-type pingOK struct{}
+// openSQLite opens a fresh database, closed when the test ends.
+func openSQLite(t *testing.T) *sqlite.DB {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "showroom.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
 
-func (pingOK) Ping(context.Context) error { return nil }
+// getReady asks h for /readyz and returns the status and the decoded body,
+// failing unless the body is the documented one.
+func getReady(t *testing.T, h http.Handler) (int, string, map[string]string) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
+	var body struct {
+		Status string            `json:"status"`
+		Checks map[string]string `json:"checks"`
+	}
+	if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
+		t.Errorf("/readyz Content-Type %q", ct)
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		t.Fatalf("/readyz body %s: %v", rec.Body, err)
+	}
+	if want := map[int]string{200: "ready", 503: "not ready"}[rec.Code]; body.Status != want {
+		t.Errorf("/readyz %d with status %q, want %q", rec.Code, body.Status, want)
+	}
+	return rec.Code, body.Status, body.Checks
+}
 
-// TestReadyzWaitsForChecks: /readyz answers 503, naming the check, until
-// an added check passes, then 200.
-func TestReadyzWaitsForChecks(t *testing.T) {
-	api := httpapi.NewAPIServer(httpapi.APIConfig{}, nil, pingOK{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+// TestReadyzReportsEachDependency: /readyz names every dependency with
+// "ok" or why not, answers 503 while any fails, and never shows an
+// unreachable dependency's error (it may name hosts or paths).
+func TestReadyzReportsEachDependency(t *testing.T) {
+	db := openSQLite(t)
+	root := filepath.Join(t.TempDir(), "blobs")
+	blobs, err := blob.NewLocal(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := httpapi.NewAPIServer(httpapi.APIConfig{}, nil, db, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	api.AddDependency("blobs", blobs.Reachable)
 	var warm atomic.Bool
-	api.AddReadyCheck("engine", func(context.Context) error {
+	api.AddReadyCheck("model", func(context.Context) error {
 		if !warm.Load() {
 			return errors.New("warming up")
 		}
 		return nil
 	})
-	get := func() (int, string) {
+
+	steps := []struct {
+		name   string
+		change func()
+		code   int
+		checks map[string]string
+	}{
+		{"warming up", func() {}, 503, map[string]string{"database": "ok", "blobs": "ok", "model": "warming up"}},
+		{"warmed up", func() { warm.Store(true) }, 200, map[string]string{"database": "ok", "blobs": "ok", "model": "ok"}},
+		{"blob folder gone", func() { os.Remove(root) }, 503, map[string]string{"database": "ok", "blobs": "unreachable", "model": "ok"}},
+		{"blob folder back", func() { os.Mkdir(root, 0o750) }, 200, map[string]string{"database": "ok", "blobs": "ok", "model": "ok"}},
+		{"database closed", func() { db.Close() }, 503, map[string]string{"database": "unreachable", "blobs": "ok", "model": "ok"}},
+	}
+	for _, s := range steps {
+		s.change()
+		code, _, checks := getReady(t, api)
+		if code != s.code || !reflect.DeepEqual(checks, s.checks) {
+			t.Errorf("%s: %d %v, want %d %v", s.name, code, checks, s.code, s.checks)
+		}
+	}
+}
+
+// TestAuthAndProbeReadyz: the auth service reports its one dependency, the
+// database; the worker's probe server reports what its role adds, and
+// answers /healthz and unknown paths as the API does.
+func TestAuthAndProbeReadyz(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	db := openSQLite(t)
+	authServer := httpapi.NewAuthServer(nil, db, log)
+	if code, _, checks := getReady(t, authServer); code != 200 || !reflect.DeepEqual(checks, map[string]string{"database": "ok"}) {
+		t.Errorf("auth /readyz: %d %v, want 200 with the database ok", code, checks)
+	}
+
+	probes := httpapi.NewProbeServer(db, log)
+	probes.AddReadyCheck("model", func(context.Context) error { return errors.New("warming up") })
+	if code, _, checks := getReady(t, probes); code != 503 || !reflect.DeepEqual(checks, map[string]string{"database": "ok", "model": "warming up"}) {
+		t.Errorf("worker /readyz: %d %v, want 503 with the model warming up", code, checks)
+	}
+	for path, want := range map[string]int{"/healthz": 200, "/v1/me": 404} {
 		rec := httptest.NewRecorder()
-		api.ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
-		return rec.Code, rec.Body.String()
+		probes.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		if rec.Code != want {
+			t.Errorf("worker %s: %d, want %d", path, rec.Code, want)
+		}
 	}
-	if code, body := get(); code != http.StatusServiceUnavailable || !strings.Contains(body, `"engine":"warming up"`) {
-		t.Fatalf("before warm-up: %d %s, want 503 naming the engine", code, body)
-	}
-	warm.Store(true)
-	if code, body := get(); code != http.StatusOK {
-		t.Fatalf("after warm-up: %d %s, want 200", code, body)
+
+	db.Close()
+	if code, _, checks := getReady(t, authServer); code != 503 || checks["database"] != "unreachable" {
+		t.Errorf("auth /readyz with the database closed: %d %v", code, checks)
 	}
 }

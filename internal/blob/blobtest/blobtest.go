@@ -38,6 +38,12 @@ func Run(t *testing.T, newStore func(t *testing.T) blob.Store) {
 		}
 	})
 
+	t.Run("reachable", func(t *testing.T) {
+		if err := newStore(t).Reachable(ctx); err != nil {
+			t.Errorf("Reachable of a new store: %v", err)
+		}
+	})
+
 	t.Run("missing key", func(t *testing.T) {
 		s := newStore(t)
 		wantMissing(t, s, "content/1/nothing")
@@ -133,6 +139,9 @@ func Run(t *testing.T, newStore func(t *testing.T) blob.Store) {
 		}
 		if err := s.Delete(cctx, "a/old"); !errors.Is(err, context.Canceled) {
 			t.Errorf("Delete with a cancelled context: err = %v, want context.Canceled", err)
+		}
+		if err := s.Reachable(cctx); !errors.Is(err, context.Canceled) {
+			t.Errorf("Reachable with a cancelled context: err = %v, want context.Canceled", err)
 		}
 		wantBlob(t, s, "a/old", "old")
 	})
