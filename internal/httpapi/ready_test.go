@@ -16,6 +16,7 @@ import (
 
 	"github.com/showroom/showroom/internal/blob"
 	"github.com/showroom/showroom/internal/httpapi"
+	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/sqlite"
 )
 
@@ -121,4 +122,23 @@ func TestAuthAndProbeReadyz(t *testing.T) {
 	if code, _, checks := getReady(t, authServer); code != 503 || checks["database"] != "unreachable" {
 		t.Errorf("auth /readyz with the database closed: %d %v", code, checks)
 	}
+}
+
+// TestReadyzMatchesOpenAPI: both services' /readyz answers, ready and not,
+// are what the OpenAPI document describes.
+func TestReadyzMatchesOpenAPI(t *testing.T) {
+	var warm atomic.Bool
+	e := newEnvWith(t, library.DefaultConfig(), func(_ testing.TB, _ *sqlite.DB, _ *blob.Local, _ *library.Service, api *httpapi.APIServer) {
+		api.AddReadyCheck("model", func(context.Context) error {
+			if !warm.Load() {
+				return errors.New("warming up")
+			}
+			return nil
+		})
+	})
+	e.do("GET", "/readyz", nil, nil).wantStatus(503)
+	warm.Store(true)
+	e.do("GET", "/readyz", nil, nil).wantStatus(200)
+	e.do("GET", "/auth/readyz", nil, nil).wantStatus(200)
+	e.do("GET", "/healthz", nil, nil).wantStatus(200)
 }
