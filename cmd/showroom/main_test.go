@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -219,6 +220,57 @@ func TestSplitRoles(t *testing.T) {
 	}
 	if code, _ := get(t, apiURL+"/v1/me", tok.RefreshToken); code != 401 {
 		t.Errorf("refresh token as access token: %d", code)
+	}
+}
+
+// TestWorkerServesProbes: a worker answers /healthz, /readyz (its
+// database, blob folder and model, each named) and /metrics on its --addr,
+// and says where at start; with --metrics-addr the metrics move there.
+func TestWorkerServesProbes(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(defaultModelDir(), "u2netp.onnx")); err != nil {
+		t.Skipf("skipping: no model files in %s; run 'make models'", defaultModelDir())
+	}
+	dir := t.TempDir()
+	env := map[string]string{"SHOWROOM_DATA_DIR": dir, "SHOWROOM_MODEL": "u2netp", "SHOWROOM_WARM_UP": "0"}
+	base, out := startServer(t, env, "worker", "--addr", "127.0.0.1:0")
+	if !strings.Contains(out.String(), "worker is running 2 jobs at a time; /healthz, /readyz and /metrics on "+base) {
+		t.Errorf("worker's start line %q does not name its address %s", out.String(), base)
+	}
+	if !readyWithin(base, 30*time.Second) {
+		t.Fatal("worker not ready in 30 s")
+	}
+	code, body := get(t, base+"/readyz", "")
+	var ready struct {
+		Status string            `json:"status"`
+		Checks map[string]string `json:"checks"`
+	}
+	json.Unmarshal(body, &ready)
+	if code != 200 || ready.Status != "ready" || len(ready.Checks) != 3 ||
+		ready.Checks["database"] != "ok" || ready.Checks["blobs"] != "ok" || ready.Checks["model"] != "ok" {
+		t.Errorf("worker /readyz: %d %s, want 200 with database, blobs and model ok", code, body)
+	}
+	if code, body := get(t, base+"/healthz", ""); code != 200 || !strings.Contains(string(body), `"ok"`) {
+		t.Errorf("worker /healthz: %d %s", code, body)
+	}
+	if code, body := get(t, base+"/metrics", ""); code != 200 || !strings.Contains(string(body), "showroom_jobs_running") {
+		t.Errorf("worker /metrics: %d %.200s", code, body)
+	}
+	// The blob folder gone: not ready, naming it.
+	os.RemoveAll(filepath.Join(dir, "blobs"))
+	if code, body := get(t, base+"/readyz", ""); code != 503 || !strings.Contains(string(body), `"blobs":"unreachable"`) {
+		t.Errorf("worker /readyz without its blob folder: %d %s, want 503 naming the blobs", code, body)
+	}
+
+	metricsAddr := freePort(t)
+	base2, out2 := startServer(t, env, "worker", "--addr", "127.0.0.1:0", "--metrics-addr", metricsAddr)
+	if !strings.Contains(out2.String(), "/healthz and /readyz on "+base2) {
+		t.Errorf("worker's start line with --metrics-addr: %q", out2.String())
+	}
+	if code, _ := get(t, base2+"/metrics", ""); code != 404 {
+		t.Errorf("/metrics on --addr with --metrics-addr set: %d, want 404", code)
+	}
+	if code, _ := get(t, "http://"+metricsAddr+"/metrics", ""); code != 200 {
+		t.Errorf("/metrics on --metrics-addr: %d", code)
 	}
 }
 

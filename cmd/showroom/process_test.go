@@ -547,6 +547,13 @@ func TestRateLimit(t *testing.T) {
 	if ra, _ := strconv.Atoi(res.Header.Get("Retry-After")); ra < 1 {
 		t.Errorf("Retry-After %q", res.Header.Get("Retry-After"))
 	}
+	// --rate-burst 2 at --rate-limit 1: both tokens spent, the bucket whole
+	// again in under two minutes.
+	if reset, _ := strconv.Atoi(res.Header.Get("RateLimit-Reset")); res.Header.Get("RateLimit-Limit") != "2" ||
+		res.Header.Get("RateLimit-Remaining") != "0" || reset < 60 || reset > 120 {
+		t.Errorf("429: RateLimit-Limit %q, -Remaining %q, -Reset %q; want 2, 0, up to 120", res.Header.Get("RateLimit-Limit"),
+			res.Header.Get("RateLimit-Remaining"), res.Header.Get("RateLimit-Reset"))
+	}
 }
 
 func wantAPIError(t testing.TB, what string, res *http.Response, body []byte, status int, code string) {
