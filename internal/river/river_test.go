@@ -72,6 +72,19 @@ type fixture struct {
 
 	mu      sync.Mutex
 	started []string // the job of each run, in the order they started
+
+	// finishes and charged count what every queue on the database told its
+	// observer: the metrics.
+	finishes atomic.Int32
+	charged  atomic.Int64
+}
+
+// observer counts into f what a queue reports for the metrics.
+func (f *fixture) observer() river.Observer {
+	return river.Observer{
+		JobFinished: func(string, showroom.JobStatus, time.Duration) { f.finishes.Add(1) },
+		Charged:     func(_ string, amount int64) { f.charged.Add(amount) },
+	}
 }
 
 func newFixture(t *testing.T, on backend, cfg river.Config) *fixture {
@@ -92,7 +105,7 @@ func newFixture(t *testing.T, on backend, cfg river.Config) *fixture {
 		f.mu.Unlock()
 		return run(ctx, j, photo)
 	}
-	f.q, err = db.newQueue(cfg, blobs, recorded, log)
+	f.q, err = db.newQueue(cfg, blobs, recorded, log, f.observer())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -551,7 +564,7 @@ func (f *fixture) crash(t *testing.T, id string) {
 // takeOver starts another queue on f's database, as another process.
 func (f *fixture) takeOver(t *testing.T, cfg river.Config, run river.Runner) *river.Queue {
 	t.Helper()
-	next, err := f.db.newQueue(cfg, f.blobs, run, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	next, err := f.db.newQueue(cfg, f.blobs, run, slog.New(slog.NewTextHandler(io.Discard, nil)), f.observer())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -626,6 +639,53 @@ func testRescuedJobKeepsItsPlace(t *testing.T, on backend) {
 	defer mu.Unlock()
 	if want := append([]string{later[0], first.ID}, later[1:]...); !slices.Equal(order, want) {
 		t.Errorf("runs after the rescue: %v, want the rescued job next: %v", order, want)
+	}
+}
+
+// TestFinishedTwiceCountsOnce: a job run by two workers at once (River
+// handed it out again, as its rescuer does when a worker seems dead, while
+// the first worker was only slow) is recorded, charged and counted in the
+// metrics once, by the run that finished it first; the late run's success
+// changes nothing.
+func TestFinishedTwiceCountsOnce(t *testing.T) { onBoth(t, testFinishedTwiceCountsOnce) }
+
+func testFinishedTwiceCountsOnce(t *testing.T, on backend) {
+	ctx := context.Background()
+	cfg := testConfig()
+	cfg.Workers = 1 // the first worker cannot take the job again itself
+	f := newFixture(t, on, cfg)
+	ten := int64(10)
+	if err := f.db.SetCredits(ctx, f.co.ID, &ten); err != nil {
+		t.Fatal(err)
+	}
+	j, err := f.submit(t, "held", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.waitRunning(t, j.ID)
+	if err := f.db.handedOut(j.ID); err != nil {
+		t.Fatal(err)
+	}
+	through := make(chan struct{})
+	close(through)
+	f.takeOver(t, cfg, invert(&f.calls, through)) // runs it through at once
+	if done := f.wait(t, j.ID); done.Status != showroom.JobSucceeded || done.Attempts != 2 {
+		t.Fatalf("job after the second worker's run: %+v", done)
+	}
+	f.release() // the first worker finishes too, late
+	for deadline := time.Now().Add(10 * time.Second); f.q.Running() > 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the first run did not end")
+		}
+	}
+	if calls := f.calls.Load(); calls != 2 {
+		t.Fatalf("%d runs, want 2: the test needs the job run by both workers", calls)
+	}
+	if n, c := f.finishes.Load(), f.charged.Load(); n != 1 || c != 3 {
+		t.Errorf("metrics counted %d finished jobs and %d credits charged, want 1 and 3", n, c)
+	}
+	if u, err := f.db.Usage(ctx, f.co.ID, 10); err != nil || u.Balance != 7 || len(u.Charges) != 1 {
+		t.Errorf("usage %+v, %v; want one charge of 3, balance 7", u, err)
 	}
 }
 
