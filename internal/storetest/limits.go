@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -150,27 +151,37 @@ func SharedJobs(t *testing.T, open func(t *testing.T) JobsStore) {
 		limits := showroom.Admission{MaxQueued: 6, CompanyShare: 4}
 		stores := []JobsStore{a, b}
 		var mu sync.Mutex
-		admitted := map[int64]int{}
+		admitted := map[int64][]int{} // priorities by company
 		var wg sync.WaitGroup
 		for i := range 32 {
 			c := []*showroom.Company{x, y}[i/2%2] // x, x, y, y, ...: each company on both stores
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				err := stores[i%2].CreateJob(ctx, newJob(c, fmt.Sprint("q", i), 0), limits)
+				j := newJob(c, fmt.Sprint("q", i), 0)
+				err := stores[i%2].CreateJob(ctx, j, limits)
 				if err != nil && showroom.ErrorCode(err) != showroom.EServiceOverloaded {
 					t.Errorf("job %d: %v", i, err)
 				}
 				if err == nil {
 					mu.Lock()
-					admitted[c.ID]++
+					admitted[c.ID] = append(admitted[c.ID], j.Priority)
 					mu.Unlock()
 				}
 			}()
 		}
 		wg.Wait()
-		if nx, ny := admitted[x.ID], admitted[y.ID]; nx+ny != 6 || nx > 4 || ny > 4 {
+		if nx, ny := len(admitted[x.ID]), len(admitted[y.ID]); nx+ny != 6 || nx > 4 || ny > 4 {
 			t.Errorf("admitted %d of x's and %d of y's through two stores; want 6 in all, at most 4 each", nx, ny)
+		}
+		for _, c := range []*showroom.Company{x, y} { // the fair order's places, one job each
+			got := slices.Sorted(slices.Values(admitted[c.ID]))
+			for i, p := range got {
+				if p != showroom.JobPriority(i, 0) {
+					t.Errorf("company %s: priorities %v through two stores; two jobs took the same place", c.Name, got)
+					break
+				}
+			}
 		}
 		for _, s := range stores {
 			if all, _, err := s.CountActiveJobs(ctx, 0); err != nil || all != 6 {
