@@ -4,7 +4,7 @@
 # directly for the JPEG decode; curl and jq, which the README's walk-through
 # (and the test that runs it) uses. Idempotent: does nothing when all are present.
 set -euo pipefail
-if pkg-config --exists 'vips >= 8.10' libjpeg lcms2 2>/dev/null && command -v gcc curl jq >/dev/null; then
+if pkg-config --exists 'vips >= 8.10' libjpeg lcms2 2>/dev/null && command -v gcc >/dev/null && command -v curl >/dev/null && command -v jq >/dev/null; then
 	exit 0
 fi
 sudo=""
