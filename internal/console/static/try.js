@@ -120,10 +120,13 @@ class Run {
 function compare(before, after, name) {
   const afterImg = h('img', { class: 'after', src: after, alt: `Result: ${name}` });
   const beforeImg = h('img', { class: 'before', src: before, alt: '' });
-  const box = h('div', { class: 'compare' }, afterImg, beforeImg);
+  const divider = h('div', { class: 'divider' });
+  const box = h('div', { class: 'compare' }, afterImg, beforeImg, divider,
+    h('span', { class: 'tag left' }, 'before'), h('span', { class: 'tag right' }, 'after'));
   const slider = h('input', { type: 'range', min: 0, max: 100, value: 50, class: 'slider', 'aria-label': `Before and after: how much of the original of ${name} to show` });
   const set = () => {
     beforeImg.style.clipPath = `inset(0 ${100 - slider.value}% 0 0)`;
+    divider.style.left = `${slider.value}%`;
   };
   slider.addEventListener('input', set);
   afterImg.addEventListener('load', () => {
