@@ -53,7 +53,6 @@ func TestConsole(t *testing.T) {
 	base, _ := startServer(t, env, "serve", "--addr", "127.0.0.1:0", "--warm-up", "0", "--model", "u2netp", "--log-format", "text")
 	photo := testPNG(t, dir, "redcar.png", pipeline.NewSyntheticCar(480, 300, 0).Photo)
 	background := testPNG(t, dir, "floor.png", drawnStudio(640, 400))
-	tiny := testPNG(t, dir, "tiny.png", image.NewNRGBA(image.Rect(0, 0, 4, 4)))
 
 	b := newBrowser(t, chrome, base)
 	b.do("open the console", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#username")))
@@ -130,7 +129,15 @@ func TestConsole(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS("#try-config"), "lot"),
 		chromedp.SetUploadFiles(chromedp.CSS("#try-photos"), []string{photo}))
 	b.wait("the result", `document.querySelector('.result.succeeded .compare img.after')?.naturalWidth > 0`)
-	b.do("send a tiny photo", chromedp.SetUploadFiles(chromedp.CSS("#try-photos"), []string{tiny}))
+	// Dropped on the zone this time: a 4x4 PNG the page draws itself.
+	b.do("drop a tiny photo", chromedp.Evaluate[chromedp.Void](`(async () => {
+		const c = document.createElement('canvas');
+		c.width = c.height = 4;
+		const blob = await new Promise((resolve) => c.toBlob(resolve, 'image/png'));
+		const dt = new DataTransfer();
+		dt.items.add(new File([blob], 'tiny.png', { type: 'image/png' }));
+		document.querySelector('label.drop').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+	})()`, chromedp.EvalAwaitPromise))
 	b.wait("the failure", `document.querySelector('.result.failed') !== null`)
 	if got := eval[string](b, `document.querySelector('.result.failed .job-status').textContent`); !strings.HasPrefix(got, "Failed: ") || !strings.Contains(got, "(INVALID_IMAGE)") {
 		t.Errorf("failed photo's status: %q", got)
@@ -186,6 +193,23 @@ func TestConsole(t *testing.T) {
 		if page == "configurations" || page == "edit/lot" {
 			b.wait("thumbnails", `[...document.querySelectorAll('main img')].every(i => i.complete)`)
 			b.shot("phone-" + strings.ReplaceAll(page, "/", "-"))
+		}
+	}
+
+	// Deleting: the configuration first, then its background can go.
+	b.do("delete the configuration", chromedp.Navigate(base+"/#/configurations"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-name="lot"] .confirm button`)),
+		chromedp.Click(chromedp.CSS(`[data-name="lot"] .confirm button`)),
+		chromedp.Click(chromedp.CSS(`[data-name="lot"] .confirm button.danger`)))
+	b.wait("the configuration gone", `document.querySelector('[data-name="lot"]') === null`)
+	b.do("delete the background", chromedp.Navigate(base+"/#/content"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-name="floor"] .confirm button`)),
+		chromedp.Click(chromedp.CSS(`[data-name="floor"] .confirm button`)),
+		chromedp.Click(chromedp.CSS(`[data-name="floor"] .confirm button.danger`)))
+	b.wait("the background gone", `document.querySelector('[data-name="floor"]') === null`)
+	for _, path := range []string{"/v1/configuration/lot", "/v1/content/floor"} {
+		if code := b.apiStatus(path); code != 404 {
+			t.Errorf("GET %s after deleting it: %d", path, code)
 		}
 	}
 
@@ -273,6 +297,7 @@ func newBrowser(t *testing.T, chrome, base string) *browser {
 	if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	os.Remove(filepath.Join(shots, "failed.png")) // an earlier run's
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
@@ -403,15 +428,27 @@ func (b *browser) shot(name string) {
 // apiJSON reads a /v1 path with the page's own access token.
 func (b *browser) apiJSON(path string, into any) {
 	b.t.Helper()
-	var s struct{ Access string }
-	json.Unmarshal([]byte(eval[string](b, `sessionStorage.getItem('showroom.session')`)), &s)
-	code, body := get(b.t, b.base.String()+path, s.Access)
+	code, body := get(b.t, b.base.String()+path, b.accessToken())
 	if code != 200 {
 		b.t.Fatalf("GET %s: %d %s", path, code, body)
 	}
 	if err := json.Unmarshal(body, into); err != nil {
 		b.t.Fatalf("GET %s: %v", path, err)
 	}
+}
+
+// apiStatus is the status of GET path with the page's access token.
+func (b *browser) apiStatus(path string) int {
+	b.t.Helper()
+	code, _ := get(b.t, b.base.String()+path, b.accessToken())
+	return code
+}
+
+func (b *browser) accessToken() string {
+	b.t.Helper()
+	var s struct{ Access string }
+	json.Unmarshal([]byte(eval[string](b, `sessionStorage.getItem('showroom.session')`)), &s)
+	return s.Access
 }
 
 func eval[T any](b *browser, expr string) T {

@@ -35,8 +35,8 @@ function card(c) {
         `${c.configurations.length} processor${c.configurations.length === 1 ? '' : 's'} · `,
         `${c.cost} credit${c.cost === 1 ? '' : 's'} a photo · ${c.configurationType}`),
       h('div', { class: 'actions' },
-        own ? h('a', { class: 'button secondary', href: `#/edit/${encodeURIComponent(c.name)}`, 'aria-label': `Edit ${c.name}` }, 'Edit')
-          : h('a', { class: 'button secondary', href: `#/copy/${encodeURIComponent(c.name)}`, 'aria-label': `Copy ${c.name}` }, 'Copy'),
+        own ? h('a', { class: 'button secondary', href: `#/edit/${encodeURIComponent(c.name)}`, 'aria-label': `Edit ${c.name}` }, 'Edit') : null,
+        h('a', { class: 'button secondary', href: `#/copy/${encodeURIComponent(c.name)}`, 'aria-label': `Copy ${c.name}` }, 'Copy'),
         own ? confirmButton('Delete', `Delete ${c.name}?`, async () => {
           try {
             await request('DELETE', `/v1/configuration/${encodeURIComponent(c.name)}`);
