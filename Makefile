@@ -37,6 +37,9 @@ deps:
 chromium:
 	@scripts/chromium.sh
 
+# make test runs the console's browser tests, not skips them.
+test: chromium
+
 ## models: fetch and verify the ONNX Runtime library and the model files
 models:
 	@scripts/models.sh "$(SHOWROOM_MODEL_DIR)"
@@ -58,7 +61,7 @@ run: build models
 	bin/showroom serve --demo --log-format text --data-dir "$(DATA_DIR)"
 
 ## test: the whole test suite (CI runs exactly this), each fuzz target for a few seconds too
-test: deps models versitygw chromium
+test: deps models versitygw
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 	GO=$(GO) scripts/fuzz.sh $(TEST_FUZZTIME)
