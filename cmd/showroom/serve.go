@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/showroom/showroom/internal/auth"
 	"github.com/showroom/showroom/internal/blob"
+	"github.com/showroom/showroom/internal/console"
 	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/metrics"
@@ -137,6 +139,9 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system, PublicURL: l.publicURL}, svc.Verifier(), db, log)
 	api.EnableProcessing(proc)
 	api.EnableLibrary(lib)
+	if err := enableConsole(api, c.system); err != nil {
+		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
+	}
 	h, err := mf.withMetrics(ctx, httpapi.Combined(httpapi.NewAuthServer(svc, db, log), api), mx, log)
 	if err != nil {
 		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
@@ -316,6 +321,10 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 	if _, err := fs.Parse(args); err != nil {
 		return err
 	}
+	authBase, err := url.Parse(strings.TrimSuffix(authURL, "/"))
+	if err != nil || authBase.Scheme == "" || authBase.Host == "" {
+		return usageError(fmt.Sprintf("--auth-url: %q is not an absolute URL", authURL))
+	}
 	log, db, blobs, lib, err := m.openData(ctx, c, l)
 	if err != nil {
 		return err
@@ -331,7 +340,11 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system, PublicURL: l.publicURL}, verifier, db, log)
 	api.EnableProcessing(proc)
 	api.EnableLibrary(lib)
-	h, err := mf.withMetrics(ctx, api, mx, log)
+	if err := enableConsole(api, c.system); err != nil {
+		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
+	}
+	// The console logs in on its own origin: /auth is the auth service's.
+	h, err := mf.withMetrics(ctx, httpapi.Combined(console.AuthProxy(authBase), api), mx, log)
 	if err != nil {
 		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 	}
