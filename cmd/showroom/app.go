@@ -151,10 +151,14 @@ func startWarmUp(ctx context.Context, engine *pipeline.Engine, runs int, model s
 		took, err := engine.WarmUp(ctx, warmUpW, warmUpH, runs)
 		if err != nil {
 			// Jobs run anyway: they report their own errors.
-			log.Error("warm-up failed", "model", model, "err", err, "took", time.Since(start))
+			log.Error("warm-up failed", "model", model, "err", err, "duration_ms", time.Since(start).Milliseconds())
 			return
 		}
-		log.Info("warmed up", "model", model, "photos", runs, "took", time.Since(start), "runs", took)
+		runsMS := make([]int64, len(took))
+		for i, d := range took {
+			runsMS[i] = d.Milliseconds()
+		}
+		log.Info("warmed up", "model", model, "photos", runs, "duration_ms", time.Since(start).Milliseconds(), "runs_ms", runsMS)
 	}()
 	return w
 }
