@@ -294,6 +294,7 @@ func (p *Processing) run(w http.ResponseWriter, r *http.Request, company *showro
 	if err != nil {
 		return nil, false, bodyError(err, p.MaxPhotoBytes)
 	}
+	noteJob(ctx, job.ID)
 	if async {
 		return job, true, nil
 	}
@@ -422,7 +423,11 @@ func (p *Processing) findJob(r *http.Request) (*showroom.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.Jobs.FindJob(r.Context(), c.ID, r.PathValue("id"))
+	j, err := p.Jobs.FindJob(r.Context(), c.ID, r.PathValue("id"))
+	if err == nil {
+		noteJob(r.Context(), j.ID)
+	}
+	return j, err
 }
 
 func (p *Processing) getJob(w http.ResponseWriter, r *http.Request) error {
