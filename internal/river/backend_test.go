@@ -40,6 +40,7 @@ type testDB struct {
 type store interface {
 	showroom.JobStore
 	showroom.AuthStore
+	showroom.WebhookStore
 }
 
 var backends = []backend{
@@ -61,7 +62,7 @@ var backends = []backend{
 				return err
 			},
 			riverState: func(id string) (state string) {
-				db.SQL().QueryRow(`SELECT state FROM river_job WHERE json_extract(args, '$.job_id') = ?`, id).Scan(&state)
+				db.SQL().QueryRow(`SELECT state FROM river_job WHERE kind = 'showroom_process' AND json_extract(args, '$.job_id') = ?`, id).Scan(&state)
 				return state
 			},
 		}
@@ -87,7 +88,7 @@ var backends = []backend{
 				return err
 			},
 			riverState: func(id string) (state string) {
-				db.Pool().QueryRow(ctx, `SELECT state FROM river_job WHERE args->>'job_id' = $1`, id).Scan(&state)
+				db.Pool().QueryRow(ctx, `SELECT state FROM river_job WHERE kind = 'showroom_process' AND args->>'job_id' = $1`, id).Scan(&state)
 				return state
 			},
 		}

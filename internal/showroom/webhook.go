@@ -162,9 +162,9 @@ func CheckCallbackURL(raw string, allowPrivate bool) error {
 	if allowPrivate {
 		return nil
 	}
-	if a, err := netip.ParseAddr(strings.Trim(u.Hostname(), "[]")); err == nil {
+	if a, err := netip.ParseAddr(u.Hostname()); err == nil {
 		if err := PublicAddress(a); err != nil {
-			return bad(err.Error())
+			return Errorf(EInvalidCallbackURL, "the callback URL's host %v", err)
 		}
 	}
 	return nil
@@ -219,5 +219,5 @@ func PublicAddress(a netip.Addr) error {
 	if kind == "" {
 		return nil
 	}
-	return fmt.Errorf("points at %s (%s), to which webhooks are not sent", a, kind)
+	return fmt.Errorf("%s is %s, to which webhooks are not sent", a, kind)
 }
