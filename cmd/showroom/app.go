@@ -54,6 +54,9 @@ type queueFlags struct {
 	ratePerMinute int
 	rateBurst     int
 	maxPhotoBytes int64
+	// webhookAllowPrivate lets callback URLs reach loopback, private and
+	// other non-public addresses.
+	webhookAllowPrivate bool
 }
 
 func (q *queueFlags) register(fs *flagSet) {
@@ -67,6 +70,7 @@ func (q *queueFlags) register(fs *flagSet) {
 	fs.Int(&q.ratePerMinute, "rate-limit", 600, "processing requests per minute per company (0: no limit)")
 	fs.Int(&q.rateBurst, "rate-burst", 60, "processing requests a company may make at once above the rate")
 	fs.Int64(&q.maxPhotoBytes, "max-photo-bytes", 25<<20, "largest photo accepted for processing, in bytes")
+	fs.Bool(&q.webhookAllowPrivate, "webhook-allow-private", false, "let webhooks go to loopback, link-local, private and other non-public addresses (receivers on this host or network; tests)")
 }
 
 func (q *queueFlags) config(work bool) river.Config {
@@ -74,6 +78,7 @@ func (q *queueFlags) config(work bool) river.Config {
 	c.Workers, c.MaxQueued, c.CompanyShare = q.workers, q.queueLength, q.companyShare
 	c.JobTimeout, c.RescueAfter, c.Retention = q.jobTimeout, q.rescueAfter, q.retention
 	c.Work = work
+	c.Webhooks.AllowPrivate = q.webhookAllowPrivate
 	return c
 }
 
@@ -229,6 +234,7 @@ func processing(ctx context.Context, db *database, blobs blob.Store, lib *librar
 		closeEngine()
 		return nil, nil, err
 	}
+	qu.EnableWebhooks(river.Webhooks{Store: db, Render: httpapi.JobJSON})
 	if err := qu.Start(ctx); err != nil {
 		closeEngine()
 		return nil, nil, fmt.Errorf("start the queue: %w", err)
@@ -237,6 +243,7 @@ func processing(ctx context.Context, db *database, blobs blob.Store, lib *librar
 	p = &httpapi.Processing{
 		Queue: qu, Jobs: db, Companies: db, Configs: lib,
 		MaxPhotoBytes: q.maxPhotoBytes, MaxPixels: e.maxPixels, RatePerMinute: float64(q.ratePerMinute), Burst: q.rateBurst,
+		Webhooks: db, WebhookAllowPrivate: q.webhookAllowPrivate,
 	}
 	if warm != nil {
 		p.Ready = warm.ready

@@ -38,6 +38,7 @@ type stores interface {
 	showroom.ContentStore
 	showroom.ConfigurationStore
 	showroom.JobStore
+	showroom.WebhookStore
 	Ping(ctx context.Context) error
 	Close() error
 }

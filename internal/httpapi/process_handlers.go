@@ -59,17 +59,26 @@ type Processing struct {
 	// Ready, when set, keeps /readyz at 503 while it fails: the engine's
 	// warm-up.
 	Ready func(context.Context) error
+	// Webhooks, when set, serves /v1/webhook and lets asynchronous
+	// requests name a callbackUrl (webhook_handlers.go).
+	Webhooks showroom.WebhookStore
+	// WebhookAllowPrivate accepts callback URLs whose host is a loopback,
+	// private or other non-public address.
+	WebhookAllowPrivate bool
 
 	limiter *companyLimiter
 }
 
 func (p *Processing) register(rt *router, authed func(handlerFunc) handlerFunc) {
 	p.limiter = newCompanyLimiter(p.RatePerMinute/60, p.Burst)
-	rt.handle("POST", "/v1/process/single/{configuration_name}", authed(p.process))
-	rt.handle("GET", "/v1/process/jobs", authed(p.listJobs))
+	rt.handle("POST", "/v1/process/single/{configuration_name}", authed(p.process), "async", "format", "quality", "callbackUrl")
+	rt.handle("GET", "/v1/process/jobs", authed(p.listJobs), "limit", "after")
 	rt.handle("GET", "/v1/process/jobs/{id}", authed(p.getJob))
 	rt.handle("GET", "/v1/process/jobs/{id}/result", authed(p.getResult))
 	rt.handle("GET", "/v1/usage", authed(p.usage))
+	if p.Webhooks != nil {
+		p.registerWebhooks(rt, authed)
+	}
 }
 
 // company finds the caller's company.
@@ -253,6 +262,10 @@ func (p *Processing) process(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	callback, err := p.callbackURL(ctx, r, company, async)
+	if err != nil {
+		return err
+	}
 	if r.ContentLength > p.MaxPhotoBytes {
 		return errTooLarge(p.MaxPhotoBytes)
 	}
@@ -265,7 +278,7 @@ func (p *Processing) process(w http.ResponseWriter, r *http.Request) error {
 	}
 	job, err := p.Queue.Submit(ctx, showroom.Submission{
 		Company: company, User: pr.Username, Name: name, Processors: config.Processors, Cost: int64(config.Cost),
-		Format: format, Quality: q, Photo: photo,
+		Format: format, Quality: q, Photo: photo, CallbackURL: callback,
 	})
 	if err != nil {
 		return bodyError(err, p.MaxPhotoBytes)
@@ -350,6 +363,7 @@ type jobJSON struct {
 	Timings       []timingJSON `json:"timings"`
 	Result        *resultJSON  `json:"result,omitempty"`
 	Error         *errorBody   `json:"error,omitempty"`
+	Callback      *jobCallback `json:"callback,omitempty"`
 	Href          string       `json:"href"`
 }
 
@@ -377,7 +391,7 @@ func jobRecord(j *showroom.Job) jobJSON {
 		ID: j.ID, Status: string(j.Status), Configuration: j.Configuration, Company: j.Company, CreatedBy: j.CreatedBy,
 		Cost: j.Cost, Attempts: j.Attempts, Format: j.Format,
 		CreatedDate: j.CreatedAt.UnixMilli(), StartedDate: msPtr(j.StartedAt), FinishedDate: msPtr(j.FinishedAt),
-		Timings: []timingJSON{}, Href: jobPath(j.ID),
+		Timings: []timingJSON{}, Href: jobPath(j.ID), Callback: callbackRecord(j),
 	}
 	for _, t := range j.Timings {
 		out.Timings = append(out.Timings, timingJSON{t.Name, float64(t.Duration.Microseconds()) / 1000})

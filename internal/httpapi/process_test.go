@@ -72,13 +72,20 @@ func withEngine(cfg river.Config, seg pipeline.Segmenter) envOption {
 
 // withRunner enables the processing endpoints on a queue that runs run
 // instead of the engine: for tests of the HTTP side of processing, which
-// need no model and a run of known length or order.
+// need no model and a run of known length or order. Webhooks are on, to
+// private addresses too when cfg allows them.
 func withRunner(cfg river.Config, run river.Runner) envOption {
+	return withRunnerLimits(cfg, run, 25<<20)
+}
+
+// withRunnerLimits is withRunner with the photo's size limit set.
+func withRunnerLimits(cfg river.Config, run river.Runner, maxPhotoBytes int64) envOption {
 	return func(t testing.TB, db *sqlite.DB, blobs *blob.Local, lib *library.Service, api *httpapi.APIServer) {
 		q, err := river.New(cfg, db.RiverDriver(), db, blobs, run, slog.New(slog.NewTextHandler(io.Discard, nil)), river.Observer{})
 		if err != nil {
 			t.Fatal(err)
 		}
+		q.EnableWebhooks(river.Webhooks{Store: db, Render: httpapi.JobJSON})
 		if err := q.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +94,8 @@ func withRunner(cfg river.Config, run river.Runner) envOption {
 			defer cancel()
 			q.Stop(ctx)
 		})
-		api.EnableProcessing(&httpapi.Processing{Queue: q, Jobs: db, Companies: db, Configs: lib, MaxPhotoBytes: 25 << 20, MaxPixels: 60_000_000})
+		api.EnableProcessing(&httpapi.Processing{Queue: q, Jobs: db, Companies: db, Configs: lib, MaxPhotoBytes: maxPhotoBytes, MaxPixels: 60_000_000,
+			Webhooks: db, WebhookAllowPrivate: cfg.Webhooks.AllowPrivate})
 	}
 }
 

@@ -200,12 +200,12 @@ func PublicAddress(a netip.Addr) error {
 		kind = "not an address"
 	case a.IsLoopback():
 		kind = "a loopback address"
-	case a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast():
+	case a.IsMulticast():
+		kind = "a multicast address"
+	case a.IsLinkLocalUnicast():
 		kind = "a link-local address"
 	case a.IsPrivate():
 		kind = "a private address"
-	case a.IsMulticast() || a.IsInterfaceLocalMulticast():
-		kind = "a multicast address"
 	case a.IsUnspecified():
 		kind = "the unspecified address"
 	default:

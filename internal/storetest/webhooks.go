@@ -84,7 +84,7 @@ func Webhooks(t *testing.T, newStore func(t *testing.T) WebhooksStore, deliverie
 			t.Helper()
 			j := &showroom.Job{ID: id, CompanyID: a.ID, CreatedBy: "alice", Configuration: "cfg",
 				Processors: json.RawMessage(`[{"processorName":"DetectCarMaskProcessor"}]`),
-				InputKey: "in/" + id, CreatedAt: now, CallbackURL: callback}
+				InputKey:   "in/" + id, CreatedAt: now, CallbackURL: callback}
 			if err := s.CreateJob(ctx, j, unbounded); err != nil {
 				t.Fatal(err)
 			}
