@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -241,7 +242,7 @@ func (rc *hookReceiver) of(id string) (reqs []*http.Request, bodies [][]byte) {
 	return reqs, bodies
 }
 
-// verify is docs/api.md's receiver check, word for word.
+// verify is docs/api.md's receiver check, word for word (TestVerifierDocumented).
 func verify(header string, body []byte, secret string, now time.Time) error {
 	var ts string
 	var sigs []string
@@ -387,4 +388,25 @@ func mustJSON(v any) string {
 		panic(err)
 	}
 	return string(b)
+}
+
+// TestVerifierDocumented: docs/api.md's Go verifier is verify above, word
+// for word, so the documented check is the one the deliveries pass.
+func TestVerifierDocumented(t *testing.T) {
+	fn := func(file string) string {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		start := strings.Index(s, "func verify(")
+		end := strings.Index(s[max(start, 0):], "\n}\n")
+		if start < 0 || end < 0 {
+			t.Fatalf("%s has no func verify", file)
+		}
+		return s[start : start+end]
+	}
+	if doc, test := fn("../../docs/api.md"), fn("webhook_test.go"); doc != test {
+		t.Errorf("docs/api.md's verify differs from the tests':\n%s\n---\n%s", doc, test)
+	}
 }
