@@ -25,13 +25,20 @@ export SHOWROOM_VERSITYGW ?= $(VERSITYGW)
 TEST_FUZZTIME ?= 3s
 FUZZTIME ?= 2m
 
-.PHONY: all run build test fuzz lint bench soak models deps versitygw gallery glass-model clean
+.PHONY: all run build test fuzz lint bench soak models deps chromium versitygw gallery glass-model console-screenshots clean
 
 all: build
 
 ## deps: install system packages the build needs (libvips)
 deps:
 	@scripts/system-deps.sh
+
+## chromium: install Debian's Chromium, which the web console's browser tests drive headless
+chromium:
+	@scripts/chromium.sh
+
+# make test runs the console's browser tests, not skips them.
+test: chromium
 
 ## models: fetch and verify the ONNX Runtime library and the model files
 models:
@@ -58,6 +65,10 @@ test: deps models versitygw
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 	GO=$(GO) scripts/fuzz.sh $(TEST_FUZZTIME)
+
+## console-screenshots: the web console's browser test alone; its screenshots go to artifacts/console
+console-screenshots: deps models chromium
+	SHOWROOM_CONSOLE_ARTIFACTS=$(CURDIR)/artifacts/console $(GO) test -count=1 -run '^TestConsole$$' ./cmd/showroom
 
 ## fuzz: every fuzz target for $(FUZZTIME) each (a crash is saved under the package's testdata/fuzz: commit it with the fix)
 fuzz: deps models

@@ -33,7 +33,7 @@ func (m *Main) runAdmin(ctx context.Context, args []string) error {
 	fs := m.newFlagSet("admin")
 	fs.String(&dataDir, "data-dir", "./data", "directory of the SQLite database")
 	d.register(fs)
-	fs.Usage = func() { fmt.Fprintln(m.Stderr, adminUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprintln(fs.Output(), adminUsage); fs.PrintDefaults() }
 	rest, err := fs.Parse(args)
 	if err != nil {
 		return err

@@ -43,7 +43,9 @@ func (e *engineFlags) register(fs *flagSet) {
 	fs.Int64(&e.maxDecodeBytes, "max-decode-bytes", vision.DefaultMaxBytes, "most memory a photo's decode may take, in bytes, from its header (width x height x channels x bytes a channel, and a progressive JPEG's coefficients)")
 }
 
-// queueFlags configure processing jobs.
+// queueFlags configure processing jobs: admitting them (the roles that
+// take requests) and running them (the roles that work). Fields a role does
+// not register keep their defaults.
 type queueFlags struct {
 	workers       int
 	queueLength   int
@@ -59,18 +61,36 @@ type queueFlags struct {
 	webhookAllowPrivate bool
 }
 
-func (q *queueFlags) register(fs *flagSet) {
+// newQueueFlags returns the defaults, for the flags a role leaves out.
+func newQueueFlags() queueFlags {
 	d := river.DefaultConfig()
-	fs.Int(&q.workers, "workers", d.Workers, "photos processed at once by this process")
-	fs.Int(&q.queueLength, "queue-length", d.MaxQueued, "jobs queued or running before new ones are refused with 503")
-	fs.Int(&q.companyShare, "company-queue-share", d.CompanyShare, "jobs one company may have queued or running before its new ones are refused with 503, while other companies are still admitted (0: half of --queue-length)")
-	fs.Duration(&q.jobTimeout, "job-timeout", d.JobTimeout, "a run taking longer is cancelled")
-	fs.Duration(&q.rescueAfter, "rescue-after", d.RescueAfter, "a job left running by a crashed process is retried after this (more than --job-timeout)")
-	fs.Duration(&q.retention, "job-retention", d.Retention, "how long finished jobs and their results are kept")
-	fs.Int(&q.ratePerMinute, "rate-limit", 600, "processing requests per minute per company (0: no limit)")
-	fs.Int(&q.rateBurst, "rate-burst", 60, "processing requests a company may make at once above the rate")
-	fs.Int64(&q.maxPhotoBytes, "max-photo-bytes", 25<<20, "largest photo accepted for processing, in bytes")
-	fs.Bool(&q.webhookAllowPrivate, "webhook-allow-private", false, "let webhooks go to loopback, link-local, private and other non-public addresses (receivers on this host or network; tests)")
+	return queueFlags{workers: d.Workers, queueLength: d.MaxQueued, companyShare: d.CompanyShare,
+		jobTimeout: d.JobTimeout, rescueAfter: d.RescueAfter, retention: d.Retention,
+		ratePerMinute: 600, rateBurst: 60, maxPhotoBytes: 25 << 20}
+}
+
+// registerAdmission adds the limits on what is accepted: for the roles that
+// take processing requests (serve, api).
+func (q *queueFlags) registerAdmission(fs *flagSet) {
+	fs.Int(&q.queueLength, "queue-length", q.queueLength, "jobs queued or running before new ones are refused with 503")
+	fs.Int(&q.companyShare, "company-queue-share", q.companyShare, "jobs one company may have queued or running before its new ones are refused with 503, while other companies are still admitted (0: half of --queue-length)")
+	fs.Int(&q.ratePerMinute, "rate-limit", q.ratePerMinute, "processing requests per minute per company (0: no limit)")
+	fs.Int(&q.rateBurst, "rate-burst", q.rateBurst, "processing requests a company may make at once above the rate")
+	fs.Int64(&q.maxPhotoBytes, "max-photo-bytes", q.maxPhotoBytes, "largest photo accepted for processing, in bytes")
+}
+
+// registerRuns adds how jobs run: for the roles that work (serve, worker).
+func (q *queueFlags) registerRuns(fs *flagSet) {
+	fs.Int(&q.workers, "workers", q.workers, "photos processed at once by this process")
+	fs.Duration(&q.jobTimeout, "job-timeout", q.jobTimeout, "a run taking longer is cancelled")
+	fs.Duration(&q.rescueAfter, "rescue-after", q.rescueAfter, "a job left running by a crashed process is retried after this (more than --job-timeout)")
+	fs.Duration(&q.retention, "job-retention", q.retention, "how long finished jobs and their results are kept")
+}
+
+// registerWebhooks adds where webhooks may go: for the roles that check
+// callback URLs (serve, api) and those that deliver them (serve, worker).
+func (q *queueFlags) registerWebhooks(fs *flagSet) {
+	fs.Bool(&q.webhookAllowPrivate, "webhook-allow-private", q.webhookAllowPrivate, "let webhooks go to loopback, link-local, private and other non-public addresses (receivers on this host or network; tests)")
 }
 
 func (q *queueFlags) config(work bool) river.Config {
@@ -141,10 +161,14 @@ func startWarmUp(ctx context.Context, engine *pipeline.Engine, runs int, model s
 		took, err := engine.WarmUp(ctx, warmUpW, warmUpH, runs)
 		if err != nil {
 			// Jobs run anyway: they report their own errors.
-			log.Error("warm-up failed", "model", model, "err", err, "took", time.Since(start))
+			log.Error("warm-up failed", "model", model, "err", err, "duration_ms", time.Since(start).Milliseconds())
 			return
 		}
-		log.Info("warmed up", "model", model, "photos", runs, "took", time.Since(start), "runs", took)
+		runsMS := make([]int64, len(took))
+		for i, d := range took {
+			runsMS[i] = d.Milliseconds()
+		}
+		log.Info("warmed up", "model", model, "photos", runs, "duration_ms", time.Since(start).Milliseconds(), "runs_ms", runsMS)
 	}()
 	return w
 }

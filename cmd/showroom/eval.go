@@ -30,7 +30,7 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 	var images, out, model, modelDir string
 	var glass bool
 	fs := m.newFlagSet("eval")
-	fs.Usage = func() { fmt.Fprintln(m.Stderr, evalUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprintln(fs.Output(), evalUsage); fs.PrintDefaults() }
 	fs.String(&images, "images", filepath.Join("..", "shared", "testdata", "cars"), "folder of NAME.jpg photos with NAME.mask.png masks (with --glass: any NAME.jpg, annotated or not)")
 	fs.String(&out, "out", "", "folder to write NAME.pred.png masks and contact-sheet.png into (with --glass: NAME.glass.png and glass-sheet.png)")
 	fs.String(&model, "model", vision.ModelISNet, "segmentation model: isnet or u2netp")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"strconv"
@@ -16,9 +17,16 @@ type flagSet struct {
 	envErr error
 }
 
+// newFlagSet returns the flag set of 'showroom name'. Its Usage writes to
+// fs.Output(), which Parse points at standard output for --help and at
+// standard error for a mistake.
 func (m *Main) newFlagSet(name string) *flagSet {
 	fs := flag.NewFlagSet("showroom "+name, flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: showroom %s [flags]\n\nFlags:\n", name)
+		fs.PrintDefaults()
+	}
 	return &flagSet{FlagSet: fs, m: m}
 }
 
@@ -95,12 +103,20 @@ func (fs *flagSet) deferErr(err error) {
 }
 
 // Parse parses args; a bad environment value or a flag error is a usage
-// error, and positional arguments are returned.
+// error, and positional arguments are returned. --help (or -h) prints the
+// usage on standard output and returns flag.ErrHelp, which Main.Run turns
+// into success; a mistake prints it on standard error.
 func (fs *flagSet) Parse(args []string) ([]string, error) {
-	if err := fs.FlagSet.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return nil, err
-		}
+	var out bytes.Buffer
+	fs.SetOutput(&out)
+	err := fs.FlagSet.Parse(args)
+	fs.SetOutput(fs.m.Stderr)
+	if err == flag.ErrHelp {
+		fs.m.Stdout.Write(out.Bytes())
+		return nil, err
+	}
+	fs.m.Stderr.Write(out.Bytes())
+	if err != nil {
 		return nil, usageError(err.Error())
 	}
 	if fs.envErr != nil {

@@ -26,9 +26,7 @@ func main() {
 	defer stop()
 	m := NewMain()
 	if err := m.Run(ctx, os.Args[1:]); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "showroom:", message(err))
-		}
+		fmt.Fprintln(os.Stderr, "showroom:", message(err))
 		os.Exit(exitCode(err))
 	}
 }
@@ -68,24 +66,41 @@ var commands = map[string]command{
 	"version": {(*Main).runVersion, "print the version"},
 }
 
-// Run runs the subcommand args[0] with the rest of args.
+// Run runs the subcommand args[0] with the rest of args. Help asked for
+// (--help, -h, help) is printed on standard output and is no error; usage
+// printed because of a mistake goes to standard error with a usageError.
 func (m *Main) Run(ctx context.Context, args []string) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		m.usage()
-		if len(args) == 0 {
-			return usageError("no command given")
-		}
+	if len(args) == 0 {
+		m.usage(m.Stderr)
+		return usageError("no command given")
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		m.usage(m.Stdout)
 		return nil
+	case "help":
+		if len(args) == 1 {
+			m.usage(m.Stdout)
+			return nil
+		}
+		// 'showroom help process' is 'showroom process --help'.
+		args = []string{args[1], "--help"}
+	case "-version", "--version":
+		args = []string{"version"}
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		m.usage()
+		m.usage(m.Stderr)
 		return usageError(fmt.Sprintf("unknown command %q", args[0]))
 	}
-	return c.run(m, ctx, args[1:])
+	if err := c.run(m, ctx, args[1:]); !errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	// The flag set has printed the command's help on standard output.
+	return nil
 }
 
-func (m *Main) usage() {
+func (m *Main) usage(w io.Writer) {
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
@@ -96,11 +111,17 @@ func (m *Main) usage() {
 	for _, n := range names {
 		fmt.Fprintf(&b, "  %-8s %s\n", n, commands[n].help)
 	}
-	b.WriteString("\nRun 'showroom COMMAND -h' for a command's flags.\n")
-	fmt.Fprint(m.Stderr, b.String())
+	b.WriteString("\nRun 'showroom COMMAND --help' for a command's flags, 'showroom --version' for the version.\n")
+	fmt.Fprint(w, b.String())
 }
 
 func (m *Main) runVersion(ctx context.Context, args []string) error {
+	fs := m.newFlagSet("version")
+	if rest, err := fs.Parse(args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return usageError("version takes no arguments")
+	}
 	fmt.Fprintln(m.Stdout, "showroom", Version)
 	return nil
 }
@@ -122,7 +143,7 @@ func message(err error) string {
 
 func exitCode(err error) int {
 	var u usageError
-	if errors.As(err, &u) || errors.Is(err, flag.ErrHelp) {
+	if errors.As(err, &u) {
 		return 2
 	}
 	return 1

@@ -11,13 +11,14 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
@@ -69,7 +70,8 @@ func (m *Main) runProcess(ctx context.Context, args []string) error {
 	fs.String(&o.model, "model", "isnet", "without --server: segmentation model, isnet or u2netp")
 	fs.String(&o.modelDir, "model-dir", defaultModelDir(), "without --server: where the model files are")
 	fs.Usage = func() {
-		fmt.Fprintln(m.Stderr, "Usage: showroom process --config NAME [--out DIR] [--format jpeg|png|webp] [--jobs N] [--force] FILES...")
+		fmt.Fprintln(fs.Output(), "Usage: showroom process --config NAME [--out DIR] [--format jpeg|png|webp] [--jobs N] [--force] FILES|DIRS...")
+		fmt.Fprintln(fs.Output(), "\nA folder's JPEG, PNG and WebP photos are taken; masks (NAME.mask.png and the like), hidden files and\nother files are skipped. The result of PHOTO.jpg is OUT/PHOTO.CONFIG.jpg (.png, .webp).\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	files, err := fs.Parse(args)
@@ -79,6 +81,9 @@ func (m *Main) runProcess(ctx context.Context, args []string) error {
 	switch {
 	case o.config == "":
 		return usageError("process needs --config NAME")
+	case !configNameRE.MatchString(o.config):
+		// It becomes part of the results' file names.
+		return usageError(fmt.Sprintf("--config: %q is not a configuration name", o.config))
 	case len(files) == 0:
 		return usageError("process needs photos: FILES... or directories")
 	case o.jobs < 1 || o.jobs > 64:
@@ -88,7 +93,7 @@ func (m *Main) runProcess(ctx context.Context, args []string) error {
 	case o.quality != 0 && (o.quality < 1 || o.quality > 100):
 		return usageError("--quality must be from 1 to 100")
 	}
-	photos, err := expandPhotos(files)
+	photos, skipped, err := expandPhotos(files, o.config)
 	if err != nil {
 		return err
 	}
@@ -108,49 +113,176 @@ func (m *Main) runProcess(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return m.batch(ctx, o, photos, run)
+	return m.batch(ctx, o, photos, skipped, run)
 }
 
-// expandPhotos lists the photos named: files as given, directories' JPEG,
-// PNG and WebP files in name order.
-func expandPhotos(args []string) ([]string, error) {
+// configNameRE is what a configuration's name may be: a company's are
+// letters and digits, the predefined ones have underscores.
+var configNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// maskSuffixes end the names of the files that sit beside photos without
+// being photos: the hand-made masks and annotations of the evaluation sets
+// (NAME.mask.png, NAME.windows.png, ...) and what 'showroom eval' writes.
+var maskSuffixes = []string{".mask.png", ".windows.png", ".never.png", ".wheels.png", ".pred.png", ".glass.png"}
+
+// photoExts are the extensions of the photos taken from a folder.
+var photoExts = []string{".jpg", ".jpeg", ".png", ".webp"}
+
+// skipCounts counts, by reason, the files a run did not take as photos.
+type skipCounts struct {
+	masks, hidden, notPhotos, results int
+}
+
+func (s skipCounts) total() int { return s.masks + s.hidden + s.notPhotos + s.results }
+
+// String is the summary's line: "skipped 3: 2 masks, 1 hidden".
+func (s skipCounts) String() string {
+	var parts []string
+	for _, c := range []struct {
+		n           int
+		one, plural string
+	}{
+		{s.masks, "mask", "masks"},
+		{s.hidden, "hidden", "hidden"},
+		{s.notPhotos, "not a photo", "not photos"},
+		{s.results, "result of this configuration", "results of this configuration"},
+	} {
+		switch {
+		case c.n == 1:
+			parts = append(parts, "1 "+c.one)
+		case c.n > 1:
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.plural))
+		}
+	}
+	return fmt.Sprintf("skipped %d: %s", s.total(), strings.Join(parts, ", "))
+}
+
+// expandPhotos lists the photos named, in name order: files as given, and
+// from a folder its JPEG, PNG and WebP files, by extension and by their
+// bytes. Hidden files, masks and the results of config (a folder that is
+// also --out) are skipped wherever they come from; a folder's other files
+// are skipped too, while a file named on its own is taken, and fails with
+// its reason if it is not a photo.
+func expandPhotos(args []string, config string) ([]string, skipCounts, error) {
 	var out []string
+	var skipped skipCounts
+	// take counts name out or lets it in; listed says it came from a folder.
+	take := func(path string, listed bool) error {
+		name := strings.ToLower(filepath.Base(path))
+		switch {
+		case strings.HasPrefix(name, "."):
+			skipped.hidden++
+		case slices.ContainsFunc(maskSuffixes, func(s string) bool { return strings.HasSuffix(name, s) }):
+			skipped.masks++
+		case isResult(name, config):
+			skipped.results++
+		case !listed:
+			out = append(out, path)
+		default:
+			ok, err := isPhoto(path)
+			if err != nil {
+				return err
+			}
+			if ok {
+				out = append(out, path)
+			} else {
+				skipped.notPhotos++
+			}
+		}
+		return nil
+	}
 	for _, a := range args {
 		st, err := os.Stat(a)
 		if err != nil {
-			return nil, err
+			return nil, skipped, err
 		}
 		if !st.IsDir() {
-			out = append(out, a)
+			if err := take(a, false); err != nil {
+				return nil, skipped, err
+			}
 			continue
 		}
 		entries, err := os.ReadDir(a)
 		if err != nil {
-			return nil, err
+			return nil, skipped, err
 		}
 		for _, e := range entries {
-			switch strings.ToLower(filepath.Ext(e.Name())) {
-			case ".jpg", ".jpeg", ".png", ".webp":
-				if !e.IsDir() {
-					out = append(out, filepath.Join(a, e.Name()))
-				}
+			if e.IsDir() {
+				continue // folders inside are not searched
+			}
+			if err := take(filepath.Join(a, e.Name()), true); err != nil {
+				return nil, skipped, err
 			}
 		}
 	}
 	sort.Strings(out)
-	return out, nil
+	// Two photos with one result name would overwrite each other's result.
+	seen := map[string]string{}
+	for _, p := range out {
+		base := strings.ToLower(photoBase(p))
+		if other, ok := seen[base]; ok {
+			return nil, skipped, usageError(fmt.Sprintf("%s and %s would have the same result file; process them in separate runs", other, p))
+		}
+		seen[base] = p
+	}
+	return out, skipped, nil
 }
 
-// existingResult returns the result file of photo in out, if there is one:
-// in format, or in any format when format is "" (automatic).
-func existingResult(out, photo, format string) string {
-	base := strings.TrimSuffix(filepath.Base(photo), filepath.Ext(photo))
-	exts := []string{".jpg", ".png", ".webp"}
+// isResult says whether the (lower-case) name is a result of config:
+// PHOTO.CONFIG.jpg, .png or .webp.
+func isResult(name, config string) bool {
+	ext := filepath.Ext(name)
+	if !slices.Contains(resultExts, ext) {
+		return false
+	}
+	return strings.HasSuffix(strings.TrimSuffix(name, ext), "."+strings.ToLower(config))
+}
+
+// isPhoto says whether the file at path is a JPEG, PNG or WebP photo: by
+// its extension, then by its first bytes.
+func isPhoto(path string) (bool, error) {
+	if !slices.Contains(photoExts, strings.ToLower(filepath.Ext(path))) {
+		return false, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	head := make([]byte, 16)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return false, err
+	}
+	return library.Sniff(head[:n]) != "", nil
+}
+
+// resultExts are the extensions a result may have, as extensions gives
+// them.
+var resultExts = []string{".jpg", ".png", ".webp"}
+
+// photoBase is the photo's file name without its extension.
+func photoBase(photo string) string {
+	return strings.TrimSuffix(filepath.Base(photo), filepath.Ext(photo))
+}
+
+// resultPath is where the result of photo through config goes: the
+// configuration is in the name, so that a run with another one does not
+// take this one's results for its own.
+func resultPath(out, photo, config, ext string) string {
+	return filepath.Join(out, photoBase(photo)+"."+config+ext)
+}
+
+// existingResult returns the result file of photo through config in out,
+// if there is one: in format, or in any format when format is ""
+// (automatic).
+func existingResult(out, photo, config, format string) string {
+	exts := resultExts
 	if format != "" {
 		exts = []string{extensions["image/"+format]}
 	}
 	for _, ext := range exts {
-		p := filepath.Join(out, base+ext)
+		p := resultPath(out, photo, config, ext)
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
@@ -165,18 +297,18 @@ type batchResult struct {
 
 // batch runs photos through run with o.jobs at a time, showing progress,
 // and prints a summary. It fails when any photo failed.
-func (m *Main) batch(ctx context.Context, o processOptions, photos []string, run photoRunner) error {
+func (m *Main) batch(ctx context.Context, o processOptions, photos []string, skipped skipCounts, run photoRunner) error {
 	start := time.Now()
 	var todo []string
-	skipped := 0
+	done := 0
 	for _, p := range photos {
-		if !o.force && existingResult(o.out, p, o.format) != "" {
-			skipped++
+		if !o.force && existingResult(o.out, p, o.config, o.format) != "" {
+			done++
 			continue
 		}
 		todo = append(todo, p)
 	}
-	progress := m.progress(len(todo))
+	progress := m.newProgress(len(todo))
 	work := make(chan string)
 	results := make(chan batchResult)
 	var wg sync.WaitGroup
@@ -185,6 +317,7 @@ func (m *Main) batch(ctx context.Context, o processOptions, photos []string, run
 		go func() {
 			defer wg.Done()
 			for p := range work {
+				progress.started(time.Now())
 				results <- batchResult{p, processOne(ctx, o, p, run)}
 			}
 		}()
@@ -202,17 +335,20 @@ func (m *Main) batch(ctx context.Context, o processOptions, photos []string, run
 	go func() { wg.Wait(); close(results) }()
 
 	var failed []batchResult
-	done := 0
+	ok := 0
 	for r := range results {
 		if r.err != nil {
 			failed = append(failed, r)
 		} else {
-			done++
+			ok++
 		}
-		progress(r)
+		progress.finished(r, time.Now())
 	}
-	fmt.Fprintf(m.Stdout, "\n%d done, %d skipped (result exists; --force redoes them), %d failed, in %s\n",
-		done, skipped, len(failed), time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(m.Stdout, "\n%d done, %d already done (result exists; --force redoes them), %d failed, in %s\n",
+		ok, done, len(failed), time.Since(start).Round(100*time.Millisecond))
+	if skipped.total() > 0 {
+		fmt.Fprintln(m.Stdout, skipped)
+	}
 	for _, f := range failed {
 		fmt.Fprintf(m.Stdout, "  failed: %s: %v\n", f.photo, message(f.err))
 	}
@@ -238,8 +374,7 @@ func processOne(ctx context.Context, o processOptions, photo string, run photoRu
 	if !ok {
 		return fmt.Errorf("unexpected result type %q", mediaType)
 	}
-	base := strings.TrimSuffix(filepath.Base(photo), filepath.Ext(photo))
-	dst := filepath.Join(o.out, base+ext)
+	dst := resultPath(o.out, photo, o.config, ext)
 	tmp := dst + ".part"
 	if err := os.WriteFile(tmp, img, 0o644); err != nil {
 		return err
@@ -247,30 +382,89 @@ func processOne(ctx context.Context, o processOptions, photo string, run photoRu
 	return os.Rename(tmp, dst)
 }
 
-// progress returns a function called once per finished photo: a bar with
-// rate and ETA on a terminal, one plain line per photo otherwise.
-func (m *Main) progress(total int) func(batchResult) {
+// progress reports finished photos: a line redrawn in place on a terminal,
+// one line per photo otherwise. Its rate counts finished photos over the
+// wall time since the first photo started, so it is the batch's own pace,
+// and is left out until a second has passed: a photo that fails at once
+// would make a rate of thousands a second.
+type progress struct {
+	m        *Main
+	total    int
+	terminal *os.File // nil: not a terminal
+
+	mu       sync.Mutex
+	first    time.Time
+	finishes int
+}
+
+func (m *Main) newProgress(total int) *progress {
+	p := &progress{m: m, total: total}
 	if f, ok := m.Stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && total > 0 {
-		bar := progressbar.NewOptions(total,
-			progressbar.OptionSetWriter(f),
-			progressbar.OptionSetDescription("processing"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString("photos"),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionFullWidth(),
-		)
-		return func(batchResult) { bar.Add(1) }
+		p.terminal = f
+		fmt.Fprintf(f, "processing 0/%d", total)
 	}
-	n := 0
-	return func(r batchResult) {
-		n++
-		status := "ok"
-		if r.err != nil {
-			status = "failed: " + message(r.err)
-		}
-		fmt.Fprintf(m.Stdout, "[%d/%d] %s %s\n", n, total, r.photo, status)
+	return p
+}
+
+// started notes that a photo started at t.
+func (p *progress) started(t time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.first.IsZero() {
+		p.first = t
 	}
+}
+
+// finished reports r, finished at t.
+func (p *progress) finished(r batchResult, t time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.finishes++
+	pace := rate(p.finishes, p.total, t.Sub(p.first))
+	if p.terminal != nil {
+		// \r and erase-to-end redraw the line in place.
+		fmt.Fprintf(p.terminal, "\r\x1b[Kprocessing %d/%d%s", p.finishes, p.total, prefixed(", ", pace))
+		return
+	}
+	status := "ok"
+	if r.err != nil {
+		status = "failed: " + message(r.err)
+	}
+	fmt.Fprintf(p.m.Stdout, "[%d/%d] %s %s%s\n", p.finishes, p.total, r.photo, status, prefixed(", ", pace))
+}
+
+func prefixed(prefix, s string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + s
+}
+
+// minRateWindow is the least wall time a rate is given over.
+const minRateWindow = time.Second
+
+// rate formats the pace of n of total photos finished in elapsed: photos
+// a second from one a second up, seconds a photo below, and the time left
+// at that pace; "" while elapsed is under minRateWindow.
+func rate(n, total int, elapsed time.Duration) string {
+	if n == 0 || elapsed < minRateWindow {
+		return ""
+	}
+	perSecond := float64(n) / elapsed.Seconds()
+	var s string
+	switch {
+	case perSecond >= 10:
+		s = fmt.Sprintf("%.0f photos/s", perSecond)
+	case perSecond >= 1:
+		s = fmt.Sprintf("%.1f photos/s", perSecond)
+	default:
+		s = fmt.Sprintf("%.1f s/photo", 1/perSecond)
+	}
+	if left := total - n; left > 0 {
+		eta := time.Duration(float64(left) / perSecond * float64(time.Second))
+		s += fmt.Sprintf(", about %s left", eta.Round(time.Second))
+	}
+	return s
 }
 
 // remoteRunner logs in to a running Showroom and sends each photo to it.
@@ -452,11 +646,15 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 		return nil, nil, err
 	}
 	e := engineFlags{model: o.model, modelDir: o.modelDir, ortThreads: 2, maxPixels: 60_000_000, maxDecodeBytes: vision.DefaultMaxBytes}
+	// Loading IS-Net takes seconds with nothing else to show.
+	fmt.Fprintf(m.Stderr, "loading the model (%s)…\n", o.model)
+	loading := time.Now()
 	engine, closeEngine, err := newEngine(e, lib, nil)
 	if err != nil {
 		closeAll()
 		return nil, nil, err
 	}
+	fmt.Fprintf(m.Stderr, "model loaded in %s\n", time.Since(loading).Round(100*time.Millisecond))
 	closers = append(closers, closeEngine)
 	return func(ctx context.Context, photo []byte) ([]byte, string, error) {
 		res, err := engine.Run(ctx, pipeline.Request{

@@ -607,17 +607,18 @@ func TestProcessCommand(t *testing.T) {
 	env := map[string]string{"SHOWROOM_MODEL": "u2netp"}
 
 	stdout, _, err := run(t, env, "", append([]string{"process", "--config", "free_cutout", "--out", out, "--jobs", "2"}, photos...)...)
-	if err != nil || !strings.Contains(stdout, "2 done, 0 skipped") {
+	if err != nil || !strings.Contains(stdout, "2 done, 0 already done") {
 		t.Fatalf("local batch: %v\n%s", err, stdout)
 	}
 	for _, p := range photos {
-		if existingResult(out, p, "") == "" {
+		if existingResult(out, p, "free_cutout", "") == "" {
 			t.Errorf("no result for %s", p)
 		}
 	}
-	// Existing results are skipped; a bad file fails with its reason.
+	// Existing results are not redone; a bad file named on its own fails
+	// with its reason.
 	stdout, _, err = run(t, env, "", append([]string{"process", "--config", "free_cutout", "--out", out}, append(photos, bad)...)...)
-	if err == nil || !strings.Contains(stdout, "0 done, 2 skipped") || !strings.Contains(stdout, "failed: "+bad) {
+	if err == nil || !strings.Contains(stdout, "0 done, 2 already done") || !strings.Contains(stdout, "failed: "+bad) {
 		t.Errorf("second batch: %v\n%s", err, stdout)
 	}
 	if _, _, err := run(t, env, "", "process", "--config", "mine", "--out", out, photos[0]); err == nil || !strings.Contains(err.Error(), "--company") {
@@ -634,7 +635,7 @@ func TestProcessCommand(t *testing.T) {
 	if err != nil || !strings.Contains(stdout, "2 done") {
 		t.Fatalf("remote batch: %v\n%s", err, stdout)
 	}
-	if got := existingResult(out, photos[0], "webp"); got == "" {
+	if got := existingResult(out, photos[0], "free_cutout", "webp"); got == "" {
 		t.Errorf("no webp result")
 	}
 	if _, _, err := run(t, map[string]string{"SHOWROOM_PASSWORD": "wrong"}, "", "process", "--config", "free_cutout", "--out", out,

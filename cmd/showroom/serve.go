@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/showroom/showroom/internal/auth"
 	"github.com/showroom/showroom/internal/blob"
+	"github.com/showroom/showroom/internal/console"
 	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/metrics"
@@ -36,14 +38,29 @@ type common struct {
 	blobURL string
 }
 
+// register adds the flags of every role; --addr only with an address to
+// default to (a role that listens). Each role's flag set holds only flags
+// it reads (TestRoleFlags): the rest are added by the register methods of
+// what the role runs.
 func (c *common) register(fs *flagSet, defAddr string) {
-	fs.String(&c.addr, "addr", defAddr, "address to listen on")
+	if defAddr != "" {
+		fs.String(&c.addr, "addr", defAddr, "address to listen on")
+	}
 	fs.String(&c.dataDir, "data-dir", "./data", "directory of the SQLite database (without --database-url) and, without --blob-url, the blobs")
 	c.db.register(fs)
-	fs.String(&c.system, "system", showroom.DefaultSystem, "system name access tokens must carry")
 	fs.String(&c.logFormat, "log-format", "json", "log format: json or text")
 	fs.String(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.Duration(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long a graceful shutdown waits for running work")
+}
+
+// registerSystem adds --system, for the roles that verify access tokens.
+func (c *common) registerSystem(fs *flagSet) {
+	fs.String(&c.system, "system", showroom.DefaultSystem, "system name access tokens must carry")
+}
+
+// registerBody adds the request bodies' time limits, for the roles that
+// read request bodies.
+func (c *common) registerBody(fs *flagSet) {
 	def := httpapi.DefaultBodyLimits()
 	fs.Duration(&c.body.Idle, "body-idle-timeout", def.Idle, "a request body from which nothing arrives for this long gets 408")
 	fs.Duration(&c.body.Total, "body-timeout", def.Total, "a request body not whole after this long gets 408")
@@ -104,17 +121,22 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	var c common
 	var a authFlags
 	var e engineFlags
-	var q queueFlags
-	var l libraryFlags
+	q, l := newQueueFlags(), newLibraryFlags()
 	var mf metricsFlags
 	var demo bool
 	fs := m.newFlagSet("serve")
 	c.register(fs, "127.0.0.1:8080")
+	c.registerSystem(fs)
+	c.registerBody(fs)
 	c.registerBlobs(fs)
 	a.register(fs)
 	e.register(fs)
-	q.register(fs)
-	l.register(fs)
+	q.registerAdmission(fs)
+	q.registerRuns(fs)
+	q.registerWebhooks(fs)
+	l.registerDecodes(fs)
+	l.registerUploads(fs)
+	l.registerCache(fs)
 	mf.register(fs, "serve")
 	fs.Bool(&demo, "demo", false, "on an empty database, create a demo company and user and print how to log in")
 	if _, err := fs.Parse(args); err != nil {
@@ -137,6 +159,9 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system, PublicURL: l.publicURL}, svc.Verifier(), db, log)
 	api.EnableProcessing(proc)
 	api.EnableLibrary(lib)
+	if err := enableConsole(api, c.system); err != nil {
+		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
+	}
 	h, err := mf.withMetrics(ctx, httpapi.Combined(httpapi.NewAuthServer(svc, db, log), api), mx, log)
 	if err != nil {
 		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
@@ -237,15 +262,16 @@ func stopWithin(d time.Duration, stop func(context.Context) error) error {
 func (m *Main) runWorker(ctx context.Context, args []string) error {
 	var c common
 	var e engineFlags
-	var q queueFlags
-	var l libraryFlags
+	q, l := newQueueFlags(), newLibraryFlags()
 	var mf metricsFlags
 	fs := m.newFlagSet("worker")
 	c.register(fs, "")
 	c.registerBlobs(fs)
 	e.register(fs)
-	q.register(fs)
-	l.register(fs)
+	q.registerRuns(fs)
+	q.registerWebhooks(fs)
+	l.registerDecodes(fs)
+	l.registerCache(fs)
 	mf.register(fs, "worker")
 	if _, err := fs.Parse(args); err != nil {
 		return err
@@ -277,6 +303,7 @@ func (m *Main) runAuth(ctx context.Context, args []string) error {
 	var a authFlags
 	fs := m.newFlagSet("auth")
 	c.register(fs, "127.0.0.1:8081")
+	c.registerBody(fs)
 	a.register(fs)
 	if _, err := fs.Parse(args); err != nil {
 		return err
@@ -302,19 +329,26 @@ func (m *Main) runAuth(ctx context.Context, args []string) error {
 
 func (m *Main) runAPI(ctx context.Context, args []string) error {
 	var c common
-	var q queueFlags
-	var l libraryFlags
+	q, l := newQueueFlags(), newLibraryFlags()
 	var mf metricsFlags
 	var authURL string
 	fs := m.newFlagSet("api")
 	c.register(fs, "127.0.0.1:8080")
+	c.registerSystem(fs)
+	c.registerBody(fs)
 	c.registerBlobs(fs)
-	q.register(fs)
-	l.register(fs)
+	q.registerAdmission(fs)
+	q.registerWebhooks(fs)
+	l.registerDecodes(fs)
+	l.registerUploads(fs)
 	mf.register(fs, "api")
 	fs.String(&authURL, "auth-url", "http://127.0.0.1:8081", "base URL of the auth service, whose JWKS verifies tokens")
 	if _, err := fs.Parse(args); err != nil {
 		return err
+	}
+	authBase, err := url.Parse(strings.TrimSuffix(authURL, "/"))
+	if err != nil || authBase.Scheme == "" || authBase.Host == "" {
+		return usageError(fmt.Sprintf("--auth-url: %q is not an absolute URL", authURL))
 	}
 	log, db, blobs, lib, err := m.openData(ctx, c, l)
 	if err != nil {
@@ -331,7 +365,11 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system, PublicURL: l.publicURL}, verifier, db, log)
 	api.EnableProcessing(proc)
 	api.EnableLibrary(lib)
-	h, err := mf.withMetrics(ctx, api, mx, log)
+	if err := enableConsole(api, c.system); err != nil {
+		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
+	}
+	// The console logs in on its own origin: /auth is the auth service's.
+	h, err := mf.withMetrics(ctx, httpapi.Combined(console.AuthProxy(authBase), api), mx, log)
 	if err != nil {
 		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 	}
@@ -423,7 +461,7 @@ Demo login (company "demo"): username demo, password %s
 }
 
 // libraryFlags are the limits of uploaded content and the address used in
-// FULLPATH: links.
+// FULLPATH: links. Fields a role does not register keep their defaults.
 type libraryFlags struct {
 	maxUploadBytes       int64
 	maxUploadPixels      int64
@@ -433,14 +471,32 @@ type libraryFlags struct {
 	publicURL            string
 }
 
-func (l *libraryFlags) register(fs *flagSet) {
+// newLibraryFlags returns the defaults, for the flags a role leaves out.
+func newLibraryFlags() libraryFlags {
 	def := library.DefaultConfig()
-	fs.Int64(&l.maxUploadBytes, "max-upload-bytes", def.MaxUploadBytes, "largest content upload in bytes")
-	fs.Int64(&l.maxUploadPixels, "max-upload-pixels", def.MaxPixels, "most pixels (width x height) of an uploaded image, checked before decoding")
-	fs.Int64(&l.maxUploadDecodeBytes, "max-upload-decode-bytes", def.MaxDecodeBytes, "most memory the decode of an uploaded image may take, in bytes, checked before decoding")
-	fs.Int(&l.maxDecodes, "max-decodes", def.MaxDecodes, "uploaded images fully decoded at once")
-	fs.Int64(&l.cacheBytes, "content-cache-bytes", def.CacheBytes, "decoded backgrounds and posters kept for processing, in bytes of pixels")
+	return libraryFlags{maxUploadBytes: def.MaxUploadBytes, maxUploadPixels: def.MaxPixels,
+		maxUploadDecodeBytes: def.MaxDecodeBytes, maxDecodes: def.MaxDecodes, cacheBytes: def.CacheBytes}
+}
+
+// registerDecodes adds the limits of decoding content, which both the
+// uploads and the runs that load content decode.
+func (l *libraryFlags) registerDecodes(fs *flagSet) {
+	fs.Int64(&l.maxUploadPixels, "max-upload-pixels", l.maxUploadPixels, "most pixels (width x height) of an uploaded image, checked before decoding")
+	fs.Int64(&l.maxUploadDecodeBytes, "max-upload-decode-bytes", l.maxUploadDecodeBytes, "most memory the decode of an uploaded image may take, in bytes, checked before decoding")
+	fs.Int(&l.maxDecodes, "max-decodes", l.maxDecodes, "uploaded images fully decoded at once")
+}
+
+// registerUploads adds what only the API reads: the upload's size and the
+// links in its answers.
+func (l *libraryFlags) registerUploads(fs *flagSet) {
+	fs.Int64(&l.maxUploadBytes, "max-upload-bytes", l.maxUploadBytes, "largest content upload in bytes")
 	fs.String(&l.publicURL, "public-url", "", "absolute URL clients reach the API at, for FULLPATH: links (default: from each request)")
+}
+
+// registerCache adds the cache of decoded content, which only the roles
+// that run jobs fill.
+func (l *libraryFlags) registerCache(fs *flagSet) {
+	fs.Int64(&l.cacheBytes, "content-cache-bytes", l.cacheBytes, "decoded backgrounds and posters kept for processing, in bytes of pixels")
 }
 
 // newLibrary builds the content and configuration service.

@@ -327,17 +327,14 @@ func (s *soak) start(ctx context.Context) error {
 		}
 		s.companies = append(s.companies, co)
 	}
-	queueFlags := []string{
-		"--queue-length", strconv.Itoa(cfg.queueLength),
-		"--job-timeout", cfg.jobTimeout.String(), "--rescue-after", cfg.rescueAfter.String(),
-	}
 	_, authURL, err := s.cl.start("auth", "auth", "--addr", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
 	s.cl.authURL = authURL
-	_, baseURL, err := s.cl.start("api", "api", append([]string{"--addr", "127.0.0.1:0", "--auth-url", authURL,
-		"--rate-limit", strconv.Itoa(cfg.rateLimit), "--rate-burst", strconv.Itoa(cfg.rateBurst)}, queueFlags...)...)
+	_, baseURL, err := s.cl.start("api", "api", "--addr", "127.0.0.1:0", "--auth-url", authURL,
+		"--rate-limit", strconv.Itoa(cfg.rateLimit), "--rate-burst", strconv.Itoa(cfg.rateBurst),
+		"--queue-length", strconv.Itoa(cfg.queueLength))
 	if err != nil {
 		return err
 	}
@@ -353,8 +350,9 @@ func (s *soak) start(ctx context.Context) error {
 }
 
 func (s *soak) startWorker(name string) (*proc, error) {
+	// The queue's length is the API's to enforce; the run limits are the
+	// workers'.
 	p, _, err := s.cl.start(name, "worker", "--workers", "1", "--model", s.cfg.model,
-		"--queue-length", strconv.Itoa(s.cfg.queueLength),
 		"--job-timeout", s.cfg.jobTimeout.String(), "--rescue-after", s.cfg.rescueAfter.String())
 	return p, err
 }

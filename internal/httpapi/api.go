@@ -93,6 +93,7 @@ func (s *APIServer) authed(h handlerFunc) handlerFunc {
 		if err != nil {
 			return err
 		}
+		noteCaller(r.Context(), p.Company, p.Username)
 		return h(w, r.WithContext(context.WithValue(r.Context(), principalKey, p)))
 	}
 }

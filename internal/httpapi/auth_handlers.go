@@ -2,10 +2,14 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/showroom/showroom/internal/auth"
+	"github.com/showroom/showroom/internal/showroom"
 )
 
 // maxAuthBody bounds login, refresh and logout bodies.
@@ -55,10 +59,34 @@ func (s *AuthServer) login(w http.ResponseWriter, r *http.Request) error {
 	}
 	tok, err := s.svc.Login(r.Context(), f["username"], f["password"], f["system"], clientAddr(r))
 	if err != nil {
+		s.logLoginFailure(r, f["username"], err)
 		return err
 	}
+	noteCaller(r.Context(), "", f["username"])
 	writeTokens(w, tok)
 	return nil
+}
+
+// maxLoggedUsername bounds the username a log line repeats: what a client
+// sends as one is as long as the body allows.
+const maxLoggedUsername = 128
+
+// logLoginFailure logs a refused login at WARN, where an operator watching
+// for password guessing looks: the username tried and the client's address,
+// never the password.
+func (s *AuthServer) logLoginFailure(r *http.Request, username string, err error) {
+	if len(username) > maxLoggedUsername {
+		username = strings.ToValidUTF8(username[:maxLoggedUsername], "") + "…"
+	}
+	switch showroom.ErrorCode(err) {
+	case showroom.EInvalidCredentials:
+		s.log.WarnContext(r.Context(), "login failed", "username", username, "remote", clientAddr(r))
+	case showroom.ETooManyRequests:
+		var e *showroom.Error
+		errors.As(err, &e)
+		s.log.WarnContext(r.Context(), "login refused: too many failed logins", "username", username, "remote", clientAddr(r),
+			"retry_after_s", int((e.RetryAfter+time.Second-1)/time.Second))
+	}
 }
 
 func (s *AuthServer) refresh(w http.ResponseWriter, r *http.Request) error {

@@ -380,7 +380,7 @@ func TestProcessorCatalog(t *testing.T) {
 func TestOpenAPIServed(t *testing.T) {
 	e := newEnv(t)
 	res := e.do("GET", "/openapi.yaml", nil, nil).wantStatus(200)
-	for _, s := range []string{"openapi: 3.0.3", "/v1/content/upload/{contentName}/{contentType}", "/auth/login",
+	for _, s := range []string{"openapi: 3.0.3", "/v1/content/upload/{contentName}/{type}", "/auth/login",
 		"    AddPosterProcessor: {"} {
 		if !strings.Contains(string(res.body), s) {
 			t.Errorf("openapi.yaml lacks %q", s)

@@ -71,6 +71,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	if !ok {
 		status = http.StatusInternalServerError
 	}
+	requestLogFrom(r.Context()).errorCode = e.Code
 	switch {
 	case e.Code == showroom.EServiceOverloaded:
 		// Pushback under load is the service working as meant: at ERROR

@@ -37,6 +37,8 @@ type env struct {
 	// api is the OpenAPI document the server serves; every request and
 	// response of do is checked against it.
 	api routers.Router
+	// logs is what the server logged, as JSON lines.
+	logs *logBuffer
 }
 
 const testPassword = "correct horse battery"
@@ -83,7 +85,8 @@ func newEnvBody(t testing.TB, authCfg auth.Config, libCfg library.Config, body h
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	logs := &logBuffer{}
+	log := slog.New(httpapi.LogHandler{Handler: slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})})
 	blobs, err := blob.NewLocal(filepath.Join(t.TempDir(), "blobs"))
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +102,7 @@ func newEnvBody(t testing.TB, authCfg auth.Config, libCfg library.Config, body h
 	}
 	srv := httptest.NewServer(httpapi.Handler(httpapi.Combined(httpapi.NewAuthServer(svc, db, log), api), log, nil, body))
 	t.Cleanup(srv.Close)
-	return &env{t: t, url: srv.URL, db: db, svc: svc, lib: lib, api: openAPIRouter(t)}
+	return &env{t: t, url: srv.URL, db: db, svc: svc, lib: lib, api: openAPIRouter(t), logs: logs}
 }
 
 var registerDecoders sync.Once

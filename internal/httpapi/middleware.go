@@ -20,16 +20,54 @@ type ctxKey int
 const (
 	requestIDKey ctxKey = iota
 	principalKey
-	routeKey
+	requestLogKey
 )
 
-// setRoute tells the access log and metrics which route served r. The
-// holder lives in the context because handlers below http.StripPrefix see a
-// copy of the request, whose Pattern the outer middleware never sees.
-func setRoute(r *http.Request, route string) {
-	if p, ok := r.Context().Value(routeKey).(*string); ok {
-		*p = route
+// requestLog is what the access log line tells of a request beyond what the
+// middleware sees itself, noted by the router, the token check, the job
+// handlers and the error writer as the request is served. It lives in the
+// context because handlers below http.StripPrefix see a copy of the
+// request, whose Pattern the outer middleware never sees; one goroutine
+// serves a request, so it needs no lock.
+type requestLog struct {
+	route     string // the matched pattern, never the path with its IDs
+	company   string
+	user      string
+	jobID     string // the job created or read
+	errorCode string // of the error body sent
+}
+
+func requestLogFrom(ctx context.Context) *requestLog {
+	l, _ := ctx.Value(requestLogKey).(*requestLog)
+	if l == nil {
+		return &requestLog{} // outside Handler: noted, never logged
 	}
+	return l
+}
+
+// setRoute tells the access log and metrics which route served r.
+func setRoute(r *http.Request, route string) { requestLogFrom(r.Context()).route = route }
+
+// noteCaller tells the access log who the request is from.
+func noteCaller(ctx context.Context, company, user string) {
+	l := requestLogFrom(ctx)
+	l.company, l.user = company, user
+}
+
+// noteJob tells the access log which job the request created or read.
+func noteJob(ctx context.Context, id string) { requestLogFrom(ctx).jobID = id }
+
+// attrs are the log line's attributes, those not known left out.
+func (l *requestLog) attrs() []slog.Attr {
+	var as []slog.Attr
+	for _, a := range []struct{ key, value string }{
+		{"company", l.company}, {"user", l.user}, {"job_id", l.jobID}, {"error_code", l.errorCode},
+	} {
+		if a.value != "" {
+			as = append(as, slog.String(a.key, a.value))
+		}
+	}
+	return as
 }
 
 var requestIDRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
@@ -109,8 +147,8 @@ func Handler(h http.Handler, log *slog.Logger, observe Observer, body BodyLimits
 			rand.Read(b)
 			id = hex.EncodeToString(b)
 		}
-		route := new(string)
-		ctx := context.WithValue(context.WithValue(r.Context(), requestIDKey, id), routeKey, route)
+		info := &requestLog{}
+		ctx := context.WithValue(context.WithValue(r.Context(), requestIDKey, id), requestLogKey, info)
 		r = r.WithContext(ctx)
 		if r.Body != nil && r.Body != http.NoBody {
 			// On the copy only: the server looks at its own request's
@@ -132,13 +170,15 @@ func Handler(h http.Handler, log *slog.Logger, observe Observer, body BodyLimits
 				}
 			}
 			d := time.Since(start)
-			// The path is logged, never the query string or headers: they
-			// may carry tokens.
-			log.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
-				slog.String("route", *route), slog.Int("status", rec.status), slog.Int64("bytes", rec.bytes),
-				slog.Int64("duration_ms", d.Milliseconds()), slog.String("remote", clientAddr(r)))
+			// The route's pattern is logged, not the path (it holds IDs,
+			// and its query string and the headers may carry tokens).
+			attrs := append([]slog.Attr{slog.String("method", r.Method), slog.String("route", info.route),
+				slog.Int("status", rec.status)}, info.attrs()...)
+			attrs = append(attrs, slog.Int64("bytes", rec.bytes), slog.Int64("duration_ms", d.Milliseconds()),
+				slog.String("remote", clientAddr(r)))
+			log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 			if observe != nil {
-				observe(*route, rec.status, d)
+				observe(info.route, rec.status, d)
 			}
 		}()
 		h.ServeHTTP(rec, r)

@@ -283,6 +283,7 @@ func (p *Processing) process(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return bodyError(err, p.MaxPhotoBytes)
 	}
+	noteJob(ctx, job.ID)
 	if async {
 		w.Header().Set("Location", jobPath(job.ID))
 		writeJSON(w, http.StatusAccepted, jobRecord(job))
@@ -415,7 +416,11 @@ func (p *Processing) findJob(r *http.Request) (*showroom.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.Jobs.FindJob(r.Context(), c.ID, r.PathValue("id"))
+	j, err := p.Jobs.FindJob(r.Context(), c.ID, r.PathValue("id"))
+	if err == nil {
+		noteJob(r.Context(), j.ID)
+	}
+	return j, err
 }
 
 func (p *Processing) getJob(w http.ResponseWriter, r *http.Request) error {

@@ -72,6 +72,51 @@ type fixture struct {
 
 	mu      sync.Mutex
 	started []string // the job of each run, in the order they started
+	log     bytes.Buffer
+}
+
+// Write keeps the queue's log, written from its workers.
+func (f *fixture) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.log.Write(p)
+}
+
+// logText is the queue's log so far.
+func (f *fixture) logText() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.log.String()
+}
+
+// logged returns the queue's log records whose message is msg.
+func (f *fixture) logged(t *testing.T, msg string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(f.logText()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("a log line is not JSON: %q", line)
+		}
+		if rec["msg"] == msg {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+// wantFailureLogged checks that job id's failure was logged once, at
+// level, with its company and error code.
+func (f *fixture) wantFailureLogged(t *testing.T, id, level, code string) {
+	t.Helper()
+	recs := f.logged(t, "job failed")
+	if len(recs) != 1 {
+		t.Fatalf("%d 'job failed' records, want 1:\n%s", len(recs), f.logText())
+	}
+	rec := recs[0]
+	if rec["job_id"] != id || rec["company"] != "acme" || rec["error_code"] != code || rec["level"] != level {
+		t.Errorf("job failed record %v, want job_id %s, company acme, error_code %s at %s", rec, id, code, level)
+	}
 }
 
 func newFixture(t *testing.T, on backend, cfg river.Config) *fixture {
@@ -84,7 +129,7 @@ func newFixture(t *testing.T, on backend, cfg river.Config) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{db: db, blobs: blobs, held: make(chan struct{})}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := slog.New(slog.NewJSONHandler(f, nil))
 	run := invert(&f.calls, f.held)
 	recorded := func(ctx context.Context, j *showroom.Job, photo []byte) (*river.Output, error) {
 		f.mu.Lock()
@@ -240,6 +285,7 @@ func testClientErrorFailsAtOnce(t *testing.T, on backend) {
 	if n := f.calls.Load(); n != 1 {
 		t.Errorf("runner called %d times for a client error, want 1", n)
 	}
+	f.wantFailureLogged(t, j.ID, "WARN", showroom.ENoCarDetected)
 	if _, err := f.q.Result(context.Background(), done); showroom.ErrorCode(err) != showroom.EConflict {
 		t.Errorf("result of a failed job: %v", err)
 	}
@@ -264,6 +310,10 @@ func testInternalErrorIsRetried(t *testing.T, on backend) {
 	}
 	if n := f.calls.Load(); n != 3 {
 		t.Errorf("runner called %d times, want 3", n)
+	}
+	f.wantFailureLogged(t, j.ID, "ERROR", showroom.EInternal)
+	if retries := f.logged(t, "job attempt failed; will retry"); len(retries) != 2 || retries[0]["company"] != "acme" {
+		t.Errorf("retries logged: %v", retries)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -51,8 +52,8 @@ func (w *processWorker) Work(ctx context.Context, rj *river.Job[processArgs]) (e
 	if rj.Attempt > q.cfg.MaxAttempts {
 		// The last run never reported back: its process crashed or was
 		// stopped. The attempt after the last is for recording that.
-		q.log.ErrorContext(ctx, "job failed: its last attempt did not finish", "job", j.ID, "attempts", q.cfg.MaxAttempts, "errors", len(rj.Errors))
-		return w.record(ctx, j, &showroom.JobError{Code: showroom.EInternal, Message: "the photo could not be processed"}, 0, errors.New("attempts exhausted"))
+		return w.record(ctx, j, &showroom.JobError{Code: showroom.EInternal, Message: "the photo could not be processed"}, 0,
+			fmt.Errorf("its last attempt of %d did not finish (%d errors recorded)", q.cfg.MaxAttempts, len(rj.Errors)))
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	q.mu.Lock()
@@ -130,18 +131,26 @@ func (w *processWorker) fail(ctx context.Context, rj *river.Job[processArgs], j 
 	case code != showroom.EInternal && errors.As(err, &e):
 		jerr = &showroom.JobError{Code: e.Code, Message: e.Message}
 	case rj.Attempt >= q.cfg.MaxAttempts:
-		q.log.ErrorContext(ctx, "job failed", "job", j.ID, "attempt", rj.Attempt, "err", err)
 		jerr = &showroom.JobError{Code: showroom.EInternal, Message: "the photo could not be processed"}
 	default:
-		q.log.WarnContext(ctx, "job attempt failed; will retry", "job", j.ID, "attempt", rj.Attempt, "err", err)
+		q.log.WarnContext(ctx, "job attempt failed; will retry", "job_id", j.ID, "company", j.Company, "attempt", rj.Attempt, "err", err)
 		return err
 	}
 	return w.record(ctx, j, jerr, d, err)
 }
 
 // record fails j for good with jerr, after a run of d that ended in err,
-// and tells River not to try again.
+// and tells River not to try again. It logs the failure once: at ERROR when
+// the service failed, at WARN when the photo or the company's content did
+// (no car found, content deleted), which is the client's to fix but may
+// still be asked about.
 func (w *processWorker) record(ctx context.Context, j *showroom.Job, jerr *showroom.JobError, d time.Duration, err error) error {
+	level := slog.LevelWarn
+	if jerr.Code == showroom.EInternal {
+		level = slog.LevelError
+	}
+	w.q.log.Log(ctx, level, "job failed", "job_id", j.ID, "company", j.Company, "configuration", j.Configuration,
+		"error_code", jerr.Code, "err", err)
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	if ferr := w.q.store.FailJob(context.WithoutCancel(ctx), j.ID, jerr, nil, now); ferr != nil {
 		return ferr

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestHelpAndVersion: help asked for is printed on standard output and is
+// no error (exit 0); the version too; a mistake prints the usage on standard
+// error and exits 2.
+func TestHelpAndVersion(t *testing.T) {
+	defer func(v string) { Version = v }(Version)
+	Version = "v9.8.7-test"
+	for _, tc := range []struct {
+		args []string
+		want string // on standard output
+	}{
+		{[]string{"--help"}, "Usage: showroom COMMAND"},
+		{[]string{"-h"}, "Usage: showroom COMMAND"},
+		{[]string{"help"}, "Usage: showroom COMMAND"},
+		{[]string{"serve", "--help"}, "Usage: showroom serve [flags]"},
+		{[]string{"worker", "-h"}, "Usage: showroom worker [flags]"},
+		{[]string{"auth", "--help"}, "Usage: showroom auth [flags]"},
+		{[]string{"help", "api"}, "Usage: showroom api [flags]"},
+		{[]string{"process", "--help"}, "Usage: showroom process --config NAME"},
+		{[]string{"admin", "--help"}, "showroom admin --data-dir DIR company add NAME"},
+		{[]string{"admin", "user", "add", "--help"}, "Usage: showroom admin user add [flags]"},
+		{[]string{"migrate", "--help"}, "Usage: showroom migrate [flags]"},
+		{[]string{"version"}, "showroom v9.8.7-test\n"},
+		{[]string{"--version"}, "showroom v9.8.7-test\n"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			stdout, stderr, err := run(t, nil, "", tc.args...)
+			if err != nil {
+				t.Fatalf("error %v (exit %d), want none; stderr %q", err, exitCode(err), stderr)
+			}
+			if !strings.Contains(stdout, tc.want) {
+				t.Errorf("stdout %q lacks %q", stdout, tc.want)
+			}
+			if stderr != "" {
+				t.Errorf("stderr %q, want nothing", stderr)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		args []string
+		want string // on standard error
+	}{
+		{nil, "Usage: showroom COMMAND"},
+		{[]string{"frobnicate"}, "Usage: showroom COMMAND"},
+		{[]string{"help", "frobnicate"}, "Usage: showroom COMMAND"},
+		{[]string{"--verbose"}, "Usage: showroom COMMAND"},
+		{[]string{"serve", "--nope"}, "Usage: showroom serve [flags]"},
+		{[]string{"worker", "--rate-limit", "5"}, "flag provided but not defined: -rate-limit"},
+		{[]string{"process", "--nope"}, "Usage: showroom process --config NAME"},
+		{[]string{"version", "extra"}, ""},
+	} {
+		t.Run(strings.Join(append([]string{"error"}, tc.args...), " "), func(t *testing.T) {
+			stdout, stderr, err := run(t, nil, "", tc.args...)
+			if err == nil || exitCode(err) != 2 {
+				t.Fatalf("error %v, want a usage error (exit 2)", err)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q lacks %q", stderr, tc.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q, want nothing", stdout)
+			}
+		})
+	}
+}
+
+// TestExitCodes runs the program as a process: the exit codes and streams
+// a shell sees.
+func TestExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		args           string
+		code           int
+		stdout, stderr bool // whether each has output
+	}{
+		{"--help", 0, true, false},
+		{"process --help", 0, true, false},
+		{"--version", 0, true, false},
+		{"frobnicate", 2, false, true},
+		{"worker --public-url http://x", 2, false, true},
+	} {
+		t.Run(tc.args, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), "SHOWROOM_TEST_MAIN="+tc.args)
+			var stdout, stderr syncBuffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			code := 0
+			if e, ok := err.(*exec.ExitError); ok {
+				code = e.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.code {
+				t.Errorf("exit code %d, want %d; stderr %q", code, tc.code, stderr.String())
+			}
+			if got := stdout.String() != ""; got != tc.stdout {
+				t.Errorf("stdout %q: want output %v", stdout.String(), tc.stdout)
+			}
+			if got := stderr.String() != ""; got != tc.stderr {
+				t.Errorf("stderr %q: want output %v", stderr.String(), tc.stderr)
+			}
+		})
+	}
+}
+
+// TestRoleFlags: each role offers exactly the flags it reads. A flag
+// added to a role must be added here, after checking that the role uses it.
+func TestRoleFlags(t *testing.T) {
+	logs := []string{"data-dir", "database-url", "migrate", "log-format", "log-level", "shutdown-timeout"}
+	engine := []string{"model", "model-dir", "ort-threads", "ort-spinning", "ort-arena", "warm-up", "max-pixels", "max-decode-bytes"}
+	decodes := []string{"max-upload-pixels", "max-upload-decode-bytes", "max-decodes"}
+	uploads := []string{"max-upload-bytes", "public-url"}
+	admission := []string{"queue-length", "company-queue-share", "rate-limit", "rate-burst", "max-photo-bytes"}
+	runs := []string{"workers", "job-timeout", "rescue-after", "job-retention"}
+	http := []string{"addr", "system", "body-idle-timeout", "body-timeout"}
+	// The API checks callback URLs, the worker delivers to them.
+	webhooks := []string{"webhook-allow-private"}
+	join := func(sets ...[]string) []string { return slices.Concat(sets...) }
+	for role, want := range map[string][]string{
+		"serve": join(logs, http, []string{"blob-url", "max-login-checks", "metrics-addr", "demo"}, engine, decodes, uploads, admission, runs, webhooks, []string{"content-cache-bytes"}),
+		// The auth service checks passwords and signs tokens: no system
+		// of its own (the login names it), no blobs, no queue.
+		"auth": join(logs, []string{"addr", "body-idle-timeout", "body-timeout", "max-login-checks"}),
+		// The API enqueues: no model, no runs, no cache of decoded content.
+		"api": join(logs, http, []string{"blob-url", "metrics-addr", "auth-url"}, decodes, uploads, admission, webhooks),
+		// The worker serves no API: no address, system or bodies, no
+		// admission, no uploads.
+		"worker": join(logs, []string{"blob-url", "metrics-addr"}, engine, runs, decodes, webhooks, []string{"content-cache-bytes"}),
+	} {
+		t.Run(role, func(t *testing.T) {
+			stdout, _, err := run(t, nil, "", role, "--help")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, m := range regexp.MustCompile(`(?m)^  -([a-z-]+)`).FindAllStringSubmatch(stdout, -1) {
+				got = append(got, m[1])
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s offers %v\nwant %v", role, got, want)
+			}
+		})
+	}
+}

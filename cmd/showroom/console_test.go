@@ -1,0 +1,502 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/showroom/showroom/internal/pipeline"
+)
+
+// TestConsole uses the web console as a dealer's employee would, in
+// headless Chromium against 'showroom serve': logs in with the keyboard
+// only, uploads a background, builds a configuration with the form (an
+// out-of-range value first, whose error must show at its field), processes
+// a drawn photo and sees the result, reads the usage, and looks at the
+// pages on a phone-sized screen. Throughout, the page may log no error,
+// throw nothing and ask no host but the service's own. Each page's
+// screenshot is written to $SHOWROOM_CONSOLE_ARTIFACTS (default
+// artifacts/console at the repository's root) to be looked at.
+func TestConsole(t *testing.T) {
+	chrome, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("skipping: no chromium on PATH; 'make test' installs it (scripts/chromium.sh)")
+	}
+	if _, err := os.Stat(filepath.Join(defaultModelDir(), "u2netp.onnx")); err != nil {
+		t.Skipf("skipping: no model files in %s; run 'make models'", defaultModelDir())
+	}
+	dir := t.TempDir()
+	env := map[string]string{"SHOWROOM_DATA_DIR": dir}
+	run(t, env, "", "admin", "company", "add", "acme")
+	if _, _, err := run(t, env, "hunter2hunter2\n", "admin", "user", "add", "--company", "acme", "--username", "alice"); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := startServer(t, env, "serve", "--addr", "127.0.0.1:0", "--warm-up", "0", "--model", "u2netp", "--log-format", "text")
+	photo := testPNG(t, dir, "redcar.png", pipeline.NewSyntheticCar(480, 300, 0).Photo)
+	background := testPNG(t, dir, "floor.png", drawnStudio(640, 400))
+
+	b := newBrowser(t, chrome, base)
+	b.do("open the console", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#username")))
+	b.shot("login")
+
+	// Keyboard only: the username field has the focus; Tab to the
+	// password, Enter to log in.
+	if id := eval[string](b, `document.activeElement.id`); id != "username" {
+		t.Fatalf("focus on the login page: %q, want the username field", id)
+	}
+	b.do("log in with the keyboard", chromedp.KeyEvent("alice"), chromedp.KeyEvent(kb.Tab), chromedp.KeyEvent("hunter2hunter2"), chromedp.KeyEvent(kb.Enter))
+	b.wait("the configurations after login", `document.querySelector('#configurations-title') !== null && document.querySelectorAll('.card img[src^="blob:"]').length >= 4`)
+	if got := eval[string](b, `document.getElementById('who').textContent`); got != "alice · acme" {
+		t.Errorf("header names %q, want alice · acme", got)
+	}
+	if c := eval[string](b, `document.cookie`); c != "" {
+		t.Errorf("the console set cookies: %q", c)
+	}
+	// Keyboard on through the navigation: Tab from the page to the nav's
+	// links is the browser's; following one with Enter is the console's.
+	b.do("open Usage with the keyboard", chromedp.Focus(chromedp.CSS(`#nav a[data-page="usage"]`)), chromedp.KeyEvent(kb.Enter))
+	b.wait("the usage page", `document.getElementById('balance')?.textContent.includes('Unlimited')`)
+
+	// Content: a background, uploaded through the drop zone's file input.
+	b.do("open Content", chromedp.Click(chromedp.CSS(`#nav a[data-page="content"]`)), chromedp.WaitVisible(chromedp.CSS("#name-BACKGROUND_SIMPLE")))
+	b.do("upload a background", chromedp.SendKeys(chromedp.CSS("#name-BACKGROUND_SIMPLE"), "floor"),
+		chromedp.SetUploadFiles(chromedp.CSS("#file-BACKGROUND_SIMPLE"), []string{background}))
+	b.wait("the background's preview", `document.querySelector('#content-BACKGROUND_SIMPLE [data-name="floor"] img')?.naturalWidth > 0`)
+	if got := eval[string](b, `document.querySelector('.kind .status').textContent`); got != "Uploaded floor (640 × 400)." {
+		t.Errorf("upload status %q", got)
+	}
+	b.shot("content")
+
+	// A configuration built with the form: windows at 1.5 first, which the
+	// service refuses at that field.
+	b.do("open the editor", chromedp.Click(chromedp.CSS(`#nav a[data-page="configurations"]`)), chromedp.WaitVisible(chromedp.CSS("#new-configuration")),
+		chromedp.Click(chromedp.CSS("#new-configuration")), chromedp.WaitVisible(chromedp.CSS("#config-name")))
+	b.do("fill in the form",
+		chromedp.SendKeys(chromedp.CSS("#config-name"), "lot"),
+		chromedp.SendKeys(chromedp.CSS("#nd-en-name"), "Dealer lot"),
+		chromedp.SendKeys(chromedp.CSS("#nd-de-name"), "Hof"),
+		chromedp.SetValue(chromedp.CSS("#add-processor"), "SemiTransparentWindowsProcessor"),
+		chromedp.Click(chromedp.CSS("#add-step")),
+		chromedp.SetValue(chromedp.CSS("#add-processor"), "AddBackgroundAndCropProcessor"),
+		chromedp.Click(chromedp.CSS("#add-step")))
+	b.choose("#p-2-background", "floor")
+	b.typeOver("#p-1-windowTransparency", "1.5")
+	b.do("save", chromedp.Click(chromedp.CSS("#save")))
+	b.wait("the error at its field", `document.getElementById('p-1-windowTransparency-error')?.textContent !== ''`)
+	if got := eval[string](b, `document.getElementById('p-1-windowTransparency-error').textContent`); got != "must be between 0 and 1" {
+		t.Errorf("error at windowTransparency: %q", got)
+	}
+	if got := eval[string](b, `document.activeElement.id + ' ' + document.activeElement.getAttribute('aria-invalid')`); got != "p-1-windowTransparency true" {
+		t.Errorf("focus after the refused save: %q, want the invalid field", got)
+	}
+	b.shot("editor-error")
+	b.typeOver("#p-1-windowTransparency", "0.4")
+	b.do("save again", chromedp.Click(chromedp.CSS("#save")))
+	b.wait("the saved configuration in the list", `document.querySelector('#own-configurations [data-name="lot"] img')?.naturalWidth > 0`)
+	if got := eval[string](b, `document.querySelector('.flash').textContent + ' / ' + document.querySelector('[data-name="lot"] h3').textContent`); got != "Saved lot. / Dealer lot" {
+		t.Errorf("after saving: %q", got)
+	}
+	b.shot("configurations")
+	var saved struct {
+		Configurations []map[string]any `json:"configurations"`
+	}
+	b.apiJSON("/v1/configuration/lot", &saved)
+	if len(saved.Configurations) != 3 || saved.Configurations[1]["windowTransparency"] != 0.4 || saved.Configurations[2]["background"] != "floor" {
+		t.Errorf("saved configuration %+v", saved.Configurations)
+	}
+
+	// Try it: the drawn car through "lot", and a photo too small to process.
+	b.do("open Try it", chromedp.Click(chromedp.CSS(`#nav a[data-page="try"]`)), chromedp.WaitVisible(chromedp.CSS("#try-config")),
+		chromedp.SetValue(chromedp.CSS("#try-config"), "lot"),
+		chromedp.SetUploadFiles(chromedp.CSS("#try-photos"), []string{photo}))
+	b.wait("the result", `document.querySelector('.result.succeeded .compare img.after')?.naturalWidth > 0`)
+	// Dropped on the zone this time: a 4x4 PNG the page draws itself.
+	b.do("drop a tiny photo", chromedp.Evaluate[chromedp.Void](`(async () => {
+		const c = document.createElement('canvas');
+		c.width = c.height = 4;
+		const blob = await new Promise((resolve) => c.toBlob(resolve, 'image/png'));
+		const dt = new DataTransfer();
+		dt.items.add(new File([blob], 'tiny.png', { type: 'image/png' }));
+		document.querySelector('label.drop').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+	})()`, chromedp.EvalAwaitPromise))
+	b.wait("the failure", `document.querySelector('.result.failed') !== null`)
+	if got := eval[string](b, `document.querySelector('.result.failed .job-status').textContent`); !strings.HasPrefix(got, "Failed: ") || !strings.Contains(got, "(INVALID_IMAGE)") {
+		t.Errorf("failed photo's status: %q", got)
+	}
+	if got := eval[string](b, `[...document.querySelectorAll('.result.succeeded .timings td:first-child')].map(td => td.textContent).join(',')`); !strings.Contains(got, "DetectCarMaskProcessor") || !strings.Contains(got, "AddBackgroundAndCropProcessor") {
+		t.Errorf("timings shown: %q", got)
+	}
+	if got := eval[string](b, `document.querySelector('.result.succeeded a[download]').getAttribute('download')`); got != "redcar-lot.jpg" {
+		t.Errorf("download name %q", got)
+	}
+	b.shot("try")
+	// The slider, by keyboard: Home shows all of the result.
+	before := eval[string](b, `document.querySelector('.compare img.before').style.clipPath`)
+	b.do("move the slider", chromedp.Focus(chromedp.CSS(".result.succeeded .slider")), chromedp.KeyEvent(kb.Home))
+	if after := eval[string](b, `document.querySelector('.compare img.before').style.clipPath`); before != "inset(0px 50% 0px 0px)" || after != "inset(0px 100% 0px 0px)" {
+		t.Errorf("slider: clip %q, then %q after Home", before, after)
+	}
+
+	// Usage: the one job (the tiny photo was refused before it became
+	// one) and its charge.
+	b.do("open Usage", chromedp.Click(chromedp.CSS(`#nav a[data-page="usage"]`)))
+	b.wait("the jobs", `document.querySelectorAll('#jobs tbody tr').length === 1`)
+	if got := eval[string](b, `document.querySelector('#charges tbody tr td:nth-child(2)').textContent`); got != "lot" {
+		t.Errorf("charge for %q, want lot", got)
+	}
+	b.shot("usage")
+
+	// Content in use cannot go, and the page says why.
+	b.do("delete the background", chromedp.Click(chromedp.CSS(`#nav a[data-page="content"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-name="floor"] .confirm button`)),
+		chromedp.Click(chromedp.CSS(`[data-name="floor"] .confirm button`)),
+		chromedp.Click(chromedp.CSS(`[data-name="floor"] .confirm button.danger`)))
+	b.wait("the in-use message", `document.querySelector('[data-name="floor"] .error')?.textContent !== ''`)
+	if got := eval[string](b, `document.querySelector('[data-name="floor"] .error').textContent`); !strings.Contains(got, "cannot be deleted while a configuration uses it. It is used by: lot.") {
+		t.Errorf("in-use message: %q", got)
+	}
+
+	// German first: the configuration's German name.
+	b.do("prefer German", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: eval[string](b, `navigator.userAgent`), AcceptLanguage: "de-DE,de"})
+		return err
+	}), chromedp.Navigate(base+"/#/configurations"))
+	b.wait("the German name", `document.querySelector('[data-name="lot"] h3')?.textContent === 'Hof'`)
+
+	// A phone: every page fits its width.
+	b.do("a phone's screen", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateTouch))
+	for _, page := range []string{"configurations", "edit/lot", "content", "try", "usage"} {
+		b.do("open "+page, chromedp.Navigate(base+"/#/"+page))
+		b.wait(page+" on a phone", `document.querySelector('main section, main form') !== null`)
+		if w := eval[[]int](b, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > w[1] {
+			t.Errorf("%s on a phone: %d px wide in a %d px window", page, w[0], w[1])
+		}
+		if page == "configurations" || page == "edit/lot" {
+			b.wait("thumbnails", `[...document.querySelectorAll('main img')].every(i => i.complete)`)
+			b.shot("phone-" + strings.ReplaceAll(page, "/", "-"))
+		}
+	}
+
+	// Deleting: the configuration first, then its background can go.
+	b.do("delete the configuration", chromedp.Navigate(base+"/#/configurations"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-name="lot"] .confirm button`)),
+		chromedp.Click(chromedp.CSS(`[data-name="lot"] .confirm button`)),
+		chromedp.Click(chromedp.CSS(`[data-name="lot"] .confirm button.danger`)))
+	b.wait("the configuration gone", `document.querySelector('[data-name="lot"]') === null`)
+	b.do("delete the background", chromedp.Navigate(base+"/#/content"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-name="floor"] .confirm button`)),
+		chromedp.Click(chromedp.CSS(`[data-name="floor"] .confirm button`)),
+		chromedp.Click(chromedp.CSS(`[data-name="floor"] .confirm button.danger`)))
+	b.wait("the background gone", `document.querySelector('[data-name="floor"]') === null`)
+	for _, path := range []string{"/v1/configuration/lot", "/v1/content/floor"} {
+		if code := b.apiStatus(path); code != 404 {
+			t.Errorf("GET %s after deleting it: %d", path, code)
+		}
+	}
+
+	// The access token is refreshed before it expires: pretend it is
+	// about to.
+	var s struct{ Access, Refresh string }
+	json.Unmarshal([]byte(eval[string](b, `sessionStorage.getItem('showroom.session')`)), &s)
+	b.do("an access token about to expire", chromedp.Evaluate[chromedp.Void](`(() => {
+		const s = JSON.parse(sessionStorage.getItem('showroom.session'));
+		s.expiresAt = Date.now() + 5000;
+		sessionStorage.setItem('showroom.session', JSON.stringify(s));
+	})()`), chromedp.Reload())
+	b.wait("a new access token", fmt.Sprintf(`JSON.parse(sessionStorage.getItem('showroom.session')).access !== %q`, s.Access))
+
+	// Logout revokes the refresh token.
+	b.do("log out", chromedp.Click(chromedp.CSS("#logout")), chromedp.WaitVisible(chromedp.CSS("#username")))
+	b.wait("the session gone", `sessionStorage.getItem('showroom.session') === null`)
+	var errBody map[string]any
+	if code := post(t, base+"/auth/refresh", map[string]string{"refresh_token": s.Refresh}, &errBody); code != 401 {
+		t.Errorf("refresh after logout: %d %v", code, errBody)
+	}
+	b.check()
+}
+
+// TestConsoleSplitRoles: 'showroom api' serves the console too, and the
+// console's login reaches the auth service running apart through the API's
+// own /auth, so the page never asks another origin.
+func TestConsoleSplitRoles(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{}
+	run(t, env, "", "admin", "--data-dir", dir, "company", "add", "acme")
+	if _, _, err := run(t, env, "hunter2hunter2\n", "admin", "--data-dir", dir, "user", "add", "--company", "acme", "--username", "alice"); err != nil {
+		t.Fatal(err)
+	}
+	authURL, _ := startServer(t, env, "auth", "--addr", "127.0.0.1:0", "--data-dir", dir)
+	apiURL, _ := startServer(t, env, "api", "--addr", "127.0.0.1:0", "--data-dir", dir, "--auth-url", authURL)
+	res, err := http.Get(apiURL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") ||
+		!strings.Contains(res.Header.Get("Content-Security-Policy"), "connect-src 'self'") {
+		t.Errorf("GET / on the API: %d %q, policy %q", res.StatusCode, res.Header.Get("Content-Type"), res.Header.Get("Content-Security-Policy"))
+	}
+	var tok tokens
+	if code := post(t, apiURL+"/auth/login", map[string]string{"username": "alice", "password": "hunter2hunter2", "system": "showroom"}, &tok); code != 200 {
+		t.Fatalf("login through the API's /auth: %d", code)
+	}
+	if code, body := get(t, apiURL+"/v1/me", tok.AccessToken); code != 200 {
+		t.Errorf("/v1/me with that token: %d %s", code, body)
+	}
+	var errBody map[string]any
+	if code := post(t, apiURL+"/auth/login", map[string]string{"username": "alice", "password": "wrong", "system": "showroom"}, &errBody); code != 403 || errBody["errorCode"] != "INVALID_CREDENTIALS" {
+		t.Errorf("wrong password through the API's /auth: %d %v", code, errBody)
+	}
+	// Paths beside the console keep the API's answers.
+	if code, body := get(t, apiURL+"/nothing", ""); code != 404 || !strings.Contains(string(body), `"errorCode":"NOT_FOUND"`) {
+		t.Errorf("GET /nothing: %d %s", code, body)
+	}
+	if _, _, err := run(t, env, "", "api", "--data-dir", dir, "--auth-url", "not a url"); err == nil || !strings.Contains(err.Error(), "--auth-url") {
+		t.Errorf("api with a bad --auth-url: %v", err)
+	}
+}
+
+// browser is a headless Chromium tab on the console, which records what
+// the page must never do: log an error, throw, or ask another host.
+type browser struct {
+	t     *testing.T
+	ctx   context.Context
+	base  *url.URL
+	shots string
+
+	mu       sync.Mutex
+	problems []string
+}
+
+func newBrowser(t *testing.T, chrome, base string) *browser {
+	t.Helper()
+	u, _ := url.Parse(base)
+	shots := os.Getenv("SHOWROOM_CONSOLE_ARTIFACTS")
+	if shots == "" {
+		shots = filepath.Join("..", "..", "artifacts", "console")
+	}
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(shots, "failed.png")) // an earlier run's
+	// Not t.TempDir: Chromium's helpers may still write there for a moment
+	// after it stops, so removing it takes retries.
+	profile, err := os.MkdirTemp("", "showroom-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for range 50 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("could not remove Chromium's profile %s", profile)
+	})
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("lang", "en-US"), chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(profile), chromedp.WindowSize(1280, 900))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(actx)
+	ctx, cancelTime := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(func() {
+		cancelTime()
+		cancelTab()
+		cancelAlloc()
+	})
+	b := &browser{t: t, ctx: ctx, base: u, shots: shots}
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	if err := chromedp.Listen(ctx, b.watch); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// watch runs on the tab's reader goroutine: record, never block.
+func (b *browser) watch(ev any) {
+	var problem string
+	switch ev := ev.(type) {
+	case *runtime.EventExceptionThrown:
+		problem = "exception: " + (&chromedp.ExceptionError{ExceptionDetails: ev.ExceptionDetails}).Error()
+	case *runtime.EventConsoleAPICalled:
+		if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning || ev.Type == runtime.ConsoleAPICalledTypeAssert {
+			args := make([]string, len(ev.Args))
+			for i, a := range ev.Args {
+				args[i] = string(a.Value) + a.Description
+			}
+			problem = fmt.Sprintf("console.%s: %s", ev.Type, strings.Join(args, " "))
+		}
+	case *log.EventEntryAdded:
+		// A 4xx answer the test asks for is logged by the network source;
+		// everything else at error level (a CSP violation, say) is not
+		// expected.
+		if ev.Entry.Level == log.EntryLevelError && ev.Entry.Source != log.EntrySourceNetwork {
+			problem = fmt.Sprintf("log (%s): %s %s", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL)
+		}
+	case *network.EventRequestWillBeSent:
+		u, err := url.Parse(ev.Request.URL)
+		if err != nil || (u.Scheme != "data" && u.Scheme != "blob" && u.Host != b.base.Host) {
+			problem = "request to another host: " + ev.Request.URL
+		}
+	case *network.EventResponseReceived:
+		if ev.Response.Status >= 500 {
+			problem = fmt.Sprintf("%d from %s", ev.Response.Status, ev.Response.URL)
+		}
+	}
+	if problem != "" {
+		b.mu.Lock()
+		b.problems = append(b.problems, problem)
+		b.mu.Unlock()
+	}
+}
+
+// check fails the test for each problem the page had.
+func (b *browser) check() {
+	b.t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range b.problems {
+		b.t.Error(p)
+	}
+}
+
+func (b *browser) do(what string, steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	if err := chromedp.Do(b.ctx, steps...); err != nil {
+		b.fail(what, err)
+	}
+}
+
+// fail stops the test, with a screenshot of where it stopped.
+func (b *browser) fail(what string, err error) {
+	b.t.Helper()
+	b.check()
+	if png, serr := chromedp.Run(context.WithoutCancel(b.ctx), chromedp.CaptureScreenshot()); serr == nil {
+		os.WriteFile(filepath.Join(b.shots, "failed.png"), png, 0o644)
+	}
+	b.t.Fatalf("%s: %v (screenshot: %s)", what, err, filepath.Join(b.shots, "failed.png"))
+}
+
+// wait waits until the JavaScript expression is true.
+func (b *browser) wait(what, expr string) {
+	b.t.Helper()
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(60*time.Second), chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+		b.fail("waiting for "+what, err)
+	}
+}
+
+// typeOver replaces a field's text by typing, as a user would.
+func (b *browser) typeOver(sel, text string) {
+	b.t.Helper()
+	b.do("type into "+sel, chromedp.Focus(chromedp.CSS(sel)),
+		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%q).select()`, sel)),
+		chromedp.KeyEvent(text))
+}
+
+// choose picks an option of a select, as a user's choice does (with its
+// change event).
+func (b *browser) choose(sel, value string) {
+	b.t.Helper()
+	b.do("choose "+value, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+		const s = document.querySelector(%q);
+		s.value = %q;
+		s.dispatchEvent(new Event('change', {bubbles: true}));
+	})()`, sel, value)))
+}
+
+// shot saves the whole page as name.png.
+func (b *browser) shot(name string) {
+	b.t.Helper()
+	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		b.fail("screenshot "+name, err)
+	}
+	if err := os.WriteFile(filepath.Join(b.shots, name+".png"), png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// apiJSON reads a /v1 path with the page's own access token.
+func (b *browser) apiJSON(path string, into any) {
+	b.t.Helper()
+	code, body := get(b.t, b.base.String()+path, b.accessToken())
+	if code != 200 {
+		b.t.Fatalf("GET %s: %d %s", path, code, body)
+	}
+	if err := json.Unmarshal(body, into); err != nil {
+		b.t.Fatalf("GET %s: %v", path, err)
+	}
+}
+
+// apiStatus is the status of GET path with the page's access token.
+func (b *browser) apiStatus(path string) int {
+	b.t.Helper()
+	code, _ := get(b.t, b.base.String()+path, b.accessToken())
+	return code
+}
+
+func (b *browser) accessToken() string {
+	b.t.Helper()
+	var s struct{ Access string }
+	json.Unmarshal([]byte(eval[string](b, `sessionStorage.getItem('showroom.session')`)), &s)
+	return s.Access
+}
+
+func eval[T any](b *browser, expr string) T {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		b.fail("evaluate "+expr, err)
+	}
+	return v
+}
+
+// testPNG writes img as dir/name and returns its path.
+func testPNG(t testing.TB, dir, name string, img image.Image) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := writePNG(path, img); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// drawnStudio is a background: a blue-grey wall over a lighter floor that
+// meets it at three quarters of the height.
+func drawnStudio(w, h int) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		c := color.NRGBA{70, 90, 120, 255}
+		if y >= h*3/4 {
+			c = color.NRGBA{uint8(170 + 40*(y-h*3/4)/(h/4)), 170, 160, 255}
+		}
+		for x := range w {
+			img.SetNRGBA(x, y, c)
+		}
+	}
+	return img
+}

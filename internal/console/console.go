@@ -1,0 +1,94 @@
+// Package console is Showroom's web console: the static pages a dealer's
+// staff use in a browser to manage content and configurations and try them
+// on photos. The files are embedded in the binary; the pages talk only to
+// the service that serves them, through the same auth endpoints and /v1 API
+// as any other client, so the console has no privileges of its own.
+package console
+
+import (
+	"bytes"
+	"embed"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+)
+
+//go:embed static
+var static embed.FS
+
+// Prefix is the path the console's scripts, styles and pictures are served
+// under; the page itself is served at "/".
+const Prefix = "/console/"
+
+// contentSecurityPolicy lets the pages load and reach nothing but their own
+// origin. blob: images are the photos, results and thumbnails the scripts
+// fetch with the access token and show from memory.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; " +
+	"connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'"
+
+// Config configures the console.
+type Config struct {
+	// System is the name the console logs in to: the API's --system, the
+	// audience its tokens must carry.
+	System string
+}
+
+// Handler serves the console: the page at "/" and its files under Prefix.
+type Handler struct {
+	index []byte
+	files http.Handler
+}
+
+// New returns the console's handler.
+func New(cfg Config) (*Handler, error) {
+	tmpl, err := template.ParseFS(static, "static/index.html")
+	if err != nil {
+		return nil, err
+	}
+	var index bytes.Buffer
+	if err := tmpl.Execute(&index, cfg); err != nil {
+		return nil, err
+	}
+	sub, err := fs.Sub(static, "static")
+	if err != nil {
+		return nil, err
+	}
+	return &Handler{index: index.Bytes(), files: http.StripPrefix(Prefix, http.FileServerFS(sub))}, nil
+}
+
+// ServeHTTP implements http.Handler for "/" and the paths under Prefix.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", contentSecurityPolicy)
+	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("X-Frame-Options", "DENY")
+	// The files change with the binary, which sets no modification time on
+	// them: revalidate rather than keep a stale script.
+	hd.Set("Cache-Control", "no-cache")
+	if r.URL.Path == "/" {
+		hd.Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(h.index)
+		return
+	}
+	if r.URL.Path == Prefix || r.URL.Path == Prefix+"index.html" {
+		// The template, unfilled, and the folder's listing are not pages.
+		http.NotFound(w, r)
+		return
+	}
+	h.files.ServeHTTP(w, r)
+}
+
+// AuthProxy forwards requests to the auth service at authURL, for
+// 'showroom api', which runs apart from it: mounted under /auth (as
+// httpapi.Combined does), the console reaches login, refresh and logout on
+// its own origin as with 'showroom serve', and the auth service needs no
+// CORS. The auth service then sees the API's address as the client's, so
+// its per-address login limit counts all logins made through the proxy.
+func AuthProxy(authURL *url.URL) http.Handler {
+	return &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(authURL)
+		r.SetXForwarded()
+	}}
+}

@@ -1,0 +1,133 @@
+// The console's frame: the login page, the header and a router over the
+// location's hash (#/configurations, #/edit/NAME, #/content, #/try,
+// #/usage), which keeps every page a link and the back button working.
+
+import * as api from './api.js';
+import { h, releaseURLs, takeFlash } from './dom.js';
+import { configurationsView } from './configurations.js';
+import { editorView } from './editor.js';
+import { contentView } from './content.js';
+import { tryView } from './try.js';
+import { usageView } from './usage.js';
+
+const main = document.getElementById('main');
+const nav = document.getElementById('nav');
+const account = document.getElementById('account');
+const who = document.getElementById('who');
+
+const pages = {
+  configurations: (signal) => configurationsView(signal),
+  edit: (signal, name) => editorView(signal, name ? 'edit' : 'new', name),
+  copy: (signal, name) => editorView(signal, 'copy', name),
+  content: (signal) => contentView(signal),
+  try: (signal) => tryView(signal),
+  usage: (signal) => usageView(signal),
+};
+
+let current = new AbortController();
+let shownPage = null;
+
+async function render() {
+  current.abort();
+  current = new AbortController();
+  const { signal } = current;
+  releaseURLs();
+  const [page = 'configurations', ...args] = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  const loggedIn = api.loggedIn();
+  nav.hidden = !loggedIn;
+  account.hidden = !loggedIn;
+  if (!loggedIn) {
+    shownPage = null;
+    main.replaceChildren(loginView());
+    main.querySelector('#username').focus();
+    return;
+  }
+  for (const a of nav.querySelectorAll('a')) {
+    const here = a.dataset.page === page || (a.dataset.page === 'configurations' && (page === 'edit' || page === 'copy'));
+    if (here) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+  const view = pages[page];
+  const flash = takeFlash();
+  main.replaceChildren(h('p', { class: 'loading', role: 'status' }, 'Loading…'));
+  let el;
+  try {
+    el = view ? await view(signal, ...args) : h('section', {}, h('h1', {}, 'Not found'), h('p', {}, 'There is no such page. ', h('a', { href: '#/configurations' }, 'Go to the configurations.')));
+  } catch (err) {
+    el = h('section', {}, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, err.message));
+  }
+  if (signal.aborted) return;
+  main.replaceChildren(...[flash, el].filter(Boolean));
+  // A keyboard or screen-reader user starts at the new page, not at the
+  // link that led there; the first render keeps the browser's own focus.
+  if (shownPage !== null) (main.querySelector('[autofocus]') || main).focus();
+  shownPage = page;
+}
+
+function loginView() {
+  const user = h('input', { id: 'username', name: 'username', autocomplete: 'username', autocapitalize: 'none', spellcheck: 'false' });
+  const pass = h('input', { id: 'password', name: 'password', type: 'password', autocomplete: 'current-password' });
+  const error = h('p', { class: 'error', role: 'alert', id: 'login-error' });
+  const button = h('button', { type: 'submit' }, 'Log in');
+  const form = h('form', {
+    class: 'panel login', novalidate: true, 'aria-labelledby': 'login-title',
+    onsubmit: async (e) => {
+      e.preventDefault();
+      error.textContent = '';
+      if (!user.value || !pass.value) {
+        error.textContent = 'Enter your username and password.';
+        (user.value ? pass : user).focus();
+        return;
+      }
+      button.disabled = true;
+      try {
+        await api.login(user.value.trim(), pass.value);
+        showWho();
+        render();
+      } catch (err) {
+        error.textContent = loginMessage(err);
+        pass.select();
+        pass.focus();
+      } finally {
+        button.disabled = false;
+      }
+    },
+  },
+  h('h1', { id: 'login-title' }, 'Log in to Showroom'),
+  h('div', { class: 'field' }, h('label', { for: 'username' }, 'Username'), user),
+  h('div', { class: 'field' }, h('label', { for: 'password' }, 'Password'), pass),
+  error, button);
+  return form;
+}
+
+function loginMessage(err) {
+  switch (err.code) {
+    case 'INVALID_CREDENTIALS': return 'The username or password is wrong.';
+    case 'TOO_MANY_REQUESTS': return `Too many attempts. Try again in ${Math.ceil((err.retryAfter || 60) / 60)} minute(s).`;
+    case 'SERVICE_OVERLOADED': return 'The service is busy. Try again in a moment.';
+    default: return err.message;
+  }
+}
+
+async function showWho() {
+  who.textContent = api.username();
+  try {
+    const me = await api.getJSON('/v1/me');
+    who.textContent = `${me.username} · ${me.company}`;
+  } catch {
+    // The name alone is enough; the page shows the error if the API is down.
+  }
+}
+
+document.getElementById('logout').addEventListener('click', async () => {
+  await api.logout();
+  location.hash = '';
+});
+api.onSessionEnd(() => render());
+window.addEventListener('hashchange', render);
+// A file dropped beside a drop zone must not make the browser leave the
+// console to show it.
+for (const type of ['dragover', 'drop']) window.addEventListener(type, (e) => e.preventDefault());
+
+if (api.loggedIn()) showWho();
+render();
