@@ -42,37 +42,9 @@ func TestMultiProcess(t *testing.T) {
 	bin := buildShowroom(t)
 	t.Logf("built the binary in %v", time.Since(start).Round(time.Millisecond))
 
-	dir := t.TempDir()
-	cl := cluster.New(cluster.Config{Bin: bin, LogDir: dir, Env: []string{
-		"SHOWROOM_DATA_DIR=" + dir, // nothing is written there: the database and blobs are elsewhere
-		"SHOWROOM_DATABASE_URL=" + dbURL,
-		"SHOWROOM_BLOB_URL=s3://" + s3.NewBucket(t) + "?endpoint=" + s3.Endpoint + "&region=" + blobtest.Region,
-		"AWS_ACCESS_KEY_ID=" + blobtest.AccessKey, "AWS_SECRET_ACCESS_KEY=" + blobtest.SecretKey,
-		// Migrated once below, as before a rolling start.
-		"SHOWROOM_MIGRATE=false",
-		// The cheap model, one thread a worker: two workers share the two
-		// cores, and the test stays well under a minute.
-		"SHOWROOM_MODEL=u2netp", "SHOWROOM_ORT_THREADS=1", "SHOWROOM_WARM_UP=0",
-	}})
-	t.Cleanup(func() {
-		cl.Stop(30 * time.Second)
-		if t.Failed() {
-			printLogs(t, cl)
-		}
-	})
-	for _, args := range [][]string{
-		{"migrate"},
-		{"admin", "company", "add", "acme"},
-		{"admin", "credits", "set", "--company", "acme", fmt.Sprint(credits)},
-	} {
-		if _, err := cl.Run("", args...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := cl.Run("hunter2hunter2\n", "admin", "user", "add", "--company", "acme", "--username", "alice"); err != nil {
-		t.Fatal(err)
-	}
-
+	// The cheap model, one thread a worker: two workers share the two
+	// cores, and the test stays well under a minute.
+	cl := startCluster(t, bin, dbURL, s3, credits, "SHOWROOM_MODEL=u2netp", "SHOWROOM_ORT_THREADS=1", "SHOWROOM_WARM_UP=0")
 	auth, err := cl.StartAuth("auth")
 	if err != nil {
 		t.Fatal(err)
@@ -103,13 +75,7 @@ func TestMultiProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var tok tokens
-	if code := post(t, auth.URL+"/login", map[string]string{"username": "alice", "password": "hunter2hunter2", "system": "showroom"}, &tok); code != 200 {
-		t.Fatalf("login: %d", code)
-	}
-	for _, a := range apis {
-		a.token = tok.AccessToken
-	}
+	logIn(t, auth.URL, apis...)
 	// Saved through one API, used through both: the other replica must
 	// see it at once.
 	config := `[{"processorName": "DetectCarMaskProcessor"}, {"processorName": "ResizeProcessor", "width": 240}]`
@@ -284,6 +250,56 @@ func TestMultiProcess(t *testing.T) {
 		}
 	}
 	t.Logf("took %v in all", time.Since(start).Round(time.Millisecond))
+}
+
+// startCluster prepares a cluster of bin's processes sharing the
+// PostgreSQL database at dbURL and a new bucket of s3, as a scaled-out
+// deployment: the database migrated once (the processes start with
+// --migrate=false, as in a rolling start), company acme with the credits
+// and user alice. env adds settings every process gets. The processes are
+// stopped when t ends, and their logs printed if it failed.
+func startCluster(t testing.TB, bin, dbURL string, s3 *blobtest.S3Server, credits int, env ...string) *cluster.Cluster {
+	t.Helper()
+	dir := t.TempDir()
+	cl := cluster.New(cluster.Config{Bin: bin, LogDir: dir, Env: append([]string{
+		"SHOWROOM_DATA_DIR=" + dir, // nothing is written there: the database and blobs are elsewhere
+		"SHOWROOM_DATABASE_URL=" + dbURL,
+		"SHOWROOM_BLOB_URL=s3://" + s3.NewBucket(t) + "?endpoint=" + s3.Endpoint + "&region=" + blobtest.Region,
+		"AWS_ACCESS_KEY_ID=" + blobtest.AccessKey, "AWS_SECRET_ACCESS_KEY=" + blobtest.SecretKey,
+		"SHOWROOM_MIGRATE=false",
+	}, env...)})
+	t.Cleanup(func() {
+		cl.Stop(30 * time.Second)
+		if t.Failed() {
+			printLogs(t, cl)
+		}
+	})
+	steps := [][]string{{"migrate"}, {"admin", "company", "add", "acme"}}
+	if credits > 0 {
+		steps = append(steps, []string{"admin", "credits", "set", "--company", "acme", fmt.Sprint(credits)})
+	}
+	for _, args := range steps {
+		if _, err := cl.Run("", args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := cl.Run("hunter2hunter2\n", "admin", "user", "add", "--company", "acme", "--username", "alice"); err != nil {
+		t.Fatal(err)
+	}
+	return cl
+}
+
+// logIn logs alice in at the auth service and gives every API client her
+// access token.
+func logIn(t testing.TB, authURL string, apis ...*api) {
+	t.Helper()
+	var tok tokens
+	if code := post(t, authURL+"/login", map[string]string{"username": "alice", "password": "hunter2hunter2", "system": "showroom"}, &tok); code != 200 {
+		t.Fatalf("login: %d", code)
+	}
+	for _, a := range apis {
+		a.token = tok.AccessToken
+	}
 }
 
 // requireModelFile fails t when the model is not there: the test runs
