@@ -12,6 +12,7 @@ import (
 	"github.com/showroom/showroom/internal/blob/blobtest"
 	"github.com/showroom/showroom/internal/cluster"
 	"github.com/showroom/showroom/internal/postgres/pgtest"
+	"github.com/showroom/showroom/internal/vision"
 )
 
 // BenchmarkMultiProcess measures scale-out on one machine (issue 14): the
@@ -29,7 +30,7 @@ import (
 func BenchmarkMultiProcess(b *testing.B) {
 	data := largePhotos(b)
 	s3 := blobtest.StartS3(b)
-	requireModelFile(b, "isnet")
+	requireModelFile(b, vision.ISNetFile)
 	bin := buildShowroom(b)
 	rates := map[string]float64{}
 	for _, row := range []struct {

@@ -38,7 +38,7 @@ func TestMultiProcess(t *testing.T) {
 	start := time.Now()
 	dbURL := pgtest.URL(t)
 	s3 := blobtest.StartS3(t)
-	requireModelFile(t, "u2netp")
+	requireModelFile(t, "u2netp.onnx")
 	bin := buildShowroom(t)
 	t.Logf("built the binary in %v", time.Since(start).Round(time.Millisecond))
 
@@ -302,12 +302,12 @@ func logIn(t testing.TB, authURL string, apis ...*api) {
 	}
 }
 
-// requireModelFile fails t when the model is not there: the test runs
+// requireModelFile fails t when a model's file is not there: the test runs
 // workers, and 'make test' fetches the models before it.
-func requireModelFile(t testing.TB, model string) {
+func requireModelFile(t testing.TB, file string) {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(defaultModelDir(), model+".onnx")); err != nil {
-		t.Fatalf("no %s model in %s: run 'make models' (or set SHOWROOM_MODEL_DIR)", model, defaultModelDir())
+	if _, err := os.Stat(filepath.Join(defaultModelDir(), file)); err != nil {
+		t.Fatalf("no %s in %s: run 'make models' (or set SHOWROOM_MODEL_DIR)", file, defaultModelDir())
 	}
 }
 
