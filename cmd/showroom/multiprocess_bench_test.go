@@ -18,52 +18,68 @@ import (
 // BenchmarkMultiProcess measures scale-out on one machine (issue 14): the
 // 12 MP photos through default_white, sent synchronously by two clients to
 // one API process, run either by two worker processes of one job at a time
-// each (processes=2) or by one worker process running two at once
-// (processes=1); auth, API and workers are processes of the built binary on
-// PostgreSQL and S3, as in TestMultiProcess, with the default model and
-// settings. Each row reports photos/s and the peak resident memory of each
-// process (VmHWM, warm-up included); the parent then logs the rows' ratio
-// and each row against the model alone on the same photos, measured in the
-// same run (two streams, the better of one and two threads each), the most
-// any arrangement could do here.
+// each ("2proc") or by one worker process running two at once ("1proc");
+// auth, API and workers are processes of the built binary on PostgreSQL
+// and S3, as in TestMultiProcess, with the default model and settings.
+// Both clusters run side by side and each op is one round: two photos
+// through one, then two through the other, the order alternating, so that
+// the shared machine's changing load falls on both alike. It reports
+// each's photos/s and their ratio, each against the model alone on the
+// same photos measured in the same run (two streams, the better of one and
+// two threads each: the most any arrangement could do here), and the peak
+// resident memory of every process (VmHWM, warm-up included). ns/op is a
+// round's time: four photos.
 // Run: go test -run '^$' -bench BenchmarkMultiProcess -benchtime 6x ./cmd/showroom
 func BenchmarkMultiProcess(b *testing.B) {
 	data := largePhotos(b)
 	s3 := blobtest.StartS3(b)
 	requireModelFile(b, vision.ISNetFile)
 	bin := buildShowroom(b)
-	rates := map[string]float64{}
-	for _, row := range []struct {
-		name           string
-		procs, workers int
-	}{{"processes=2", 2, 1}, {"processes=1", 1, 2}} {
-		// Started here, not in the row's function, which runs twice (b.N
-		// = 1, then the count asked for) and cleans up after each.
-		cl, a := startScaleOut(b, bin, s3, row.procs, row.workers)
+	// Started here, not in the benchmark's function, which runs twice (b.N
+	// = 1, then the count asked for) and cleans up after each.
+	rows := []struct {
+		name string
+		cl   *cluster.Cluster
+		api  *api
+	}{{name: "2proc"}, {name: "1proc"}}
+	rows[0].cl, rows[0].api = startScaleOut(b, bin, s3, 2, 1)
+	rows[1].cl, rows[1].api = startScaleOut(b, bin, s3, 1, 2)
+	for _, r := range rows {
 		// One photo per job slot, untimed: the first photo of a worker is
 		// slower (docs/benchmarks.md).
-		sendPhotos(b, a, data, 2, 2)
-		b.Run(row.name, func(b *testing.B) {
-			start := time.Now()
-			sendPhotos(b, a, data, b.N, 2)
-			rate := float64(b.N) / time.Since(start).Seconds()
-			b.StopTimer()
-			b.ReportMetric(rate, "photos/s")
-			for _, p := range cl.Procs() {
+		sendPhotos(b, r.api, data, 2, 2)
+	}
+	alone := 0.0
+	b.Run("alternated", func(b *testing.B) {
+		var took [2]time.Duration
+		for i := range b.N {
+			for j := range rows {
+				k := (j + i) % 2
+				start := time.Now()
+				sendPhotos(b, rows[k].api, data, 2, 2)
+				took[k] += time.Since(start)
+			}
+		}
+		b.StopTimer()
+		if alone == 0 {
+			alone = inferenceAlone(b, "isnet", data, 2)
+		}
+		var rate [2]float64
+		for k, r := range rows {
+			rate[k] = float64(2*b.N) / took[k].Seconds()
+			b.ReportMetric(rate[k], "photos/s-"+r.name)
+			b.ReportMetric(rate[k]/alone, "x-model-"+r.name)
+			for _, p := range r.cl.Procs() {
 				kb, err := p.PeakRSS()
 				if err != nil {
 					b.Fatal(err)
 				}
-				b.ReportMetric(float64(kb)/1024, p.Name+"-peak-MiB")
+				b.ReportMetric(float64(kb)/1024, "MiB-"+r.name+"-"+p.Name)
 			}
-			rates[row.name] = rate
-		})
-		cl.Stop(time.Minute)
-	}
-	alone := inferenceAlone(b, "isnet", data, 2)
-	two, one := rates["processes=2"], rates["processes=1"]
-	b.Logf("photos/s: two worker processes %.3f, one process with two workers %.3f, the model alone %.3f", two, one, alone)
-	b.Logf("two processes / one process: %.2f; against the model alone: two processes %.2f, one process %.2f", two/one, two/alone, one/alone)
+		}
+		b.ReportMetric(rate[0]/rate[1], "x-2proc/1proc")
+		b.ReportMetric(alone, "photos/s-model")
+	})
 }
 
 // startScaleOut starts auth, one API and procs worker processes of workers
