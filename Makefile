@@ -22,6 +22,10 @@ STATICCHECK_VERSION := v0.7.0
 VERSITYGW_VERSION := v1.8.0
 VERSITYGW := $(TOOLS)/versitygw-$(VERSITYGW_VERSION)
 export SHOWROOM_VERSITYGW ?= $(VERSITYGW)
+# The PostgreSQL server the tests use (internal/postgres/pgtest): named here,
+# a server that does not answer fails 'make test' instead of skipping its
+# PostgreSQL tests (the multi-process test among them).
+export SHOWROOM_TEST_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable&connect_timeout=3
 TEST_FUZZTIME ?= 3s
 FUZZTIME ?= 2m
 

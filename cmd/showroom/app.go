@@ -56,6 +56,9 @@ type queueFlags struct {
 	ratePerMinute int
 	rateBurst     int
 	maxPhotoBytes int64
+	// webhookAllowPrivate lets callback URLs reach loopback, private and
+	// other non-public addresses.
+	webhookAllowPrivate bool
 }
 
 // newQueueFlags returns the defaults, for the flags a role leaves out.
@@ -84,11 +87,18 @@ func (q *queueFlags) registerRuns(fs *flagSet) {
 	fs.Duration(&q.retention, "job-retention", q.retention, "how long finished jobs and their results are kept")
 }
 
+// registerWebhooks adds where webhooks may go: for the roles that check
+// callback URLs (serve, api) and those that deliver them (serve, worker).
+func (q *queueFlags) registerWebhooks(fs *flagSet) {
+	fs.Bool(&q.webhookAllowPrivate, "webhook-allow-private", q.webhookAllowPrivate, "let webhooks go to loopback, link-local, private and other non-public addresses (receivers on this host or network; tests)")
+}
+
 func (q *queueFlags) config(work bool) river.Config {
 	c := river.DefaultConfig()
 	c.Workers, c.MaxQueued, c.CompanyShare = q.workers, q.queueLength, q.companyShare
 	c.JobTimeout, c.RescueAfter, c.Retention = q.jobTimeout, q.rescueAfter, q.retention
 	c.Work = work
+	c.Webhooks.AllowPrivate = q.webhookAllowPrivate
 	return c
 }
 
@@ -248,6 +258,7 @@ func processing(ctx context.Context, db *database, blobs blob.Store, lib *librar
 		closeEngine()
 		return nil, nil, err
 	}
+	qu.EnableWebhooks(river.Webhooks{Store: db, Render: httpapi.JobJSON})
 	if err := qu.Start(ctx); err != nil {
 		closeEngine()
 		return nil, nil, fmt.Errorf("start the queue: %w", err)
@@ -257,6 +268,7 @@ func processing(ctx context.Context, db *database, blobs blob.Store, lib *librar
 		Queue: qu, Jobs: db, Companies: db, Configs: lib,
 		MaxPhotoBytes: q.maxPhotoBytes, MaxPixels: e.maxPixels,
 		RateLimit: showroom.RateLimit{PerMinute: float64(q.ratePerMinute), Burst: q.rateBurst}, Limiter: db,
+		Webhooks: db, WebhookAllowPrivate: q.webhookAllowPrivate,
 	}
 	if warm != nil {
 		p.Ready = warm.ready

@@ -123,17 +123,19 @@ func TestRoleFlags(t *testing.T) {
 	admission := []string{"queue-length", "company-queue-share", "rate-limit", "rate-burst", "max-photo-bytes"}
 	runs := []string{"workers", "job-timeout", "rescue-after", "job-retention"}
 	http := []string{"addr", "system", "body-idle-timeout", "body-timeout"}
+	// The API checks callback URLs, the worker delivers to them.
+	webhooks := []string{"webhook-allow-private"}
 	join := func(sets ...[]string) []string { return slices.Concat(sets...) }
 	for role, want := range map[string][]string{
-		"serve": join(logs, http, []string{"blob-url", "max-login-checks", "metrics-addr", "demo"}, engine, decodes, uploads, admission, runs, []string{"content-cache-bytes"}),
+		"serve": join(logs, http, []string{"blob-url", "max-login-checks", "metrics-addr", "demo"}, engine, decodes, uploads, admission, runs, webhooks, []string{"content-cache-bytes"}),
 		// The auth service checks passwords and signs tokens: no system
 		// of its own (the login names it), no blobs, no queue.
 		"auth": join(logs, []string{"addr", "body-idle-timeout", "body-timeout", "max-login-checks"}),
 		// The API enqueues: no model, no runs, no cache of decoded content.
-		"api": join(logs, http, []string{"blob-url", "metrics-addr", "auth-url"}, decodes, uploads, admission),
+		"api": join(logs, http, []string{"blob-url", "metrics-addr", "auth-url"}, decodes, uploads, admission, webhooks),
 		// The worker serves no API, only its probes and metrics on an
 		// address: no system or bodies, no admission, no uploads.
-		"worker": join(logs, []string{"addr", "blob-url", "metrics-addr"}, engine, runs, decodes, []string{"content-cache-bytes"}),
+		"worker": join(logs, []string{"addr", "blob-url", "metrics-addr"}, engine, runs, decodes, webhooks, []string{"content-cache-bytes"}),
 	} {
 		t.Run(role, func(t *testing.T) {
 			stdout, _, err := run(t, nil, "", role, "--help")

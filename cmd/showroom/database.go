@@ -39,6 +39,7 @@ type stores interface {
 	showroom.ConfigurationStore
 	showroom.JobStore
 	showroom.RateLimiter
+	showroom.WebhookStore
 	Ping(ctx context.Context) error
 	Close() error
 }

@@ -161,7 +161,8 @@ func TestREADME(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"car-studio.jpg", "car-white.jpg", "car.png", "car-grey.png", "check.jpg",
-		"out/car1.jpg", "out/car2.jpg", "out-studio/car1.jpg", "out-studio/car2.jpg", "out-webp/car1.webp", "out-webp/car2.webp"} {
+		"out/car1.default_white.jpg", "out/car2.default_white.jpg", "out-studio/car1.myStudio.jpg", "out-studio/car2.myStudio.jpg",
+		"out-webp/car1.default_showroom.webp", "out-webp/car2.default_showroom.webp"} {
 		if _, format, err := decodeConfigFile(filepath.Join(clone, f)); err != nil {
 			t.Errorf("%s, which the README's commands write: %v", f, err)
 		} else if want := strings.TrimPrefix(filepath.Ext(f), "."); want != format && !(want == "jpg" && format == "jpeg") {

@@ -204,7 +204,7 @@ func (c *client) login(ctx context.Context) error {
 	body, _ := json.Marshal(map[string]string{"username": c.user, "password": c.co.password, "system": "showroom"})
 	for ctx.Err() == nil {
 		at := time.Now()
-		res, a := c.do(ctx, request{op: "login", method: "POST", url: c.s.cl.authURL + "/login", body: body,
+		res, a := c.do(ctx, request{op: "login", method: "POST", url: c.s.authURL + "/login", body: body,
 			ctype: "application/json", noToken: true, success: []int{200}, check: checkTokens})
 		switch a.class {
 		case ok:
@@ -221,7 +221,7 @@ func (c *client) login(ctx context.Context) error {
 func (c *client) renew(ctx context.Context) {
 	body, _ := json.Marshal(map[string]string{"refresh_token": c.refresh})
 	at := time.Now()
-	res, a := c.do(ctx, request{op: "refresh", method: "POST", url: c.s.cl.authURL + "/refresh", body: body,
+	res, a := c.do(ctx, request{op: "refresh", method: "POST", url: c.s.authURL + "/refresh", body: body,
 		ctype: "application/json", noToken: true, success: []int{200}, check: checkTokens})
 	if a.class == ok {
 		c.take(res.body, at)

@@ -25,6 +25,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/showroom/showroom/internal/cluster"
 )
 
 // config is the soak's settings, from flags.
@@ -109,16 +111,19 @@ func parseFlags(args []string) (config, error) {
 
 // soak is one run: the cluster, the clients' shared state and the books.
 type soak struct {
-	cfg    config
-	docs   docTable
-	cl     *cluster
-	photos []photo
-	http   *http.Client
-	ledger *ledger
-	jobs   *jobBook
+	cfg     config
+	docs    docTable
+	cl      *cluster.Cluster
+	dataDir string
+
+	authURL, baseURL string
+	photos           []photo
+	http             *http.Client
+	ledger           *ledger
+	jobs             *jobBook
 
 	companies []*company
-	workers   []*proc
+	workers   []*cluster.Proc
 
 	stop         chan struct{} // closed when the traffic ends
 	trafficStart time.Duration
@@ -196,10 +201,12 @@ func run(ctx context.Context, cfg config, out io.Writer) (passed bool, err error
 	}
 	t0 := time.Now()
 	s.ledger = &ledger{t0: t0}
-	s.cl = &cluster{bin: cfg.bin, dataDir: dataDir, t0: t0}
+	s.dataDir = dataDir
+	s.cl = cluster.New(cluster.Config{Bin: cfg.bin, LogDir: dataDir,
+		Env: []string{"SHOWROOM_DATA_DIR=" + dataDir, "SHOWROOM_LOG_LEVEL=warn"}})
 	s.http = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	defer func() {
-		s.cl.stop(30 * time.Second)
+		s.cl.Stop(30 * time.Second)
 		if passed && !cfg.keep && cfg.dataDir == "" {
 			os.RemoveAll(dataDir)
 		} else {
@@ -212,7 +219,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (passed bool, err error
 	}
 	rssCtx, stopRSS := context.WithCancel(ctx)
 	defer stopRSS()
-	go s.cl.sampleRSS(rssCtx, cfg.rssEvery)
+	go s.cl.SampleRSS(rssCtx, cfg.rssEvery)
 	clients, err := s.setup(ctx)
 	if err != nil {
 		return false, err
@@ -226,8 +233,8 @@ func run(ctx context.Context, cfg config, out io.Writer) (passed bool, err error
 	}
 	stopRSS()
 	s.stoppedAt = time.Since(t0)
-	s.cl.stop(30 * time.Second)
-	if err := s.cl.writeRSS(filepath.Join(dataDir, "rss.csv")); err != nil {
+	s.cl.Stop(30 * time.Second)
+	if err := writeRSS(s.cl.Procs(), filepath.Join(dataDir, "rss.csv")); err != nil {
 		return false, err
 	}
 	return s.report(out, audits), nil
@@ -310,35 +317,36 @@ func (s *soak) start(ctx context.Context) error {
 		if i == 0 {
 			co.credits = cfg.credits
 		}
-		if err := s.cl.admin("", "company", "add", co.name); err != nil {
+		if _, err := s.cl.Run("", "admin", "company", "add", co.name); err != nil {
 			return err
 		}
 		for u := range 2 {
 			name := userName(co.name, u+1)
-			if err := s.cl.admin(co.password+"\n", "user", "add", "--company", co.name, "--username", name); err != nil {
+			if _, err := s.cl.Run(co.password+"\n", "admin", "user", "add", "--company", co.name, "--username", name); err != nil {
 				return err
 			}
 			co.users = append(co.users, name)
 		}
 		if co.credits > 0 {
-			if err := s.cl.admin("", "credits", "set", "--company", co.name, strconv.FormatInt(co.credits, 10)); err != nil {
+			if _, err := s.cl.Run("", "admin", "credits", "set", "--company", co.name, strconv.FormatInt(co.credits, 10)); err != nil {
 				return err
 			}
 		}
 		s.companies = append(s.companies, co)
 	}
-	_, authURL, err := s.cl.start("auth", "auth", "--addr", "127.0.0.1:0")
+	// The queue's length is the API's to enforce; the run limits are the
+	// workers' (startWorker).
+	auth, err := s.cl.StartAuth("auth")
 	if err != nil {
 		return err
 	}
-	s.cl.authURL = authURL
-	_, baseURL, err := s.cl.start("api", "api", "--addr", "127.0.0.1:0", "--auth-url", authURL,
-		"--rate-limit", strconv.Itoa(cfg.rateLimit), "--rate-burst", strconv.Itoa(cfg.rateBurst),
-		"--queue-length", strconv.Itoa(cfg.queueLength))
+	s.authURL = auth.URL
+	api, err := s.cl.StartAPI("api", s.authURL, "--rate-limit", strconv.Itoa(cfg.rateLimit),
+		"--rate-burst", strconv.Itoa(cfg.rateBurst), "--queue-length", strconv.Itoa(cfg.queueLength))
 	if err != nil {
 		return err
 	}
-	s.cl.baseURL = baseURL
+	s.baseURL = api.URL
 	for i := range cfg.workers {
 		p, err := s.startWorker(fmt.Sprintf("worker%d", i+1))
 		if err != nil {
@@ -349,12 +357,9 @@ func (s *soak) start(ctx context.Context) error {
 	return ctx.Err()
 }
 
-func (s *soak) startWorker(name string) (*proc, error) {
-	// The queue's length is the API's to enforce; the run limits are the
-	// workers'. Each worker's probes take a free port.
-	p, _, err := s.cl.start(name, "worker", "--addr", "127.0.0.1:0", "--workers", "1", "--model", s.cfg.model,
+func (s *soak) startWorker(name string) (*cluster.Proc, error) {
+	return s.cl.StartWorker(name, "--workers", "1", "--model", s.cfg.model,
 		"--job-timeout", s.cfg.jobTimeout.String(), "--rescue-after", s.cfg.rescueAfter.String())
-	return p, err
 }
 
 // setupCompany logs the company's clients in and has the first set up its
@@ -383,16 +388,16 @@ func (s *soak) killWorker(ctx context.Context) {
 		return
 	}
 	w := s.workers[0]
-	s.cl.kill(w)
-	s.event("%s killed (SIGKILL)", w.name)
+	s.cl.Kill(w)
+	s.event("%s killed (SIGKILL)", w.Name)
 	time.Sleep(s.cfg.restartAfter)
 	if ctx.Err() != nil {
 		return
 	}
-	if p, err := s.startWorker(w.name + "-restarted"); err != nil {
-		s.event("%s could not be restarted: %v", w.name, err)
+	if p, err := s.startWorker(w.Name + "-restarted"); err != nil {
+		s.event("%s could not be restarted: %v", w.Name, err)
 	} else {
-		s.event("%s restarted", w.name)
+		s.event("%s restarted", w.Name)
 		s.workers[0] = p
 	}
 }
@@ -403,7 +408,7 @@ func (s *soak) lockDatabase(ctx context.Context) {
 		return
 	}
 	s.event("database locked (BEGIN EXCLUSIVE from another connection) for %v", s.cfg.lockFor)
-	if err := s.cl.lockDatabase(ctx, s.cfg.lockFor); err != nil {
+	if err := lockDatabase(ctx, s.dataDir, s.cfg.lockFor); err != nil {
 		s.event("database lock failed: %v", err)
 		return
 	}

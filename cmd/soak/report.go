@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/showroom/showroom/internal/cluster"
 )
 
 // report writes the markdown summary and says whether every check passed.
@@ -191,14 +193,12 @@ func (s *soak) report(w io.Writer, audits []audit) bool {
 
 	// Memory.
 	fmt.Fprintf(w, "\n### Resident memory (MB)\n\n| process | start | peak | end | second half, MB/min | |\n|---|---:|---:|---:|---:|---|\n")
-	s.cl.mu.Lock()
-	procs := append([]*proc(nil), s.cl.procs...)
-	s.cl.mu.Unlock()
+	procs := s.cl.Procs()
 	for _, p := range procs {
-		m := memoryOf(p.rss, max(s.trafficStart, p.started), s.drainEnd)
+		m := memoryOf(p.RSS, max(s.trafficStart, p.Started), s.drainEnd)
 		verdict, slope := "", "—"
 		switch {
-		case p.killed:
+		case p.Killed:
 			verdict = "killed"
 		case !m.wholeHalf:
 			verdict = "too short to tell"
@@ -207,12 +207,12 @@ func (s *soak) report(w io.Writer, audits []audit) bool {
 			growth := m.slope * m.half.Minutes()
 			if growth > cfg.rssGrowth*m.peak {
 				verdict = fmt.Sprintf("grew %.0f MB", growth)
-				problem("%s's memory grew %.0f MB over the second half (more than %.0f%% of its peak)", p.name, growth, 100*cfg.rssGrowth)
+				problem("%s's memory grew %.0f MB over the second half (more than %.0f%% of its peak)", p.Name, growth, 100*cfg.rssGrowth)
 			} else {
 				verdict = "flat"
 			}
 		}
-		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.0f | %s | %s |\n", p.name, m.start, m.peak, m.end, slope, verdict)
+		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.0f | %s | %s |\n", p.Name, m.start, m.peak, m.end, slope, verdict)
 	}
 	fmt.Fprintf(w, "\n*start* is the first sample once the traffic runs (or the process started), *end* the last before the drain ended. "+
 		"The slope is over the second half of the process's time under load (the traffic and the drain, in which the workers still "+
@@ -222,19 +222,19 @@ func (s *soak) report(w io.Writer, audits []audit) bool {
 	// The servers' own view.
 	fmt.Fprintf(w, "### Server logs\n\n| process | WARN lines | ERROR lines | exit |\n|---|---:|---:|---|\n")
 	for _, p := range procs {
-		warn, errs := p.logLines()
+		warn, errs := logLines(p)
 		exit := "stopped cleanly"
 		switch {
-		case p.killed:
+		case p.Killed:
 			exit = "killed by the soak"
-		case p.ended < s.stoppedAt:
-			exit = fmt.Sprintf("died at %s: %v", fmtDur(p.ended), p.err)
-			problem("%s died during the run: %v", p.name, p.err)
-		case p.err != nil:
-			exit = p.err.Error()
-			problem("%s did not stop cleanly: %v", p.name, p.err)
+		case p.Ended < s.stoppedAt:
+			exit = fmt.Sprintf("died at %s: %v", fmtDur(p.Ended), p.Err)
+			problem("%s died during the run: %v", p.Name, p.Err)
+		case p.Err != nil:
+			exit = p.Err.Error()
+			problem("%s did not stop cleanly: %v", p.Name, p.Err)
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %s |\n", p.name, warn, errs, exit)
+		fmt.Fprintf(w, "| %s | %d | %d | %s |\n", p.Name, warn, errs, exit)
 	}
 
 	// Failures, by kind.
@@ -289,7 +289,7 @@ type memory struct {
 
 // memoryOf reads the samples between from and to; the slope is fitted, by
 // least squares, to the peak of each rssWindow of the second half.
-func memoryOf(samples []rssSample, from, to time.Duration) memory {
+func memoryOf(samples []cluster.Sample, from, to time.Duration) memory {
 	m := memory{half: (to - from) / 2}
 	half := from + m.half
 	var xs, ys []float64
@@ -302,17 +302,17 @@ func memoryOf(samples []rssSample, from, to time.Duration) memory {
 		}
 	}
 	for _, s := range samples {
-		mb := float64(s.kb) / 1024
+		mb := float64(s.KB) / 1024
 		m.peak = max(m.peak, mb)
-		if s.at < from || s.at > to {
+		if s.At < from || s.At > to {
 			continue
 		}
 		if m.start == 0 {
 			m.start = mb
 		}
 		m.end = mb
-		if s.at >= half {
-			if w := (s.at - half) / rssWindow; w != window {
+		if s.At >= half {
+			if w := (s.At - half) / rssWindow; w != window {
 				flush()
 				window, peak = w, 0
 			}
@@ -320,7 +320,7 @@ func memoryOf(samples []rssSample, from, to time.Duration) memory {
 		}
 	}
 	flush()
-	m.wholeHalf = len(xs) >= 3 && samples[len(samples)-1].at >= to-2*rssWindow
+	m.wholeHalf = len(xs) >= 3 && samples[len(samples)-1].At >= to-2*rssWindow
 	if len(xs) >= 2 {
 		m.slope = leastSquares(xs, ys)
 	}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/showroom/showroom/internal/cluster"
 )
 
 func TestJudgeError(t *testing.T) {
@@ -53,11 +55,11 @@ func TestJudgeError(t *testing.T) {
 func TestMemorySlope(t *testing.T) {
 	// A worker whose memory swings between 700 and 1200 MB within each
 	// photo: flat if the peaks stay, growing if they climb 100 MB a minute.
-	samples := func(climb float64) []rssSample {
-		var out []rssSample
+	samples := func(climb float64) []cluster.Sample {
+		var out []cluster.Sample
 		for s := 0; s <= 240; s += 2 {
 			mb := 700 + 500*float64(s%6)/4 + climb*float64(s)/60
-			out = append(out, rssSample{time.Duration(s) * time.Second, int64(mb * 1024)})
+			out = append(out, cluster.Sample{At: time.Duration(s) * time.Second, KB: int64(mb * 1024)})
 		}
 		return out
 	}

@@ -74,7 +74,7 @@ var floodMix = []op{
 	{50, (*client).processAsync},
 }
 
-func (c *client) url(path string) string { return c.s.cl.baseURL + path }
+func (c *client) url(path string) string { return c.s.baseURL + path }
 
 // run makes calls from mix until the traffic stops.
 func (c *client) run(ctx context.Context, mix []op) {

@@ -61,14 +61,23 @@ type Processing struct {
 	// Ready, when set, keeps /readyz at 503 while it fails: the model's
 	// warm-up.
 	Ready func(context.Context) error
+	// Webhooks, when set, serves /v1/webhook and lets asynchronous
+	// requests name a callbackUrl (webhook_handlers.go).
+	Webhooks showroom.WebhookStore
+	// WebhookAllowPrivate accepts callback URLs whose host is a loopback,
+	// private or other non-public address.
+	WebhookAllowPrivate bool
 }
 
 func (p *Processing) register(rt *router, authed func(handlerFunc) handlerFunc) {
-	rt.handle("POST", "/v1/process/single/{configuration_name}", authed(p.process))
-	rt.handle("GET", "/v1/process/jobs", authed(p.listJobs))
+	rt.handle("POST", "/v1/process/single/{configuration_name}", authed(p.process), "async", "format", "quality", "callbackUrl")
+	rt.handle("GET", "/v1/process/jobs", authed(p.listJobs), "limit", "after")
 	rt.handle("GET", "/v1/process/jobs/{id}", authed(p.getJob))
 	rt.handle("GET", "/v1/process/jobs/{id}/result", authed(p.getResult))
 	rt.handle("GET", "/v1/usage", authed(p.usage))
+	if p.Webhooks != nil {
+		p.registerWebhooks(rt, authed)
+	}
 }
 
 // company finds the caller's company.
@@ -277,6 +286,10 @@ func (p *Processing) run(w http.ResponseWriter, r *http.Request, company *showro
 	if async, err = wantsAsync(r); err != nil {
 		return nil, false, err
 	}
+	callback, err := p.callbackURL(ctx, r, company, async)
+	if err != nil {
+		return nil, false, err
+	}
 	if r.ContentLength > p.MaxPhotoBytes {
 		return nil, false, errTooLarge(p.MaxPhotoBytes)
 	}
@@ -289,7 +302,7 @@ func (p *Processing) run(w http.ResponseWriter, r *http.Request, company *showro
 	}
 	job, err = p.Queue.Submit(ctx, showroom.Submission{
 		Company: company, User: pr.Username, Name: name, Processors: config.Processors, Cost: int64(config.Cost),
-		Format: format, Quality: q, Photo: photo,
+		Format: format, Quality: q, Photo: photo, CallbackURL: callback,
 	})
 	if err != nil {
 		return nil, false, bodyError(err, p.MaxPhotoBytes)
@@ -372,6 +385,7 @@ type jobJSON struct {
 	Timings       []timingJSON `json:"timings"`
 	Result        *resultJSON  `json:"result,omitempty"`
 	Error         *errorBody   `json:"error,omitempty"`
+	Callback      *jobCallback `json:"callback,omitempty"`
 	Href          string       `json:"href"`
 }
 
@@ -399,7 +413,7 @@ func jobRecord(j *showroom.Job) jobJSON {
 		ID: j.ID, Status: string(j.Status), Configuration: j.Configuration, Company: j.Company, CreatedBy: j.CreatedBy,
 		Cost: j.Cost, Attempts: j.Attempts, Format: j.Format,
 		CreatedDate: j.CreatedAt.UnixMilli(), StartedDate: msPtr(j.StartedAt), FinishedDate: msPtr(j.FinishedAt),
-		Timings: []timingJSON{}, Href: jobPath(j.ID),
+		Timings: []timingJSON{}, Href: jobPath(j.ID), Callback: callbackRecord(j),
 	}
 	for _, t := range j.Timings {
 		out.Timings = append(out.Timings, timingJSON{t.Name, float64(t.Duration.Microseconds()) / 1000})

@@ -72,13 +72,21 @@ func withEngine(cfg river.Config, seg pipeline.Segmenter, tune ...func(*httpapi.
 
 // withRunner enables the processing endpoints on a queue that runs run
 // instead of the engine: for tests of the HTTP side of processing, which
-// need no model and a run of known length or order.
+// need no model and a run of known length or order. Webhooks are on, to
+// private addresses too when cfg allows them. tune, if any, changes the
+// endpoints' settings.
 func withRunner(cfg river.Config, run river.Runner, tune ...func(*httpapi.Processing)) envOption {
+	return withRunnerLimits(cfg, run, 25<<20, tune...)
+}
+
+// withRunnerLimits is withRunner with the photo's size limit set.
+func withRunnerLimits(cfg river.Config, run river.Runner, maxPhotoBytes int64, tune ...func(*httpapi.Processing)) envOption {
 	return func(t testing.TB, db *sqlite.DB, blobs *blob.Local, lib *library.Service, api *httpapi.APIServer) {
 		q, err := river.New(cfg, db.RiverDriver(), db, blobs, run, slog.New(slog.NewTextHandler(io.Discard, nil)), river.Observer{})
 		if err != nil {
 			t.Fatal(err)
 		}
+		q.EnableWebhooks(river.Webhooks{Store: db, Render: httpapi.JobJSON})
 		if err := q.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +95,8 @@ func withRunner(cfg river.Config, run river.Runner, tune ...func(*httpapi.Proces
 			defer cancel()
 			q.Stop(ctx)
 		})
-		p := &httpapi.Processing{Queue: q, Jobs: db, Companies: db, Configs: lib, MaxPhotoBytes: 25 << 20, MaxPixels: 60_000_000, Limiter: db}
+		p := &httpapi.Processing{Queue: q, Jobs: db, Companies: db, Configs: lib, MaxPhotoBytes: maxPhotoBytes, MaxPixels: 60_000_000,
+			Limiter: db, Webhooks: db, WebhookAllowPrivate: cfg.Webhooks.AllowPrivate}
 		for _, f := range tune {
 			f(p)
 		}

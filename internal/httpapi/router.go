@@ -3,7 +3,10 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"net/url"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/showroom/showroom/internal/showroom"
@@ -31,10 +34,11 @@ func newRouter(log *slog.Logger) *router {
 	return rt
 }
 
-// handle routes method and path to h.
-func (rt *router) handle(method, path string, h handlerFunc) {
+// handle routes method and path to h, which takes the query parameters
+// params and no others.
+func (rt *router) handle(method, path string, h handlerFunc, params ...string) {
 	route := method + " " + path
-	rt.mux.Handle(route, rt.adapt(route, h))
+	rt.mux.Handle(route, rt.adapt(route, strictQuery(h, params)))
 	if _, seen := rt.methods[path]; !seen && path != "/" {
 		rt.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			setRoute(r, path)
@@ -69,3 +73,38 @@ func (rt *router) adapt(route string, h handlerFunc) http.Handler {
 
 // ServeHTTP implements http.Handler.
 func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) { rt.mux.ServeHTTP(w, r) }
+
+// strictQuery refuses, before h runs, a query parameter that h does not
+// take (UNKNOWN_PARAMETER, naming it) and one given twice: a misspelt or
+// foreign option (?bg_color=red) must not be ignored silently, nor one
+// of two values be picked by guess.
+func strictQuery(h handlerFunc, params []string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if r.URL.RawQuery == "" {
+			return h(w, r)
+		}
+		q, err := url.ParseQuery(r.URL.RawQuery)
+		if err != nil {
+			return showroom.Errorf(showroom.EInvalidParameter, "the query string cannot be parsed")
+		}
+		var unknown []string
+		for name, values := range q {
+			switch {
+			case !slices.Contains(params, name):
+				unknown = append(unknown, strconv.Quote(name))
+			case len(values) > 1:
+				return showroom.Errorf(showroom.EInvalidParameter, "query parameter %q is given %d times; give it once", name, len(values))
+			}
+		}
+		if len(unknown) > 0 {
+			slices.Sort(unknown)
+			takes := "no query parameters"
+			if len(params) > 0 {
+				takes = "only " + strings.Join(params, ", ")
+			}
+			return showroom.Errorf(showroom.EUnknownParameter, "unknown query parameter %s: %s %s takes %s",
+				strings.Join(unknown, ", "), r.Method, r.URL.Path, takes)
+		}
+		return h(w, r)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/showroom/showroom/internal/postgres"
 	"github.com/showroom/showroom/internal/postgres/pgtest"
 	"github.com/showroom/showroom/internal/showroom"
@@ -34,6 +35,22 @@ func TestJobStore(t *testing.T) {
 			if _, err := s.(*postgres.DB).Pool().Exec(context.Background(), `DROP TABLE river_job`); err != nil {
 				t.Fatal(err)
 			}
+		})
+}
+
+func TestWebhookStore(t *testing.T) {
+	storetest.Webhooks(t, func(t *testing.T) storetest.WebhooksStore { return newDB(t) },
+		func(t *testing.T, s storetest.WebhooksStore) []string {
+			rows, err := s.(*postgres.DB).Pool().Query(context.Background(),
+				`SELECT args->>'job_id' FROM river_job WHERE kind = 'showroom_webhook'`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ids
 		})
 }
 

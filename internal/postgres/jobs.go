@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -66,10 +67,17 @@ func (db *DB) CreateJob(ctx context.Context, j *showroom.Job, limits showroom.Ad
 		}
 		j.Status = showroom.JobQueued
 		j.Priority = showroom.JobPriority(own, waiting)
+		j.Delivery = nil
+		var hook showroom.DeliveryStatus
+		if j.CallbackURL != "" {
+			j.Delivery = &showroom.WebhookDelivery{Status: showroom.DeliveryPending}
+			hook = j.Delivery.Status
+		}
 		_, err := tx.Exec(ctx, `INSERT INTO jobs (id, company_id, created_by, configuration, processors, cost, format, quality,
-			status, priority, input_key, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+			status, priority, input_key, created_at, callback_url, webhook_status)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 			j.ID, j.CompanyID, j.CreatedBy, j.Configuration, string(j.Processors), j.Cost, j.Format, j.Quality,
-			j.Status, j.Priority, j.InputKey, j.CreatedAt)
+			j.Status, j.Priority, j.InputKey, j.CreatedAt, j.CallbackURL, hook)
 		if isUnique(err) {
 			return showroom.Errorf(showroom.EConflict, "job %s exists", j.ID)
 		} else if err != nil {
@@ -81,16 +89,23 @@ func (db *DB) CreateJob(ctx context.Context, j *showroom.Job, limits showroom.Ad
 
 const jobColumns = `j.id, j.company_id, c.name, j.created_by, j.configuration, j.processors::text, j.cost, j.format, j.quality,
 	j.status, j.priority, j.attempts, j.input_key, j.result_key, j.result_type, j.result_size, j.error_code, j.error_message,
-	j.timings::text, j.created_at, j.started_at, j.finished_at`
+	j.timings::text, j.created_at, j.started_at, j.finished_at,
+	j.callback_url, j.webhook_status, j.webhook_attempts, j.webhook_status_code, j.webhook_error, j.webhook_attempted_at`
 
 func scanJob(row pgx.Row) (*showroom.Job, error) {
 	var j showroom.Job
 	var processors, errCode, errMsg, timings string
-	var started, finished *time.Time
+	var started, finished, attempted *time.Time
+	var d showroom.WebhookDelivery
 	if err := row.Scan(&j.ID, &j.CompanyID, &j.Company, &j.CreatedBy, &j.Configuration, &processors, &j.Cost, &j.Format, &j.Quality,
 		&j.Status, &j.Priority, &j.Attempts, &j.InputKey, &j.ResultKey, &j.ResultType, &j.ResultSize, &errCode, &errMsg,
-		&timings, &j.CreatedAt, &started, &finished); err != nil {
+		&timings, &j.CreatedAt, &started, &finished,
+		&j.CallbackURL, &d.Status, &d.Attempts, &d.LastStatusCode, &d.LastError, &attempted); err != nil {
 		return nil, err
+	}
+	if j.CallbackURL != "" {
+		d.LastAttemptAt = fromNull(attempted)
+		j.Delivery = &d
 	}
 	j.Processors = json.RawMessage(processors)
 	if errCode != "" {
@@ -161,8 +176,8 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) (finished bool, e
 	err = db.tx(ctx, func(tx pgx.Tx) error {
 		// The row stays locked to the end: two workers finishing the same
 		// job (one of them rescued) record and charge it once.
-		var status string
-		if err := tx.QueryRow(ctx, `SELECT status FROM jobs WHERE id = $1 FOR UPDATE`, j.ID).Scan(&status); err != nil {
+		var status, callback string
+		if err := tx.QueryRow(ctx, `SELECT status, callback_url FROM jobs WHERE id = $1 FOR UPDATE`, j.ID).Scan(&status, &callback); err != nil {
 			return notFound(err, showroom.EJobNotFound, "job %s not found", j.ID)
 		}
 		if status == string(showroom.JobSucceeded) || status == string(showroom.JobFailed) {
@@ -182,7 +197,7 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) (finished bool, e
 				}
 				if credits != nil { // finite and short: the balance fell while the job ran
 					finished = true
-					return failJobTx(ctx, tx, j.ID, &showroom.JobError{Code: showroom.EInsufficientCredits,
+					return db.failJobTx(ctx, tx, j.ID, &showroom.JobError{Code: showroom.EInsufficientCredits,
 						Message: "the balance no longer covers this configuration's cost"}, j.Timings, j.FinishedAt)
 				}
 			}
@@ -191,24 +206,39 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) (finished bool, e
 				return err
 			}
 		}
-		_, err := tx.Exec(ctx, `UPDATE jobs SET status = 'succeeded', result_key = $1, result_type = $2, result_size = $3,
+		if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'succeeded', result_key = $1, result_type = $2, result_size = $3,
 			timings = $4, finished_at = $5, error_code = '', error_message = '' WHERE id = $6`,
-			j.ResultKey, j.ResultType, j.ResultSize, encodeTimings(j.Timings), j.FinishedAt, j.ID)
-		finished = err == nil
-		return err
+			j.ResultKey, j.ResultType, j.ResultSize, encodeTimings(j.Timings), j.FinishedAt, j.ID); err != nil {
+			return err
+		}
+		finished = true
+		if callback != "" {
+			return db.enqueue.EnqueueDelivery(ctx, tx, j.ID)
+		}
+		return nil
 	})
 	return finished && err == nil, err
 }
 
 // FailJob implements showroom.JobStore.
 func (db *DB) FailJob(ctx context.Context, id string, jerr *showroom.JobError, timings []showroom.Timing, at time.Time) error {
-	return db.tx(ctx, func(tx pgx.Tx) error { return failJobTx(ctx, tx, id, jerr, timings, at) })
+	return db.tx(ctx, func(tx pgx.Tx) error { return db.failJobTx(ctx, tx, id, jerr, timings, at) })
 }
 
-func failJobTx(ctx context.Context, tx pgx.Tx, id string, jerr *showroom.JobError, timings []showroom.Timing, at time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE jobs SET status = 'failed', error_code = $1, error_message = $2, timings = $3, finished_at = $4
-		WHERE id = $5 AND status IN ('queued', 'running')`, jerr.Code, jerr.Message, encodeTimings(timings), at, id)
-	return err
+func (db *DB) failJobTx(ctx context.Context, tx pgx.Tx, id string, jerr *showroom.JobError, timings []showroom.Timing, at time.Time) error {
+	var callback string
+	err := tx.QueryRow(ctx, `UPDATE jobs SET status = 'failed', error_code = $1, error_message = $2, timings = $3, finished_at = $4
+		WHERE id = $5 AND status IN ('queued', 'running') RETURNING callback_url`,
+		jerr.Code, jerr.Message, encodeTimings(timings), at, id).Scan(&callback)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil // finished before, or no such job
+	case err != nil:
+		return err
+	case callback != "":
+		return db.enqueue.EnqueueDelivery(ctx, tx, id)
+	}
+	return nil
 }
 
 // CountActiveJobs implements showroom.JobStore.

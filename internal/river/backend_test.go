@@ -44,6 +44,7 @@ type testDB struct {
 type store interface {
 	showroom.JobStore
 	showroom.AuthStore
+	showroom.WebhookStore
 }
 
 var backends = []backend{
@@ -71,7 +72,7 @@ var backends = []backend{
 				return err
 			},
 			riverState: func(id string) (state string) {
-				db.SQL().QueryRow(`SELECT state FROM river_job WHERE json_extract(args, '$.job_id') = ?`, id).Scan(&state)
+				db.SQL().QueryRow(`SELECT state FROM river_job WHERE kind = 'showroom_process' AND json_extract(args, '$.job_id') = ?`, id).Scan(&state)
 				return state
 			},
 		}
@@ -102,7 +103,7 @@ var backends = []backend{
 				return err
 			},
 			riverState: func(id string) (state string) {
-				db.Pool().QueryRow(ctx, `SELECT state FROM river_job WHERE args->>'job_id' = $1`, id).Scan(&state)
+				db.Pool().QueryRow(ctx, `SELECT state FROM river_job WHERE kind = 'showroom_process' AND args->>'job_id' = $1`, id).Scan(&state)
 				return state
 			},
 		}

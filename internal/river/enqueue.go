@@ -55,6 +55,30 @@ func (e *Enqueuer[TTx]) Enqueue(ctx context.Context, tx TTx, j *showroom.Job) er
 	return err
 }
 
+// deliverArgs is a webhook delivery's River row: the Showroom job whose
+// record it POSTs.
+type deliverArgs struct {
+	JobID string `json:"job_id"`
+}
+
+func (deliverArgs) Kind() string { return "showroom_webhook" }
+
+// webhookQueue is the River queue deliveries run in, apart from the
+// processing jobs: a receiver that is slow to answer holds a delivery
+// worker, never a photo's.
+const webhookQueue = "webhooks"
+
+// EnqueueDelivery inserts, in tx, the delivery of job id's webhook: a store
+// calls it where it finishes a job that has a callback URL, so that a
+// finished job's delivery is never lost to a crash between the two. As for
+// processing, River's bound on attempts lies beyond the queue's own
+// (WebhookConfig.MaxAttempts), which the delivery worker applies.
+func (e *Enqueuer[TTx]) EnqueueDelivery(ctx context.Context, tx TTx, id string) error {
+	_, err := e.client.InsertTx(ctx, tx, deliverArgs{JobID: id},
+		&river.InsertOpts{Queue: webhookQueue, MaxAttempts: riverAttempts})
+	return err
+}
+
 // Migrate applies River's own migrations on driver's database. Stores run
 // it in their migrate step, after their own migrations, so that one step
 // readies the database for the service and its queue.

@@ -57,6 +57,9 @@ type Config struct {
 	// RetryBackoff, when set, is the fixed wait before retrying a failed
 	// attempt, instead of River's growing one (attempt⁴ seconds).
 	RetryBackoff time.Duration
+	// Webhooks configures the delivery of finished jobs to their callback
+	// URLs (EnableWebhooks).
+	Webhooks WebhookConfig
 }
 
 // DefaultConfig returns settings for the 2-core machine Showroom is sized
@@ -74,6 +77,7 @@ func DefaultConfig() Config {
 		// instead of 2%.
 		PollInterval: 50 * time.Millisecond,
 		Work:         true,
+		Webhooks:     DefaultWebhookConfig(),
 	}
 }
 
@@ -93,7 +97,7 @@ func (c Config) Validate() error {
 	case c.Retention <= 0 || c.PollInterval <= 0:
 		return errors.New("queue: retention and poll interval must be positive")
 	}
-	return nil
+	return c.Webhooks.Validate()
 }
 
 // Blobs is the blob storage the queue keeps photos and results in.
@@ -128,6 +132,8 @@ type Queue struct {
 	log     *slog.Logger
 	observe Observer
 	client  client
+	hooks   *Webhooks // nil until EnableWebhooks
+	sender  *sender
 
 	running atomic.Int64
 	// erred holds the River ids of jobs whose attempt just returned an
@@ -153,7 +159,8 @@ func New[TTx any](cfg Config, driver riverdriver.Driver[TTx], store showroom.Job
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	q := &Queue{cfg: cfg, store: store, blobs: blobs, run: run, log: log, observe: observe, waiters: map[string]chan struct{}{}, cancels: map[string]context.CancelFunc{}}
+	q := &Queue{cfg: cfg, store: store, blobs: blobs, run: run, log: log, observe: observe, sender: newSender(cfg.Webhooks),
+		waiters: map[string]chan struct{}{}, cancels: map[string]context.CancelFunc{}}
 	rc := &river.Config{
 		Logger:               quiet(log),
 		JobTimeout:           cfg.JobTimeout,
@@ -168,8 +175,12 @@ func New[TTx any](cfg Config, driver riverdriver.Driver[TTx], store showroom.Job
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &processWorker{q: q})
 		river.AddWorker(workers, &cleanupWorker{q: q})
+		river.AddWorker(workers, &deliverWorker{q: q})
 		rc.Workers = workers
-		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
+		rc.Queues = map[string]river.QueueConfig{
+			river.QueueDefault: {MaxWorkers: cfg.Workers},
+			webhookQueue:       {MaxWorkers: cfg.Webhooks.Workers},
+		}
 		rc.PeriodicJobs = []*river.PeriodicJob{
 			river.NewPeriodicJob(river.PeriodicInterval(time.Hour), func() (river.JobArgs, *river.InsertOpts) {
 				return cleanupArgs{}, nil
@@ -266,6 +277,7 @@ func (q *Queue) Submit(ctx context.Context, s showroom.Submission) (*showroom.Jo
 		Format:        s.Format,
 		Quality:       s.Quality,
 		CreatedAt:     time.Now().UTC().Truncate(time.Millisecond),
+		CallbackURL:   s.CallbackURL,
 	}
 	j.InputKey = "jobs/" + j.ID + "/input"
 	// A cheap look before storing the photo spares the disk under a flood;

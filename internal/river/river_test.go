@@ -154,6 +154,9 @@ func newFixture(t *testing.T, on backend, cfg river.Config) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.q.EnableWebhooks(river.Webhooks{Store: db, Render: func(j *showroom.Job) ([]byte, error) {
+		return json.Marshal(map[string]string{"id": j.ID, "status": string(j.Status)})
+	}})
 	if err := f.q.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 const (
 	EInvalidBody         = "INVALID_BODY"            // 400
 	EInvalidParameter    = "INVALID_PARAMETER"       // 400: a query parameter
+	EUnknownParameter    = "UNKNOWN_PARAMETER"       // 400: a query parameter the endpoint does not take
 	EUnauthorized        = "UNAUTHORIZED"            // 401: no credentials
 	EInvalidToken        = "INVALID_TOKEN"           // 401
 	ETokenExpired        = "TOKEN_EXPIRED"           // 401
@@ -23,17 +24,20 @@ const (
 	EContentNotFound     = "CONTENT_NOT_FOUND"       // 404
 	EConfigNotFound      = "CONFIGURATION_NOT_FOUND" // 404
 	EJobNotFound         = "JOB_NOT_FOUND"           // 404
+	EWebhookNotFound     = "WEBHOOK_NOT_FOUND"       // 404
 	EMethodNotAllowed    = "METHOD_NOT_ALLOWED"      // 405
 	ENotAcceptable       = "NOT_ACCEPTABLE"          // 406
 	ERequestTimeout      = "REQUEST_TIMEOUT"         // 408: the body arrived too slowly
 	EConflict            = "CONFLICT"                // 409
 	EContentInUse        = "CONTENT_IN_USE"          // 409
 	ECancelled           = "CANCELLED"               // 409: a job whose client went away
+	EWebhookMissing      = "WEBHOOK_NOT_CONFIGURED"  // 409: a callback URL without a signing secret
 	EPayloadTooLarge     = "PAYLOAD_TOO_LARGE"       // 413
 	EUnsupportedMedia    = "UNSUPPORTED_MEDIA_TYPE"  // 415
 	EInvalidName         = "INVALID_NAME"            // 422
 	EInvalidConfig       = "INVALID_CONFIGURATION"   // 422
 	EInvalidImage        = "INVALID_IMAGE"           // 422
+	EInvalidCallbackURL  = "INVALID_CALLBACK_URL"    // 422
 	ENoCarDetected       = "NO_CAR_DETECTED"         // 422
 	ECarCropped          = "CAR_CROPPED"             // 422
 	ETooManyRequests     = "TOO_MANY_REQUESTS"       // 429

@@ -46,6 +46,10 @@ type Job struct {
 	CreatedAt     time.Time
 	StartedAt     time.Time
 	FinishedAt    time.Time
+	// CallbackURL is where the job record is POSTed when the job finishes
+	// ("" for nowhere); Delivery, set with it, is how that went.
+	CallbackURL string
+	Delivery    *WebhookDelivery
 }
 
 // JobError is why a job failed, as the client would have been told.
@@ -104,6 +108,9 @@ type JobStore interface {
 	// it in the metrics.
 	SucceedJob(ctx context.Context, j *Job) (finished bool, err error)
 	// FailJob records a failure of a job that has not finished.
+	//
+	// SucceedJob and FailJob, when they finish a job that has a callback
+	// URL, enqueue its webhook delivery in the same transaction.
 	FailJob(ctx context.Context, id string, jerr *JobError, timings []Timing, at time.Time) error
 	// CountActiveJobs counts queued and running jobs: of all companies, and
 	// of the company companyID (0 when companyID is 0).
@@ -130,6 +137,8 @@ type Submission struct {
 	Format     string
 	Quality    int
 	Photo      io.Reader // the photo's bytes, already size-limited by the caller
+	// CallbackURL, when set, is where the finished job is POSTed.
+	CallbackURL string
 }
 
 // Admission bounds the jobs queued or running at once. The company share

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/showroom/showroom/internal/showroom"
@@ -60,10 +61,16 @@ func (db *DB) CreateJob(ctx context.Context, j *showroom.Job, limits showroom.Ad
 		}
 		j.Status = showroom.JobQueued
 		j.Priority = showroom.JobPriority(own, waiting)
+		j.Delivery = nil
+		var hook showroom.DeliveryStatus
+		if j.CallbackURL != "" {
+			j.Delivery = &showroom.WebhookDelivery{Status: showroom.DeliveryPending}
+			hook = j.Delivery.Status
+		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO jobs (id, company_id, created_by, configuration, processors, cost, format, quality,
-			status, priority, input_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			status, priority, input_key, created_at, callback_url, webhook_status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			j.ID, j.CompanyID, j.CreatedBy, j.Configuration, string(j.Processors), j.Cost, j.Format, j.Quality,
-			j.Status, j.Priority, j.InputKey, ms(j.CreatedAt))
+			j.Status, j.Priority, j.InputKey, ms(j.CreatedAt), j.CallbackURL, hook)
 		if isUnique(err) {
 			return showroom.Errorf(showroom.EConflict, "job %s exists", j.ID)
 		} else if err != nil {
@@ -75,18 +82,25 @@ func (db *DB) CreateJob(ctx context.Context, j *showroom.Job, limits showroom.Ad
 
 const jobColumns = `j.id, j.company_id, c.name, j.created_by, j.configuration, j.processors, j.cost, j.format, j.quality,
 	j.status, j.priority, j.attempts, j.input_key, j.result_key, j.result_type, j.result_size, j.error_code, j.error_message,
-	j.timings, j.created_at, j.started_at, j.finished_at`
+	j.timings, j.created_at, j.started_at, j.finished_at,
+	j.callback_url, j.webhook_status, j.webhook_attempts, j.webhook_status_code, j.webhook_error, j.webhook_attempted_at`
 
 type scanner interface{ Scan(dest ...any) error }
 
 func scanJob(row scanner) (*showroom.Job, error) {
 	var j showroom.Job
 	var processors, errCode, errMsg, timings string
-	var created, started, finished int64
+	var created, started, finished, attempted int64
+	var d showroom.WebhookDelivery
 	if err := row.Scan(&j.ID, &j.CompanyID, &j.Company, &j.CreatedBy, &j.Configuration, &processors, &j.Cost, &j.Format, &j.Quality,
 		&j.Status, &j.Priority, &j.Attempts, &j.InputKey, &j.ResultKey, &j.ResultType, &j.ResultSize, &errCode, &errMsg,
-		&timings, &created, &started, &finished); err != nil {
+		&timings, &created, &started, &finished,
+		&j.CallbackURL, &d.Status, &d.Attempts, &d.LastStatusCode, &d.LastError, &attempted); err != nil {
 		return nil, err
+	}
+	if j.CallbackURL != "" {
+		d.LastAttemptAt = fromMS(attempted)
+		j.Delivery = &d
 	}
 	j.Processors = json.RawMessage(processors)
 	if errCode != "" {
@@ -167,8 +181,8 @@ func (db *DB) StartJob(ctx context.Context, id string, at time.Time) (*showroom.
 // SucceedJob implements showroom.JobStore.
 func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) (finished bool, err error) {
 	err = db.tx(ctx, func(tx *sql.Tx) error {
-		var status string
-		if err := tx.QueryRowContext(ctx, `SELECT status FROM jobs WHERE id = ?`, j.ID).Scan(&status); err != nil {
+		var status, callback string
+		if err := tx.QueryRowContext(ctx, `SELECT status, callback_url FROM jobs WHERE id = ?`, j.ID).Scan(&status, &callback); err != nil {
 			return notFound(err, showroom.EJobNotFound, "job %s not found", j.ID)
 		}
 		if status == string(showroom.JobSucceeded) || status == string(showroom.JobFailed) {
@@ -198,11 +212,16 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) (finished bool, e
 				return err
 			}
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE jobs SET status = 'succeeded', result_key = ?, result_type = ?, result_size = ?,
+		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET status = 'succeeded', result_key = ?, result_type = ?, result_size = ?,
 			timings = ?, finished_at = ?, error_code = '', error_message = '' WHERE id = ?`,
-			j.ResultKey, j.ResultType, j.ResultSize, encodeTimings(j.Timings), ms(j.FinishedAt), j.ID)
-		finished = err == nil
-		return err
+			j.ResultKey, j.ResultType, j.ResultSize, encodeTimings(j.Timings), ms(j.FinishedAt), j.ID); err != nil {
+			return err
+		}
+		finished = true
+		if callback != "" {
+			return db.enqueue.EnqueueDelivery(ctx, tx, j.ID)
+		}
+		return nil
 	})
 	return finished && err == nil, err
 }
@@ -213,9 +232,19 @@ func (db *DB) FailJob(ctx context.Context, id string, jerr *showroom.JobError, t
 }
 
 func (db *DB) failJobTx(ctx context.Context, tx *sql.Tx, id string, jerr *showroom.JobError, timings []showroom.Timing, at time.Time) error {
-	_, err := tx.ExecContext(ctx, `UPDATE jobs SET status = 'failed', error_code = ?, error_message = ?, timings = ?, finished_at = ?
-		WHERE id = ? AND status IN ('queued', 'running')`, jerr.Code, jerr.Message, encodeTimings(timings), ms(at), id)
-	return err
+	var callback string
+	err := tx.QueryRowContext(ctx, `UPDATE jobs SET status = 'failed', error_code = ?, error_message = ?, timings = ?, finished_at = ?
+		WHERE id = ? AND status IN ('queued', 'running') RETURNING callback_url`,
+		jerr.Code, jerr.Message, encodeTimings(timings), ms(at), id).Scan(&callback)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil // finished before, or no such job
+	case err != nil:
+		return err
+	case callback != "":
+		return db.enqueue.EnqueueDelivery(ctx, tx, id)
+	}
+	return nil
 }
 
 // CountActiveJobs implements showroom.JobStore.

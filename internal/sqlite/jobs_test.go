@@ -38,3 +38,23 @@ func TestJobsSharedByProcesses(t *testing.T) {
 		return db
 	})
 }
+
+func TestWebhookStore(t *testing.T) {
+	storetest.Webhooks(t, func(t *testing.T) storetest.WebhooksStore { return newDB(t) },
+		func(t *testing.T, s storetest.WebhooksStore) []string {
+			rows, err := s.(*sqlite.DB).SQL().Query(`SELECT json_extract(args, '$.job_id') FROM river_job WHERE kind = 'showroom_webhook'`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var ids []string
+			for rows.Next() {
+				var id string
+				if err := rows.Scan(&id); err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, id)
+			}
+			return ids
+		})
+}

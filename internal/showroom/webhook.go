@@ -1,0 +1,223 @@
+package showroom
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Webhook is how a company hears that its asynchronous jobs finished:
+// Showroom POSTs the job record to the job's callback URL, signed with the
+// company's secret. The secret is the company's, not the URL's, so that
+// per-request callback URLs are signed too.
+type Webhook struct {
+	CompanyID int64
+	// URL is the company's default callback URL for asynchronous jobs
+	// that name none; "" for none.
+	URL string
+	// Secret signs deliveries. It is stored as issued: HMAC needs it.
+	Secret          string
+	SecretCreatedAt time.Time
+	// PreviousSecret, after a rotation, signs deliveries beside Secret
+	// until PreviousExpiresAt, so that a receiver can switch over
+	// without losing one.
+	PreviousSecret    string
+	PreviousExpiresAt time.Time
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+// WebhookSecretGrace is how long a rotated-out secret keeps signing
+// deliveries beside the new one.
+const WebhookSecretGrace = 24 * time.Hour
+
+// Secrets returns the secrets that sign a delivery sent at t: the current
+// one, and the previous one during its grace period.
+func (w *Webhook) Secrets(t time.Time) []string {
+	if w.PreviousSecret != "" && t.Before(w.PreviousExpiresAt) {
+		return []string{w.Secret, w.PreviousSecret}
+	}
+	return []string{w.Secret}
+}
+
+// NewWebhookSecret returns a fresh random signing secret.
+func NewWebhookSecret() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return "whsec_" + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// SignatureHeader is the header a delivery's signature travels in.
+const SignatureHeader = "Showroom-Signature"
+
+// SignWebhook returns the signature header's value for body sent at t:
+// "t=<unix seconds>,v1=<hex>" with one v1 per secret, each the
+// HMAC-SHA256, keyed with the secret's bytes, of the timestamp, a dot and
+// the body. The timestamp is signed so that a captured delivery cannot be
+// replayed later than the receiver's tolerance.
+func SignWebhook(body []byte, t time.Time, secrets ...string) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	var b strings.Builder
+	b.WriteString("t=" + ts)
+	for _, s := range secrets {
+		mac := hmac.New(sha256.New, []byte(s))
+		mac.Write([]byte(ts + "."))
+		mac.Write(body)
+		b.WriteString(",v1=" + hex.EncodeToString(mac.Sum(nil)))
+	}
+	return b.String()
+}
+
+// DeliveryStatus is where a job's webhook delivery is.
+type DeliveryStatus string
+
+// A delivery is pending from the job's admission until it is delivered (a
+// 2xx answer) or has failed for good (its attempts ran out).
+const (
+	DeliveryPending   DeliveryStatus = "pending"
+	DeliveryDelivered DeliveryStatus = "delivered"
+	DeliveryFailed    DeliveryStatus = "failed"
+)
+
+// WebhookDelivery is the state of a job's webhook delivery, as its last
+// attempt left it.
+type WebhookDelivery struct {
+	Status   DeliveryStatus
+	Attempts int
+	// LastStatusCode is the HTTP status of the last answer; 0 when there
+	// was none (refused address, timeout, connection error).
+	LastStatusCode int
+	LastError      string // "" after a 2xx answer
+	LastAttemptAt  time.Time
+}
+
+// WebhookStore keeps companies' webhooks. A company has at most one.
+type WebhookStore interface {
+	// FindWebhook returns the company's webhook; EWebhookNotFound if it has
+	// none.
+	FindWebhook(ctx context.Context, companyID int64) (*Webhook, error)
+	// PutWebhook sets the company's default URL to w.URL as of
+	// w.UpdatedAt. A company without a webhook gets one with w.Secret; one
+	// with a webhook keeps its secrets. It reports whether it created the
+	// webhook and writes the stored record back into w.
+	PutWebhook(ctx context.Context, w *Webhook) (created bool, err error)
+	// RotateWebhookSecret makes secret the company's current secret as of
+	// at; the one it replaces keeps signing until at+WebhookSecretGrace. A
+	// company without a webhook gets one, without a URL (created).
+	RotateWebhookSecret(ctx context.Context, companyID int64, secret string, at time.Time) (w *Webhook, created bool, err error)
+	// DeleteWebhook removes the company's URL and secrets; EWebhookNotFound
+	// if it has none. Deliveries not yet made then fail: nothing signs them.
+	DeleteWebhook(ctx context.Context, companyID int64) error
+	// RecordWebhookDelivery records an attempt to deliver job id's webhook.
+	RecordWebhookDelivery(ctx context.Context, id string, d WebhookDelivery) error
+}
+
+// MaxCallbackURL bounds a callback URL's length: more is no address a
+// receiver needs, and it is stored on every job.
+const MaxCallbackURL = 2048
+
+// CheckCallbackURL refuses a callback URL that cannot or must not be
+// delivered to: not absolute http(s), with user info (credentials belong
+// in the receiver's checks of the signature, not in a URL stored on every
+// job), a fragment, over MaxCallbackURL, or, unless allowPrivate, a
+// literal address that Showroom does not send to (PublicAddress). A host
+// name is checked when it is dialled, each time, so that a name which
+// later resolves to a private address is refused then.
+func CheckCallbackURL(raw string, allowPrivate bool) error {
+	bad := func(why string) error {
+		return Errorf(EInvalidCallbackURL, "the callback URL %s", why)
+	}
+	if len(raw) > MaxCallbackURL {
+		return bad(fmt.Sprintf("is %d characters long; at most %d are accepted", len(raw), MaxCallbackURL))
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case raw == "":
+		return bad("is empty")
+	case err != nil:
+		return bad("cannot be parsed")
+	case u.Scheme != "https" && u.Scheme != "http":
+		return bad("must be an absolute http or https URL")
+	case u.Opaque != "" || u.Host == "" || u.Hostname() == "":
+		return bad("has no host")
+	case u.User != nil:
+		return bad("must not carry a user name or password")
+	case u.Fragment != "" || strings.Contains(raw, "#"):
+		return bad("must not have a fragment (#...)")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return bad("has an invalid port")
+		}
+	}
+	if allowPrivate {
+		return nil
+	}
+	if a, err := netip.ParseAddr(u.Hostname()); err == nil {
+		if err := PublicAddress(a); err != nil {
+			return Errorf(EInvalidCallbackURL, "the callback URL's host %v", err)
+		}
+	}
+	return nil
+}
+
+// nonPublic are the address ranges, beyond what netip classifies, that are
+// not on the public internet: shared address space (carrier-grade NAT),
+// IETF protocol assignments, benchmarking, reserved and broadcast, and
+// IPv6's discard, documentation and NAT64 local-use prefixes.
+var nonPublic = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"),
+	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("192.0.2.0/24"),
+	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("198.51.100.0/24"),
+	netip.MustParsePrefix("203.0.113.0/24"),
+	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("100::/64"),
+	netip.MustParsePrefix("2001:db8::/32"),
+	netip.MustParsePrefix("64:ff9b:1::/48"),
+}
+
+// PublicAddress returns nil for an address webhooks may be sent to, and
+// otherwise an error that says what kind of address it is: loopback,
+// link-local, private, multicast, unspecified or another range not on the
+// public internet. An IPv4 address written as IPv6 is judged as IPv4.
+func PublicAddress(a netip.Addr) error {
+	a = a.Unmap()
+	var kind string
+	switch {
+	case !a.IsValid():
+		kind = "not an address"
+	case a.IsLoopback():
+		kind = "a loopback address"
+	case a.IsMulticast():
+		kind = "a multicast address"
+	case a.IsLinkLocalUnicast():
+		kind = "a link-local address"
+	case a.IsPrivate():
+		kind = "a private address"
+	case a.IsUnspecified():
+		kind = "the unspecified address"
+	default:
+		for _, p := range nonPublic {
+			if p.Contains(a) {
+				kind = "not a public address"
+				break
+			}
+		}
+	}
+	if kind == "" {
+		return nil
+	}
+	return fmt.Errorf("%s is %s, to which webhooks are not sent", a, kind)
+}
