@@ -124,12 +124,19 @@ func migrate(ctx context.Context, tx pgx.Tx) error {
 		applied_at TIMESTAMPTZ NOT NULL)`); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
+	// Two branches that each add a migration may pick the same number; the
+	// later file would then never run on a database that has the earlier.
+	seen := map[int]string{}
 	for _, name := range names {
 		base := path.Base(name)
 		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
 		if err != nil {
 			return fmt.Errorf("migration %s: name must start with a number", base)
 		}
+		if other, dup := seen[version]; dup {
+			return fmt.Errorf("migrations %s and %s have the same number", other, base)
+		}
+		seen[version] = base
 		var applied bool
 		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, version).Scan(&applied); err != nil {
 			return err

@@ -200,12 +200,19 @@ func (db *DB) migrate(ctx context.Context) error {
 		return err
 	}
 	sort.Strings(names)
+	// Two branches that each add a migration may pick the same number; the
+	// later file would then never run on a database that has the earlier.
+	seen := map[int]string{}
 	for _, name := range names {
 		base := path.Base(name)
 		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
 		if err != nil {
 			return fmt.Errorf("migration %s: name must start with a number", base)
 		}
+		if other, dup := seen[version]; dup {
+			return fmt.Errorf("migrations %s and %s have the same number", other, base)
+		}
+		seen[version] = base
 		body, err := migrationFS.ReadFile(name)
 		if err != nil {
 			return err
