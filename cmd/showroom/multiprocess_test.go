@@ -173,7 +173,27 @@ func TestMultiProcess(t *testing.T) {
 	}
 
 	// The database's own books: one River job a Showroom job, each
-	// completed; one charge each; the interrupted one run twice.
+	// completed; one charge each; the interrupted one run twice. River
+	// records a completion a moment after the job's own transaction (its
+	// completer batches them), and a job whose worker was killed between
+	// the two stays running until the rescuer hands it out again (after
+	// --rescue-after) and a worker finds it finished: wait for the books
+	// to settle.
+	for settle := time.Now().Add(time.Minute); ; {
+		var open int
+		if err := db.QueryRow(context.Background(), `SELECT count(*) FROM river_job
+			WHERE kind = 'showroom_process' AND state NOT IN ('completed', 'discarded', 'cancelled')`).Scan(&open); err != nil {
+			t.Fatal(err)
+		}
+		if open == 0 {
+			break
+		}
+		if time.Now().After(settle) {
+			t.Errorf("%d River jobs still open a minute after every job succeeded", open)
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	attempts := map[string]int{}
 	rows, err := db.Query(context.Background(), `SELECT args->>'job_id', state, attempt FROM river_job WHERE kind = 'showroom_process'`)
 	if err != nil {
