@@ -127,10 +127,10 @@ func TestRoleFlags(t *testing.T) {
 	webhooks := []string{"webhook-allow-private"}
 	join := func(sets ...[]string) []string { return slices.Concat(sets...) }
 	for role, want := range map[string][]string{
-		"serve": join(logs, http, []string{"blob-url", "max-login-checks", "metrics-addr", "demo"}, engine, decodes, uploads, admission, runs, webhooks, []string{"content-cache-bytes"}),
+		"serve": join(logs, http, []string{"blob-url", "max-login-checks", "trusted-proxies", "metrics-addr", "demo"}, engine, decodes, uploads, admission, runs, webhooks, []string{"content-cache-bytes"}),
 		// The auth service checks passwords and signs tokens: no system
 		// of its own (the login names it), no blobs, no queue.
-		"auth": join(logs, []string{"addr", "body-idle-timeout", "body-timeout", "max-login-checks"}),
+		"auth": join(logs, []string{"addr", "body-idle-timeout", "body-timeout", "max-login-checks", "trusted-proxies"}),
 		// The API enqueues: no model, no runs, no cache of decoded content.
 		"api": join(logs, http, []string{"blob-url", "metrics-addr", "auth-url"}, decodes, uploads, admission, webhooks),
 		// The worker serves no API, only its probes and metrics on an

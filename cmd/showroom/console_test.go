@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -244,7 +245,11 @@ func TestConsoleSplitRoles(t *testing.T) {
 	if _, _, err := run(t, env, "hunter2hunter2\n", "admin", "--data-dir", dir, "user", "add", "--company", "acme", "--username", "alice"); err != nil {
 		t.Fatal(err)
 	}
-	authURL, _ := startServer(t, env, "auth", "--addr", "127.0.0.1:0", "--data-dir", dir)
+	// The API forwards the console's logins from 127.0.0.1; the auth
+	// service is told to believe the client address it passes on.
+	var authLog syncBuffer
+	authURL, _ := startServerLogging(t, env, &authLog, "auth", "--addr", "127.0.0.1:0", "--data-dir", dir,
+		"--trusted-proxies", "127.0.0.1")
 	apiURL, _ := startServer(t, env, "api", "--addr", "127.0.0.1:0", "--data-dir", dir, "--auth-url", authURL)
 	res, err := http.Get(apiURL + "/")
 	if err != nil {
@@ -265,6 +270,30 @@ func TestConsoleSplitRoles(t *testing.T) {
 	var errBody map[string]any
 	if code := post(t, apiURL+"/auth/login", map[string]string{"username": "alice", "password": "wrong", "system": "showroom"}, &errBody); code != 403 || errBody["errorCode"] != "INVALID_CREDENTIALS" {
 		t.Errorf("wrong password through the API's /auth: %d %v", code, errBody)
+	}
+	// A failed login through the API counts against the browser's address
+	// (here 127.0.0.2, another loopback address), not the API's, so one
+	// user's failures cannot lock every console user out; and the address
+	// a client writes into X-Forwarded-For itself is not believed.
+	from127002 := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{
+		LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}}).DialContext}}
+	req, _ := http.NewRequest("POST", apiURL+"/auth/login",
+		strings.NewReader(`{"username":"alice","password":"wrong","system":"showroom"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Forwarded-For", "192.0.2.1")
+	res, err = from127002.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	var failed map[string]any
+	for _, line := range strings.Split(authLog.String(), "\n") {
+		if strings.Contains(line, `"msg":"login failed"`) && strings.Contains(line, "127.0.0.2") {
+			json.Unmarshal([]byte(line), &failed)
+		}
+	}
+	if res.StatusCode != 403 || failed["remote"] != "127.0.0.2" {
+		t.Errorf("wrong password from 127.0.0.2 through the API: %d, auth logged %v; log:\n%s", res.StatusCode, failed, authLog.String())
 	}
 	// Paths beside the console keep the API's answers.
 	if code, body := get(t, apiURL+"/nothing", ""); code != 404 || !strings.Contains(string(body), `"errorCode":"NOT_FOUND"`) {

@@ -98,12 +98,24 @@ func (c *common) openDB(ctx context.Context) (*database, error) {
 // authFlags configure the auth service.
 type authFlags struct {
 	maxLoginChecks int
+	trustedProxies string
 }
 
 func (a *authFlags) register(fs *flagSet) {
 	def := auth.DefaultConfig()
 	fs.Int(&a.maxLoginChecks, "max-login-checks", def.MaxHashes,
 		"login password checks (argon2id, 19 MiB each) run at once; logins beyond them wait a second, then get 503")
+	fs.String(&a.trustedProxies, "trusted-proxies", "",
+		"addresses or prefixes (comma-separated, e.g. 10.0.0.5,10.1.0.0/16) of proxies in front of the auth service, such as 'showroom api' forwarding the console's logins: their X-Forwarded-For names the client a failed login counts against")
+}
+
+// authServer is the auth service's HTTP side, believing a.trustedProxies.
+func authServer(svc *auth.Service, db httpapi.Pinger, log *slog.Logger, a authFlags) (http.Handler, error) {
+	trusted, err := httpapi.ParseProxies(a.trustedProxies)
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.NewAuthServer(svc, db, log, trusted...), nil
 }
 
 // authService builds the key ring and the auth service on db.
@@ -163,7 +175,11 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	if err := enableConsole(api, c.system); err != nil {
 		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 	}
-	h, err := mf.withMetrics(ctx, httpapi.Combined(httpapi.NewAuthServer(svc, db, log), api), mx, log)
+	authHandler, err := authServer(svc, db, log, a)
+	if err != nil {
+		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
+	}
+	h, err := mf.withMetrics(ctx, httpapi.Combined(authHandler, api), mx, log)
 	if err != nil {
 		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 	}
@@ -332,7 +348,11 @@ func (m *Main) runAuth(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return m.listenAndServe(ctx, c, httpapi.Handler(httpapi.NewAuthServer(svc, db, log), log, nil, c.body), log, func(base string) error {
+	authHandler, err := authServer(svc, db, log, a)
+	if err != nil {
+		return err
+	}
+	return m.listenAndServe(ctx, c, httpapi.Handler(authHandler, log, nil, c.body), log, func(base string) error {
 		fmt.Fprintf(m.Stdout, "Showroom auth service is listening on %s\n", base)
 		return nil
 	})

@@ -84,8 +84,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // 'showroom api', which runs apart from it: mounted under /auth (as
 // httpapi.Combined does), the console reaches login, refresh and logout on
 // its own origin as with 'showroom serve', and the auth service needs no
-// CORS. The auth service then sees the API's address as the client's, so
-// its per-address login limit counts all logins made through the proxy.
+// CORS. The client's address goes on in X-Forwarded-For; an auth service
+// started with --trusted-proxies naming the API's address counts failed
+// logins against it, otherwise against the API's own address.
 func AuthProxy(authURL *url.URL) http.Handler {
 	return &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
 		r.SetURL(authURL)

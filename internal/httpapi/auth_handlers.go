@@ -3,8 +3,10 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -36,11 +38,16 @@ type AuthServer struct {
 	svc Authenticator
 	log *slog.Logger
 	rt  *router
+	// trusted are the proxies whose X-Forwarded-For is believed (client).
+	trusted []netip.Prefix
 }
 
 // NewAuthServer returns the auth service's routes; wrap it with Handler.
-func NewAuthServer(svc Authenticator, db Pinger, log *slog.Logger) http.Handler {
-	s := &AuthServer{svc: svc, log: log, rt: newRouter(log)}
+// Requests from the trusted proxies (such as 'showroom api', which forwards
+// the web console's logins) are counted against the client address they
+// forward, not their own.
+func NewAuthServer(svc Authenticator, db Pinger, log *slog.Logger, trusted ...netip.Prefix) http.Handler {
+	s := &AuthServer{svc: svc, log: log, rt: newRouter(log), trusted: trusted}
 	s.rt.handle("POST", "/login", s.login)
 	s.rt.handle("POST", "/refresh", s.refresh)
 	s.rt.handle("POST", "/logout", s.logout)
@@ -56,7 +63,7 @@ func (s *AuthServer) login(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	tok, err := s.svc.Login(r.Context(), f["username"], f["password"], f["system"], clientAddr(r))
+	tok, err := s.svc.Login(r.Context(), f["username"], f["password"], f["system"], s.client(r))
 	if err != nil {
 		s.logLoginFailure(r, f["username"], err)
 		return err
@@ -64,6 +71,66 @@ func (s *AuthServer) login(w http.ResponseWriter, r *http.Request) error {
 	noteCaller(r.Context(), "", f["username"])
 	writeTokens(w, tok)
 	return nil
+}
+
+// client is the address a login is counted against (the per-address limit)
+// and logged with: the connection's, or, when that is a trusted proxy, the
+// last address in X-Forwarded-For that is not one. Addresses before it were
+// written by the client itself and are not believed.
+func (s *AuthServer) client(r *http.Request) string {
+	addr := clientAddr(r)
+	if !s.isTrusted(addr) {
+		return addr
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop := strings.TrimSpace(hops[i])
+		ip, err := netip.ParseAddr(hop)
+		if err != nil {
+			return addr // garbled: the proxy's own address, as if none were forwarded
+		}
+		if !s.isTrusted(hop) {
+			return ip.Unmap().String()
+		}
+		addr = hop
+	}
+	return addr
+}
+
+func (s *AuthServer) isTrusted(addr string) bool {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return false
+	}
+	ip = ip.Unmap()
+	for _, p := range s.trusted {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseProxies reads a comma-separated list of addresses and CIDR prefixes
+// (127.0.0.1, 10.0.0.0/8, ::1), for NewAuthServer.
+func ParseProxies(list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(item); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		ip, err := netip.ParseAddr(item)
+		if err != nil {
+			return nil, fmt.Errorf("trusted proxy %q: not an address or a prefix such as 10.0.0.0/8", item)
+		}
+		out = append(out, netip.PrefixFrom(ip.Unmap(), ip.Unmap().BitLen()))
+	}
+	return out, nil
 }
 
 // maxLoggedUsername bounds the username a log line repeats: what a client
@@ -79,11 +146,11 @@ func (s *AuthServer) logLoginFailure(r *http.Request, username string, err error
 	}
 	switch showroom.ErrorCode(err) {
 	case showroom.EInvalidCredentials:
-		s.log.WarnContext(r.Context(), "login failed", "username", username, "remote", clientAddr(r))
+		s.log.WarnContext(r.Context(), "login failed", "username", username, "remote", s.client(r))
 	case showroom.ETooManyRequests:
 		var e *showroom.Error
 		errors.As(err, &e)
-		s.log.WarnContext(r.Context(), "login refused: too many failed logins", "username", username, "remote", clientAddr(r),
+		s.log.WarnContext(r.Context(), "login refused: too many failed logins", "username", username, "remote", s.client(r),
 			"retry_after_s", int((e.RetryAfter+time.Second-1)/time.Second))
 	}
 }
