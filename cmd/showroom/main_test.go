@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
 	"io"
 	"net/http"
 	"os"
@@ -203,7 +205,8 @@ func TestSplitRoles(t *testing.T) {
 	}
 	authURL, _ := startServer(t, env, "auth", "--addr", "127.0.0.1:0", "--data-dir", dir)
 	metricsAddr := freePort(t)
-	apiURL, _ := startServer(t, env, "api", "--addr", "127.0.0.1:0", "--data-dir", dir, "--auth-url", authURL, "--metrics-addr", metricsAddr)
+	apiURL, _ := startServer(t, env, "api", "--addr", "127.0.0.1:0", "--data-dir", dir, "--auth-url", authURL, "--metrics-addr", metricsAddr,
+		"--max-pixels", "10000")
 	// With an address of their own, the metrics are there and only there.
 	if code, body := get(t, "http://"+metricsAddr+"/metrics", ""); code != 200 || !strings.Contains(string(body), "showroom_queue_depth") {
 		t.Errorf("metrics on --metrics-addr: %d %.200s", code, body)
@@ -220,6 +223,25 @@ func TestSplitRoles(t *testing.T) {
 	}
 	if code, _ := get(t, apiURL+"/v1/me", tok.RefreshToken); code != 401 {
 		t.Errorf("refresh token as access token: %d", code)
+	}
+	// The API checks a photo's pixels before queueing it, as serve does:
+	// an asynchronous request over --max-pixels is refused at once, not
+	// accepted to fail on a worker.
+	var photo bytes.Buffer
+	png.Encode(&photo, image.NewNRGBA(image.Rect(0, 0, 101, 100)))
+	req, _ := http.NewRequest("POST", apiURL+"/v1/process/single/default_white?async=true", &photo)
+	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 413 || !strings.Contains(string(body), `"errorCode":"PAYLOAD_TOO_LARGE"`) {
+		t.Errorf("async photo over --max-pixels to the API alone: %d %s, want 413 PAYLOAD_TOO_LARGE", res.StatusCode, body)
+	}
+	if code, body := get(t, apiURL+"/v1/process/jobs", tok.AccessToken); code != 200 || strings.Contains(string(body), `"id"`) {
+		t.Errorf("jobs after the refused photo: %d %s, want none", code, body)
 	}
 }
 

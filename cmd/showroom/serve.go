@@ -362,6 +362,7 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 	var c common
 	q, l := newQueueFlags(), newLibraryFlags()
 	var mf metricsFlags
+	var e engineFlags // only its admission limit: the API runs no model
 	var authURL string
 	fs := m.newFlagSet("api")
 	c.register(fs, "127.0.0.1:8080")
@@ -369,6 +370,7 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 	c.registerBody(fs)
 	c.registerBlobs(fs)
 	q.registerAdmission(fs)
+	e.registerAdmission(fs)
 	q.registerWebhooks(fs)
 	l.registerDecodes(fs)
 	l.registerUploads(fs)
@@ -388,7 +390,7 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 	defer db.Close()
 	mx := metrics.New()
 	// The API only enqueues; 'showroom worker' processes.
-	proc, stopProc, err := processing(ctx, db, blobs, lib, engineFlags{}, q, false, mx, log)
+	proc, stopProc, err := processing(ctx, db, blobs, lib, e, q, false, mx, log)
 	if err != nil {
 		return err
 	}
