@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -16,16 +17,18 @@ import (
 //	{"status":"not ready","checks":{"database":"ok","blobs":"unreachable","model":"warming up"}}
 type Readiness struct {
 	log    *slog.Logger
-	checks []readyCheck
+	checks []*readyCheck
 }
 
 // readyCheck is one dependency. A reachability check's error may name
 // hosts, users or paths: the answer, which anyone who reaches the port
-// reads, says "unreachable", and the log says why.
+// reads, says "unreachable", and the log says why, once when it goes
+// down and once when it is back (probes come every few seconds).
 type readyCheck struct {
 	name      string
 	check     func(context.Context) error
 	reachable bool
+	down      atomic.Bool
 }
 
 // readyTimeout bounds each check: a dependency that takes longer to answer
@@ -44,14 +47,14 @@ func NewReadiness(db Pinger, log *slog.Logger) *Readiness {
 // while check fails, /readyz answers 503 with name "unreachable". Call it
 // before serving.
 func (rd *Readiness) AddDependency(name string, check func(context.Context) error) {
-	rd.checks = append(rd.checks, readyCheck{name, check, true})
+	rd.checks = append(rd.checks, &readyCheck{name: name, check: check, reachable: true})
 }
 
 // AddReadyCheck adds a condition of the process itself (the model warmed
 // up): while check fails, /readyz answers 503 with name and check's error,
 // which must say nothing secret. Call it before serving.
 func (rd *Readiness) AddReadyCheck(name string, check func(context.Context) error) {
-	rd.checks = append(rd.checks, readyCheck{name, check, false})
+	rd.checks = append(rd.checks, &readyCheck{name: name, check: check})
 }
 
 // readyBody is /readyz's answer.
@@ -71,12 +74,17 @@ func (rd *Readiness) serve(w http.ResponseWriter, r *http.Request) error {
 			ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 			defer cancel()
 			result := "ok"
-			if err := c.check(ctx); err != nil {
+			err := c.check(ctx)
+			if err != nil {
 				result = err.Error()
 				if c.reachable {
 					result = "unreachable"
-					rd.log.WarnContext(r.Context(), "not ready: a dependency is unreachable", "dependency", c.name, "err", err)
+					if !c.down.Swap(true) {
+						rd.log.WarnContext(r.Context(), "not ready: a dependency is unreachable", "dependency", c.name, "err", err)
+					}
 				}
+			} else if c.reachable && c.down.Swap(false) {
+				rd.log.InfoContext(r.Context(), "a dependency is reachable again", "dependency", c.name)
 			}
 			mu.Lock()
 			body.Checks[c.name] = result

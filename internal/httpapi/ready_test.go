@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -91,6 +93,32 @@ func TestReadyzReportsEachDependency(t *testing.T) {
 		if code != s.code || !reflect.DeepEqual(checks, s.checks) {
 			t.Errorf("%s: %d %v, want %d %v", s.name, code, checks, s.code, s.checks)
 		}
+	}
+}
+
+// TestReadyzLogsChanges: an unreachable dependency is logged when it goes
+// down, with why, and when it is back, not at every probe.
+func TestReadyzLogsChanges(t *testing.T) {
+	db := openSQLite(t)
+	var logs bytes.Buffer
+	api := httpapi.NewAPIServer(httpapi.APIConfig{}, nil, db, slog.New(slog.NewTextHandler(&logs, nil)))
+	var down atomic.Bool
+	api.AddDependency("blobs", func(context.Context) error {
+		if down.Load() {
+			return errors.New("dial tcp 10.0.0.7:9000: connection refused")
+		}
+		return nil
+	})
+	for _, d := range []bool{false, true, true, true, false, false, true} {
+		down.Store(d)
+		getReady(t, api)
+	}
+	text := logs.String()
+	if n := strings.Count(text, "not ready: a dependency is unreachable"); n != 2 || !strings.Contains(text, "connection refused") {
+		t.Errorf("logged going down %d times, want 2 (once each time), with the error:\n%s", n, text)
+	}
+	if n := strings.Count(text, "a dependency is reachable again"); n != 1 {
+		t.Errorf("logged coming back %d times, want 1:\n%s", n, text)
 	}
 }
 
