@@ -196,9 +196,10 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) (finished bool, e
 					return err
 				}
 				if credits != nil { // finite and short: the balance fell while the job ran
-					finished = true
-					return db.failJobTx(ctx, tx, j.ID, &showroom.JobError{Code: showroom.EInsufficientCredits,
+					var err error
+					finished, err = db.failJobTx(ctx, tx, j.ID, &showroom.JobError{Code: showroom.EInsufficientCredits,
 						Message: "the balance no longer covers this configuration's cost"}, j.Timings, j.FinishedAt)
+					return err
 				}
 			}
 			if _, err := tx.Exec(ctx, `INSERT INTO credit_charges (job_id, company_id, configuration, amount, created_at)
@@ -221,24 +222,29 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) (finished bool, e
 }
 
 // FailJob implements showroom.JobStore.
-func (db *DB) FailJob(ctx context.Context, id string, jerr *showroom.JobError, timings []showroom.Timing, at time.Time) error {
-	return db.tx(ctx, func(tx pgx.Tx) error { return db.failJobTx(ctx, tx, id, jerr, timings, at) })
+func (db *DB) FailJob(ctx context.Context, id string, jerr *showroom.JobError, timings []showroom.Timing, at time.Time) (finished bool, err error) {
+	err = db.tx(ctx, func(tx pgx.Tx) error {
+		var err error
+		finished, err = db.failJobTx(ctx, tx, id, jerr, timings, at)
+		return err
+	})
+	return finished && err == nil, err
 }
 
-func (db *DB) failJobTx(ctx context.Context, tx pgx.Tx, id string, jerr *showroom.JobError, timings []showroom.Timing, at time.Time) error {
+func (db *DB) failJobTx(ctx context.Context, tx pgx.Tx, id string, jerr *showroom.JobError, timings []showroom.Timing, at time.Time) (finished bool, err error) {
 	var callback string
-	err := tx.QueryRow(ctx, `UPDATE jobs SET status = 'failed', error_code = $1, error_message = $2, timings = $3, finished_at = $4
+	err = tx.QueryRow(ctx, `UPDATE jobs SET status = 'failed', error_code = $1, error_message = $2, timings = $3, finished_at = $4
 		WHERE id = $5 AND status IN ('queued', 'running') RETURNING callback_url`,
 		jerr.Code, jerr.Message, encodeTimings(timings), at, id).Scan(&callback)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return nil // finished before, or no such job
+		return false, nil // finished before, or no such job
 	case err != nil:
-		return err
+		return false, err
 	case callback != "":
-		return db.enqueue.EnqueueDelivery(ctx, tx, id)
+		return true, db.enqueue.EnqueueDelivery(ctx, tx, id)
 	}
-	return nil
+	return true, nil
 }
 
 // CountActiveJobs implements showroom.JobStore.

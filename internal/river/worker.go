@@ -151,18 +151,21 @@ func (w *processWorker) fail(ctx context.Context, rj *river.Job[processArgs], j 
 // (no car found, content deleted), which is the client's to fix but may
 // still be asked about.
 func (w *processWorker) record(ctx context.Context, j *showroom.Job, jerr *showroom.JobError, d time.Duration, err error) error {
-	level := slog.LevelWarn
-	if jerr.Code == showroom.EInternal {
-		level = slog.LevelError
-	}
-	w.q.log.Log(ctx, level, "job failed", "job_id", j.ID, "company", j.Company, "configuration", j.Configuration,
-		"error_code", jerr.Code, "err", err)
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	if ferr := w.q.store.FailJob(context.WithoutCancel(ctx), j.ID, jerr, nil, now); ferr != nil {
+	finished, ferr := w.q.store.FailJob(context.WithoutCancel(ctx), j.ID, jerr, nil, now)
+	if ferr != nil {
 		return ferr
 	}
-	j.Status = showroom.JobFailed
-	w.q.finished(j, d)
+	if finished { // not when another run of the job had finished it
+		level := slog.LevelWarn
+		if jerr.Code == showroom.EInternal {
+			level = slog.LevelError
+		}
+		w.q.log.Log(ctx, level, "job failed", "job_id", j.ID, "company", j.Company, "configuration", j.Configuration,
+			"error_code", jerr.Code, "err", err)
+		j.Status = showroom.JobFailed
+		w.q.finished(j, d)
+	}
 	return river.JobCancel(err)
 }
 
@@ -227,7 +230,7 @@ func (q *Queue) Wait(ctx context.Context, companyID int64, id string) (*showroom
 // Cancel gives up on a job whose client went away: a queued job will not
 // run, a running one here is stopped.
 func (q *Queue) Cancel(ctx context.Context, id string) error {
-	err := q.store.FailJob(ctx, id, &showroom.JobError{Code: showroom.ECancelled,
+	_, err := q.store.FailJob(ctx, id, &showroom.JobError{Code: showroom.ECancelled,
 		Message: "the client went away before the result was ready"}, nil, time.Now().UTC())
 	q.mu.Lock()
 	if cancel, ok := q.cancels[id]; ok {

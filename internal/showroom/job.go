@@ -107,11 +107,13 @@ type JobStore interface {
 	// failure or cancellation, had; only the call that finished it counts
 	// it in the metrics.
 	SucceedJob(ctx context.Context, j *Job) (finished bool, err error)
-	// FailJob records a failure of a job that has not finished.
+	// FailJob records a failure of a job that has not finished; finished
+	// reports whether this call finished it (false when it had finished
+	// before, or does not exist), as for SucceedJob.
 	//
 	// SucceedJob and FailJob, when they finish a job that has a callback
 	// URL, enqueue its webhook delivery in the same transaction.
-	FailJob(ctx context.Context, id string, jerr *JobError, timings []Timing, at time.Time) error
+	FailJob(ctx context.Context, id string, jerr *JobError, timings []Timing, at time.Time) (finished bool, err error)
 	// CountActiveJobs counts queued and running jobs: of all companies, and
 	// of the company companyID (0 when companyID is 0).
 	CountActiveJobs(ctx context.Context, companyID int64) (all, company int, err error)

@@ -202,9 +202,10 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) (finished bool, e
 					return err
 				}
 				if credits.Valid { // finite and short: the balance fell while the job ran
-					finished = true
-					return db.failJobTx(ctx, tx, j.ID, &showroom.JobError{Code: showroom.EInsufficientCredits,
+					var err error
+					finished, err = db.failJobTx(ctx, tx, j.ID, &showroom.JobError{Code: showroom.EInsufficientCredits,
 						Message: "the balance no longer covers this configuration's cost"}, j.Timings, j.FinishedAt)
+					return err
 				}
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO credit_charges (job_id, company_id, configuration, amount, created_at)
@@ -227,24 +228,29 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) (finished bool, e
 }
 
 // FailJob implements showroom.JobStore.
-func (db *DB) FailJob(ctx context.Context, id string, jerr *showroom.JobError, timings []showroom.Timing, at time.Time) error {
-	return db.tx(ctx, func(tx *sql.Tx) error { return db.failJobTx(ctx, tx, id, jerr, timings, at) })
+func (db *DB) FailJob(ctx context.Context, id string, jerr *showroom.JobError, timings []showroom.Timing, at time.Time) (finished bool, err error) {
+	err = db.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		finished, err = db.failJobTx(ctx, tx, id, jerr, timings, at)
+		return err
+	})
+	return finished && err == nil, err
 }
 
-func (db *DB) failJobTx(ctx context.Context, tx *sql.Tx, id string, jerr *showroom.JobError, timings []showroom.Timing, at time.Time) error {
+func (db *DB) failJobTx(ctx context.Context, tx *sql.Tx, id string, jerr *showroom.JobError, timings []showroom.Timing, at time.Time) (finished bool, err error) {
 	var callback string
-	err := tx.QueryRowContext(ctx, `UPDATE jobs SET status = 'failed', error_code = ?, error_message = ?, timings = ?, finished_at = ?
+	err = tx.QueryRowContext(ctx, `UPDATE jobs SET status = 'failed', error_code = ?, error_message = ?, timings = ?, finished_at = ?
 		WHERE id = ? AND status IN ('queued', 'running') RETURNING callback_url`,
 		jerr.Code, jerr.Message, encodeTimings(timings), ms(at), id).Scan(&callback)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return nil // finished before, or no such job
+		return false, nil // finished before, or no such job
 	case err != nil:
-		return err
+		return false, err
 	case callback != "":
-		return db.enqueue.EnqueueDelivery(ctx, tx, id)
+		return true, db.enqueue.EnqueueDelivery(ctx, tx, id)
 	}
-	return nil
+	return true, nil
 }
 
 // CountActiveJobs implements showroom.JobStore.

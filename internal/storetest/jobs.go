@@ -76,7 +76,7 @@ func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore, breakQueue func(t
 			}
 		}
 		wantCode(t, "full queue", showroom.EServiceOverloaded, s.CreateJob(ctx, newJob(a, "x", 0, now), showroom.Admission{MaxQueued: 2}))
-		if err := s.FailJob(ctx, "0", &showroom.JobError{Code: showroom.ECancelled, Message: "gone"}, nil, now); err != nil {
+		if _, err := s.FailJob(ctx, "0", &showroom.JobError{Code: showroom.ECancelled, Message: "gone"}, nil, now); err != nil {
 			t.Fatal(err)
 		}
 		breakQueue(t, s)
@@ -114,7 +114,7 @@ func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore, breakQueue func(t
 			t.Errorf("CountActiveJobs = %d, %d; want 5 in all, 3 of a's", all, own)
 		}
 		// A finished job gives its place back.
-		if err := s.FailJob(ctx, "a0", &showroom.JobError{Code: showroom.ECancelled, Message: "gone"}, nil, now); err != nil {
+		if _, err := s.FailJob(ctx, "a0", &showroom.JobError{Code: showroom.ECancelled, Message: "gone"}, nil, now); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.CreateJob(ctx, newJob(a, "a4", 0, now), limits); err != nil {
@@ -148,7 +148,7 @@ func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore, breakQueue func(t
 		finish := func(ids ...string) {
 			t.Helper()
 			for _, id := range ids {
-				if err := s.FailJob(ctx, id, gone, nil, now); err != nil {
+				if _, err := s.FailJob(ctx, id, gone, nil, now); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -313,11 +313,21 @@ func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore, breakQueue func(t
 			}
 		}
 		jerr := &showroom.JobError{Code: showroom.ENoCarDetected, Message: "no car"}
-		if err := s.FailJob(ctx, "old", jerr, nil, now.Add(-48*time.Hour)); err != nil {
+		if _, err := s.FailJob(ctx, "old", jerr, nil, now.Add(-48*time.Hour)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.FailJob(ctx, "new", jerr, nil, now); err != nil {
-			t.Fatal(err)
+		// Only the call that finishes a job says so: a second run's
+		// failure, or a failure after success, changes and counts nothing.
+		for i, want := range []bool{true, false} {
+			if finished, err := s.FailJob(ctx, "new", jerr, nil, now); err != nil || finished != want {
+				t.Fatalf("FailJob call %d: finished %v, %v; want %v", i+1, finished, err, want)
+			}
+		}
+		if finished, err := s.FailJob(ctx, "nothing", jerr, nil, now); err != nil || finished {
+			t.Errorf("FailJob of no job: finished %v, %v; want false, nil", finished, err)
+		}
+		if finished, err := s.SucceedJob(ctx, newJob(a, "new", 0, now)); err != nil || finished {
+			t.Errorf("SucceedJob of a failed job: finished %v, %v; want nothing done", finished, err)
 		}
 		got, _ := s.FindJob(ctx, a.ID, "old")
 		if got.Status != showroom.JobFailed || got.Error == nil || got.Error.Code != showroom.ENoCarDetected {

@@ -194,7 +194,7 @@ func SharedJobs(t *testing.T, open func(t *testing.T) JobsStore) {
 		if err != nil || len(list) == 0 {
 			t.Fatalf("x's jobs: %v, %v", ids(list), err)
 		}
-		if err := a.FailJob(ctx, list[0].ID, &showroom.JobError{Code: showroom.ECancelled, Message: "gone"}, nil, now); err != nil {
+		if _, err := a.FailJob(ctx, list[0].ID, &showroom.JobError{Code: showroom.ECancelled, Message: "gone"}, nil, now); err != nil {
 			t.Fatal(err)
 		}
 		if err := b.CreateJob(ctx, newJob(x, "after", 0), limits); err != nil {

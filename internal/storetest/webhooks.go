@@ -110,7 +110,7 @@ func Webhooks(t *testing.T, newStore func(t *testing.T) WebhooksStore, deliverie
 		}
 		jerr := &showroom.JobError{Code: showroom.ENoCarDetected, Message: "no car"}
 		for _, id := range []string{"bad", "bad", "plain"} {
-			if err := s.FailJob(ctx, id, jerr, nil, now); err != nil {
+			if _, err := s.FailJob(ctx, id, jerr, nil, now); err != nil {
 				t.Fatal(err)
 			}
 		}
