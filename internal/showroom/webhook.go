@@ -170,10 +170,12 @@ func CheckCallbackURL(raw string, allowPrivate bool) error {
 	return nil
 }
 
-// nonPublic are the address ranges, beyond what netip classifies, that are
-// not on the public internet: shared address space (carrier-grade NAT),
-// IETF protocol assignments, benchmarking, reserved and broadcast, and
-// IPv6's discard, documentation and NAT64 local-use prefixes.
+// nonPublic are the address ranges, beyond what netip classifies and
+// outside IPv6's global unicast 2000::/3 (all refused), that are not on
+// the public internet: shared address space (carrier-grade NAT), IETF
+// protocol assignments, benchmarking, reserved and broadcast; IPv6's IETF
+// protocol assignments (Teredo, benchmarking, ORCHID) and documentation
+// prefixes.
 var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),
 	netip.MustParsePrefix("100.64.0.0/10"),
@@ -183,41 +185,81 @@ var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("198.51.100.0/24"),
 	netip.MustParsePrefix("203.0.113.0/24"),
 	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("100::/64"),
+	netip.MustParsePrefix("2001::/23"),
 	netip.MustParsePrefix("2001:db8::/32"),
-	netip.MustParsePrefix("64:ff9b:1::/48"),
+	netip.MustParsePrefix("3fff::/20"),
 }
+
+// globalUnicast6 is the only IPv6 space assigned for public unicast: the
+// rest (IPv4-compatible ::/96, site-local fec0::/10, discard 100::/64,
+// NAT64's local-use prefix, SRv6 SIDs and whatever is unassigned) is not
+// sent to.
+var globalUnicast6 = netip.MustParsePrefix("2000::/3")
+
+// nat64 and sixToFour are IPv6 prefixes that carry an IPv4 address, which
+// a translator or relay on the path connects to: 64:ff9b::10.0.0.1 reaches
+// 10.0.0.1 through a NAT64 gateway. Such an address is judged by the IPv4
+// address it carries.
+var (
+	nat64     = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour = netip.MustParsePrefix("2002::/16")
+)
 
 // PublicAddress returns nil for an address webhooks may be sent to, and
 // otherwise an error that says what kind of address it is: loopback,
 // link-local, private, multicast, unspecified or another range not on the
-// public internet. An IPv4 address written as IPv6 is judged as IPv4.
+// public internet. An IPv4 address written as IPv6, or carried in a NAT64
+// or 6to4 address, is judged as IPv4.
 func PublicAddress(a netip.Addr) error {
 	a = a.Unmap()
-	var kind string
-	switch {
-	case !a.IsValid():
-		kind = "not an address"
-	case a.IsLoopback():
-		kind = "a loopback address"
-	case a.IsMulticast():
-		kind = "a multicast address"
-	case a.IsLinkLocalUnicast():
-		kind = "a link-local address"
-	case a.IsPrivate():
-		kind = "a private address"
-	case a.IsUnspecified():
-		kind = "the unspecified address"
-	default:
-		for _, p := range nonPublic {
-			if p.Contains(a) {
-				kind = "not a public address"
-				break
-			}
+	if v4, ok := carriedIPv4(a); ok {
+		if kind := addressKind(v4); kind != "" {
+			return fmt.Errorf("%s carries %s, %s, to which webhooks are not sent", a, v4, kind)
 		}
-	}
-	if kind == "" {
 		return nil
 	}
-	return fmt.Errorf("%s is %s, to which webhooks are not sent", a, kind)
+	if kind := addressKind(a); kind != "" {
+		return fmt.Errorf("%s is %s, to which webhooks are not sent", a, kind)
+	}
+	return nil
+}
+
+// carriedIPv4 returns the IPv4 address a NAT64 or 6to4 address carries.
+func carriedIPv4(a netip.Addr) (netip.Addr, bool) {
+	b := a.As16()
+	switch {
+	case !a.Is6():
+	case nat64.Contains(a):
+		return netip.AddrFrom4([4]byte(b[12:16])), true
+	case sixToFour.Contains(a):
+		return netip.AddrFrom4([4]byte(b[2:6])), true
+	}
+	return netip.Addr{}, false
+}
+
+// addressKind says what kind of non-public address a is; "" for a public
+// one.
+func addressKind(a netip.Addr) string {
+	switch {
+	case !a.IsValid():
+		return "not an address"
+	case a.IsLoopback():
+		return "a loopback address"
+	case a.IsMulticast():
+		return "a multicast address"
+	case a.IsLinkLocalUnicast():
+		return "a link-local address"
+	case a.IsPrivate():
+		return "a private address"
+	case a.IsUnspecified():
+		return "the unspecified address"
+	case a.Is6() && !globalUnicast6.Contains(a):
+		return "not a public address"
+	}
+	for _, p := range nonPublic {
+		if p.Contains(a) {
+			return "not a public address"
+		}
+	}
+	return ""
 }
