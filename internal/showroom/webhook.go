@@ -118,6 +118,12 @@ type WebhookStore interface {
 	// if it has none. Deliveries not yet made then fail: nothing signs them.
 	DeleteWebhook(ctx context.Context, companyID int64) error
 	// RecordWebhookDelivery records an attempt to deliver job id's webhook.
+	// It records only over a pending delivery and an attempt no later than
+	// d's: an attempt that ends after another finished the delivery, or
+	// after a later one was recorded (a delivery handed out again while
+	// its first worker went on), leaves the record as it is, so that a
+	// delivered job is not shown failed, nor made pending and sent again.
+	// EJobNotFound if job id has no callback.
 	RecordWebhookDelivery(ctx context.Context, id string, d WebhookDelivery) error
 }
 
