@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/netip"
 	"net/url"
@@ -75,6 +76,41 @@ func SignWebhook(body []byte, t time.Time, secrets ...string) string {
 		b.WriteString(",v1=" + hex.EncodeToString(mac.Sum(nil)))
 	}
 	return b.String()
+}
+
+// VerifyWebhook is a receiver's check of a delivery: it returns nil when
+// header (the SignatureHeader) signs body with secret, some v1 being the
+// HMAC of the timestamp and body, compared in constant time, and the
+// timestamp lies within five minutes of now, so that a captured delivery
+// cannot be replayed later. Showroom itself never calls it: it is the
+// check docs/api.md gives receivers, word for word (the docs test keeps
+// them equal), and the one the tests check deliveries with.
+func VerifyWebhook(header string, body []byte, secret string, now time.Time) error {
+	var ts string
+	var sigs []string
+	for _, part := range strings.Split(header, ",") {
+		k, v, _ := strings.Cut(part, "=")
+		switch k {
+		case "t":
+			ts = v
+		case "v1":
+			sigs = append(sigs, v)
+		}
+	}
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || now.Sub(time.Unix(sec, 0)).Abs() > 5*time.Minute {
+		return errors.New("missing or stale timestamp")
+	}
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(ts + "."))
+	mac.Write(body)
+	want := mac.Sum(nil)
+	for _, s := range sigs {
+		if got, err := hex.DecodeString(s); err == nil && hmac.Equal(got, want) {
+			return nil
+		}
+	}
+	return errors.New("no valid signature")
 }
 
 // DeliveryStatus is where a job's webhook delivery is.

@@ -3,6 +3,7 @@ package showroom_test
 import (
 	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/showroom/showroom/internal/showroom"
 )
@@ -44,5 +45,36 @@ func TestCheckCallbackURL(t *testing.T) {
 	}
 	if err := showroom.CheckCallbackURL("http://127.0.0.1:8080/hook", false); showroom.ErrorCode(err) != showroom.EInvalidCallbackURL {
 		t.Errorf("a loopback URL: %v", err)
+	}
+}
+
+// TestVerifyWebhook: the receivers' check accepts what SignWebhook signs,
+// under either secret during a rotation, and refuses another secret, a
+// changed body, a changed timestamp and one over five minutes away.
+func TestVerifyWebhook(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	body := []byte(`{"id":"j1"}`)
+	sig := showroom.SignWebhook(body, now, "whsec_new", "whsec_old")
+	for _, secret := range []string{"whsec_new", "whsec_old"} {
+		if err := showroom.VerifyWebhook(sig, body, secret, now.Add(4*time.Minute)); err != nil {
+			t.Errorf("signed with %s: %v", secret, err)
+		}
+	}
+	for name, c := range map[string]struct {
+		header, secret string
+		body           []byte
+		now            time.Time
+	}{
+		"another secret":     {sig, "whsec_other", body, now},
+		"a changed body":     {sig, "whsec_new", []byte(`{"id":"j2"}`), now},
+		"a changed time":     {"t=1800000001" + sig[len("t=1800000000"):], "whsec_new", body, now},
+		"six minutes later":  {sig, "whsec_new", body, now.Add(6 * time.Minute)},
+		"six minutes before": {sig, "whsec_new", body, now.Add(-6 * time.Minute)},
+		"no timestamp":       {sig[len("t=1800000000,"):], "whsec_new", body, now},
+		"empty":              {"", "whsec_new", body, now},
+	} {
+		if err := showroom.VerifyWebhook(c.header, c.body, c.secret, c.now); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
 	}
 }
