@@ -201,15 +201,40 @@ func CheckCallbackURL(raw string, allowPrivate bool) error {
 			return bad("has an invalid port")
 		}
 	}
+	a, err := netip.ParseAddr(u.Hostname())
+	if err != nil && endsInNumber(u.Hostname()) {
+		// 2130706433, 0177.0.0.1, 0x7f.1 and 127.1 are 127.0.0.1 to
+		// inet_aton (the C resolver) and to browsers, while Go reads them
+		// as names: an address written so would pass the literal check
+		// here and be judged only when dialled, if the resolver in use
+		// reads it at all.
+		return bad("has a numeric host that is not an IP address as written: give IPv4 as four decimal numbers (1.2.3.4)")
+	}
 	if allowPrivate {
 		return nil
 	}
-	if a, err := netip.ParseAddr(u.Hostname()); err == nil {
+	if err == nil {
 		if err := PublicAddress(a); err != nil {
 			return Errorf(EInvalidCallbackURL, "the callback URL's host %v", err)
 		}
 	}
 	return nil
+}
+
+// endsInNumber reports whether host's last label (a trailing dot aside)
+// is a number, decimal or 0x hexadecimal: such a host is an IPv4 address
+// to the WHATWG URL standard, never a DNS name (no top-level domain is
+// numeric).
+func endsInNumber(host string) bool {
+	if strings.Contains(host, ":") {
+		return false // IPv6
+	}
+	labels := strings.Split(strings.TrimSuffix(host, "."), ".")
+	last := labels[len(labels)-1]
+	if h, ok := strings.CutPrefix(strings.ToLower(last), "0x"); ok {
+		return strings.Trim(h, "0123456789abcdef") == ""
+	}
+	return last != "" && strings.Trim(last, "0123456789") == ""
 }
 
 // nonPublic are the address ranges, beyond what netip classifies and

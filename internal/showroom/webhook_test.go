@@ -40,6 +40,22 @@ func TestCheckCallbackURL(t *testing.T) {
 			t.Errorf("%s refused: %v", u, err)
 		}
 	}
+	for _, u := range []string{"https://123.example.com/", "https://example.com./", "https://[2001:4860::8888]/", "https://0xcafe.example/"} {
+		if err := showroom.CheckCallbackURL(u, false); err != nil {
+			t.Errorf("%s refused: %v", u, err)
+		}
+	}
+	// IPv4 written otherwise than as four decimal numbers: addresses to
+	// the C resolver and to browsers, names to Go. Refused at the
+	// request, allowed or not.
+	for _, u := range []string{"http://2130706433/", "http://0177.0.0.1/", "http://0x7f.1/", "http://127.1/", "http://0x7F000001/",
+		"http://10.0.0.1./", "http://169.254.169.254.:80/", "http://01.02.03.04/", "http://8.8.8.08/"} {
+		for _, allow := range []bool{false, true} {
+			if err := showroom.CheckCallbackURL(u, allow); showroom.ErrorCode(err) != showroom.EInvalidCallbackURL {
+				t.Errorf("%s (allowPrivate %v): %v, want INVALID_CALLBACK_URL", u, allow, err)
+			}
+		}
+	}
 	if err := showroom.CheckCallbackURL("http://127.0.0.1:8080/hook", true); err != nil {
 		t.Errorf("a loopback URL refused though allowed: %v", err)
 	}
