@@ -3,16 +3,11 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -242,35 +237,6 @@ func (rc *hookReceiver) of(id string) (reqs []*http.Request, bodies [][]byte) {
 	return reqs, bodies
 }
 
-// verify is docs/api.md's receiver check, word for word (TestVerifierDocumented).
-func verify(header string, body []byte, secret string, now time.Time) error {
-	var ts string
-	var sigs []string
-	for _, part := range strings.Split(header, ",") {
-		k, v, _ := strings.Cut(part, "=")
-		switch k {
-		case "t":
-			ts = v
-		case "v1":
-			sigs = append(sigs, v)
-		}
-	}
-	sec, err := strconv.ParseInt(ts, 10, 64)
-	if err != nil || now.Sub(time.Unix(sec, 0)).Abs() > 5*time.Minute {
-		return errors.New("missing or stale timestamp")
-	}
-	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write([]byte(ts + "."))
-	mac.Write(body)
-	want := mac.Sum(nil)
-	for _, s := range sigs {
-		if got, err := hex.DecodeString(s); err == nil && hmac.Equal(got, want) {
-			return nil
-		}
-	}
-	return errors.New("no valid signature")
-}
-
 // jobBody is the part of a job record these tests read.
 type jobBody struct {
 	ID       string `json:"id"`
@@ -350,7 +316,7 @@ func TestWebhookDelivered(t *testing.T) {
 		if r.Method != "POST" || r.URL.Path != c.path || r.Header.Get("Content-Type") != "application/json" || r.Header.Get("Showroom-Event") != c.event {
 			t.Errorf("%s: %s %s, headers %v", c.path, r.Method, r.URL, r.Header)
 		}
-		if err := verify(r.Header.Get("Showroom-Signature"), body, secret, time.Now()); err != nil {
+		if err := showroom.VerifyWebhook(r.Header.Get("Showroom-Signature"), body, secret, time.Now()); err != nil {
 			t.Errorf("%s: signature %q: %v", c.path, r.Header.Get("Showroom-Signature"), err)
 		}
 		// The body is the job record as GET shows it, the delivery's state
@@ -390,23 +356,24 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// TestVerifierDocumented: docs/api.md's Go verifier is verify above, word
-// for word, so the documented check is the one the deliveries pass.
+// TestVerifierDocumented: docs/api.md's Go verifier is
+// showroom.VerifyWebhook, word for word but for its name, so the
+// documented check is the one the deliveries pass.
 func TestVerifierDocumented(t *testing.T) {
-	fn := func(file string) string {
+	fn := func(file, name string) string {
 		b, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
 		}
 		s := string(b)
-		start := strings.Index(s, "func verify(")
+		start := strings.Index(s, "func "+name+"(")
 		end := strings.Index(s[max(start, 0):], "\n}\n")
 		if start < 0 || end < 0 {
-			t.Fatalf("%s has no func verify", file)
+			t.Fatalf("%s has no func %s", file, name)
 		}
-		return s[start : start+end]
+		return "func verify(" + s[start+len("func "+name+"("):start+end]
 	}
-	if doc, test := fn("../../docs/api.md"), fn("webhook_test.go"); doc != test {
-		t.Errorf("docs/api.md's verify differs from the tests':\n%s\n---\n%s", doc, test)
+	if doc, code := fn("../../docs/api.md", "verify"), fn("../showroom/webhook.go", "VerifyWebhook"); doc != code {
+		t.Errorf("docs/api.md's verify differs from showroom.VerifyWebhook:\n%s\n---\n%s", doc, code)
 	}
 }

@@ -96,13 +96,16 @@ func (db *DB) RecordWebhookDelivery(ctx context.Context, id string, d showroom.W
 		attempted = &d.LastAttemptAt
 	}
 	tag, err := db.pool.Exec(ctx, `UPDATE jobs SET webhook_status = $1, webhook_attempts = $2, webhook_status_code = $3,
-		webhook_error = $4, webhook_attempted_at = $5 WHERE id = $6 AND callback_url != ''`,
+		webhook_error = $4, webhook_attempted_at = $5
+		WHERE id = $6 AND callback_url != '' AND webhook_status = 'pending' AND webhook_attempts <= $2`,
 		d.Status, d.Attempts, d.LastStatusCode, d.LastError, attempted, id)
 	if err != nil {
 		return err
 	}
-	if tag.RowsAffected() == 0 {
-		return showroom.Errorf(showroom.EJobNotFound, "job %s with a callback not found", id)
+	if tag.RowsAffected() > 0 {
+		return nil
 	}
-	return nil
+	var one int
+	err = db.pool.QueryRow(ctx, `SELECT 1 FROM jobs WHERE id = $1 AND callback_url != ''`, id).Scan(&one)
+	return notFound(err, showroom.EJobNotFound, "job %s with a callback not found", id)
 }

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/netip"
 	"net/url"
@@ -77,6 +78,41 @@ func SignWebhook(body []byte, t time.Time, secrets ...string) string {
 	return b.String()
 }
 
+// VerifyWebhook is a receiver's check of a delivery: it returns nil when
+// header (the SignatureHeader) signs body with secret, some v1 being the
+// HMAC of the timestamp and body, compared in constant time, and the
+// timestamp lies within five minutes of now, so that a captured delivery
+// cannot be replayed later. Showroom itself never calls it: it is the
+// check docs/api.md gives receivers, word for word (the docs test keeps
+// them equal), and the one the tests check deliveries with.
+func VerifyWebhook(header string, body []byte, secret string, now time.Time) error {
+	var ts string
+	var sigs []string
+	for _, part := range strings.Split(header, ",") {
+		k, v, _ := strings.Cut(part, "=")
+		switch k {
+		case "t":
+			ts = v
+		case "v1":
+			sigs = append(sigs, v)
+		}
+	}
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || now.Sub(time.Unix(sec, 0)).Abs() > 5*time.Minute {
+		return errors.New("missing or stale timestamp")
+	}
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(ts + "."))
+	mac.Write(body)
+	want := mac.Sum(nil)
+	for _, s := range sigs {
+		if got, err := hex.DecodeString(s); err == nil && hmac.Equal(got, want) {
+			return nil
+		}
+	}
+	return errors.New("no valid signature")
+}
+
 // DeliveryStatus is where a job's webhook delivery is.
 type DeliveryStatus string
 
@@ -118,6 +154,12 @@ type WebhookStore interface {
 	// if it has none. Deliveries not yet made then fail: nothing signs them.
 	DeleteWebhook(ctx context.Context, companyID int64) error
 	// RecordWebhookDelivery records an attempt to deliver job id's webhook.
+	// It records only over a pending delivery and an attempt no later than
+	// d's: an attempt that ends after another finished the delivery, or
+	// after a later one was recorded (a delivery handed out again while
+	// its first worker went on), leaves the record as it is, so that a
+	// delivered job is not shown failed, nor made pending and sent again.
+	// EJobNotFound if job id has no callback.
 	RecordWebhookDelivery(ctx context.Context, id string, d WebhookDelivery) error
 }
 
@@ -159,10 +201,19 @@ func CheckCallbackURL(raw string, allowPrivate bool) error {
 			return bad("has an invalid port")
 		}
 	}
+	a, err := netip.ParseAddr(u.Hostname())
+	if err != nil && endsInNumber(u.Hostname()) {
+		// 2130706433, 0177.0.0.1, 0x7f.1 and 127.1 are 127.0.0.1 to
+		// inet_aton (the C resolver) and to browsers, while Go reads them
+		// as names: an address written so would pass the literal check
+		// here and be judged only when dialled, if the resolver in use
+		// reads it at all.
+		return bad("has a numeric host that is not an IP address as written: give IPv4 as four decimal numbers (1.2.3.4)")
+	}
 	if allowPrivate {
 		return nil
 	}
-	if a, err := netip.ParseAddr(u.Hostname()); err == nil {
+	if err == nil {
 		if err := PublicAddress(a); err != nil {
 			return Errorf(EInvalidCallbackURL, "the callback URL's host %v", err)
 		}
@@ -170,10 +221,28 @@ func CheckCallbackURL(raw string, allowPrivate bool) error {
 	return nil
 }
 
-// nonPublic are the address ranges, beyond what netip classifies, that are
-// not on the public internet: shared address space (carrier-grade NAT),
-// IETF protocol assignments, benchmarking, reserved and broadcast, and
-// IPv6's discard, documentation and NAT64 local-use prefixes.
+// endsInNumber reports whether host's last label (a trailing dot aside)
+// is a number, decimal or 0x hexadecimal: such a host is an IPv4 address
+// to the WHATWG URL standard, never a DNS name (no top-level domain is
+// numeric).
+func endsInNumber(host string) bool {
+	if strings.Contains(host, ":") {
+		return false // IPv6
+	}
+	labels := strings.Split(strings.TrimSuffix(host, "."), ".")
+	last := labels[len(labels)-1]
+	if h, ok := strings.CutPrefix(strings.ToLower(last), "0x"); ok {
+		return strings.Trim(h, "0123456789abcdef") == ""
+	}
+	return last != "" && strings.Trim(last, "0123456789") == ""
+}
+
+// nonPublic are the address ranges, beyond what netip classifies and
+// outside IPv6's global unicast 2000::/3 (all refused), that are not on
+// the public internet: shared address space (carrier-grade NAT), IETF
+// protocol assignments, benchmarking, reserved and broadcast; IPv6's IETF
+// protocol assignments (Teredo, benchmarking, ORCHID) and documentation
+// prefixes.
 var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),
 	netip.MustParsePrefix("100.64.0.0/10"),
@@ -183,41 +252,81 @@ var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("198.51.100.0/24"),
 	netip.MustParsePrefix("203.0.113.0/24"),
 	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("100::/64"),
+	netip.MustParsePrefix("2001::/23"),
 	netip.MustParsePrefix("2001:db8::/32"),
-	netip.MustParsePrefix("64:ff9b:1::/48"),
+	netip.MustParsePrefix("3fff::/20"),
 }
+
+// globalUnicast6 is the only IPv6 space assigned for public unicast: the
+// rest (IPv4-compatible ::/96, site-local fec0::/10, discard 100::/64,
+// NAT64's local-use prefix, SRv6 SIDs and whatever is unassigned) is not
+// sent to.
+var globalUnicast6 = netip.MustParsePrefix("2000::/3")
+
+// nat64 and sixToFour are IPv6 prefixes that carry an IPv4 address, which
+// a translator or relay on the path connects to: 64:ff9b::10.0.0.1 reaches
+// 10.0.0.1 through a NAT64 gateway. Such an address is judged by the IPv4
+// address it carries.
+var (
+	nat64     = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour = netip.MustParsePrefix("2002::/16")
+)
 
 // PublicAddress returns nil for an address webhooks may be sent to, and
 // otherwise an error that says what kind of address it is: loopback,
 // link-local, private, multicast, unspecified or another range not on the
-// public internet. An IPv4 address written as IPv6 is judged as IPv4.
+// public internet. An IPv4 address written as IPv6, or carried in a NAT64
+// or 6to4 address, is judged as IPv4.
 func PublicAddress(a netip.Addr) error {
 	a = a.Unmap()
-	var kind string
-	switch {
-	case !a.IsValid():
-		kind = "not an address"
-	case a.IsLoopback():
-		kind = "a loopback address"
-	case a.IsMulticast():
-		kind = "a multicast address"
-	case a.IsLinkLocalUnicast():
-		kind = "a link-local address"
-	case a.IsPrivate():
-		kind = "a private address"
-	case a.IsUnspecified():
-		kind = "the unspecified address"
-	default:
-		for _, p := range nonPublic {
-			if p.Contains(a) {
-				kind = "not a public address"
-				break
-			}
+	if v4, ok := carriedIPv4(a); ok {
+		if kind := addressKind(v4); kind != "" {
+			return fmt.Errorf("%s carries %s, %s, to which webhooks are not sent", a, v4, kind)
 		}
-	}
-	if kind == "" {
 		return nil
 	}
-	return fmt.Errorf("%s is %s, to which webhooks are not sent", a, kind)
+	if kind := addressKind(a); kind != "" {
+		return fmt.Errorf("%s is %s, to which webhooks are not sent", a, kind)
+	}
+	return nil
+}
+
+// carriedIPv4 returns the IPv4 address a NAT64 or 6to4 address carries.
+func carriedIPv4(a netip.Addr) (netip.Addr, bool) {
+	b := a.As16()
+	switch {
+	case !a.Is6():
+	case nat64.Contains(a):
+		return netip.AddrFrom4([4]byte(b[12:16])), true
+	case sixToFour.Contains(a):
+		return netip.AddrFrom4([4]byte(b[2:6])), true
+	}
+	return netip.Addr{}, false
+}
+
+// addressKind says what kind of non-public address a is; "" for a public
+// one.
+func addressKind(a netip.Addr) string {
+	switch {
+	case !a.IsValid():
+		return "not an address"
+	case a.IsLoopback():
+		return "a loopback address"
+	case a.IsMulticast():
+		return "a multicast address"
+	case a.IsLinkLocalUnicast():
+		return "a link-local address"
+	case a.IsPrivate():
+		return "a private address"
+	case a.IsUnspecified():
+		return "the unspecified address"
+	case a.Is6() && !globalUnicast6.Contains(a):
+		return "not a public address"
+	}
+	for _, p := range nonPublic {
+		if p.Contains(a) {
+			return "not a public address"
+		}
+	}
+	return ""
 }

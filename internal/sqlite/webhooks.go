@@ -91,13 +91,16 @@ func (db *DB) DeleteWebhook(ctx context.Context, companyID int64) error {
 // RecordWebhookDelivery implements showroom.WebhookStore.
 func (db *DB) RecordWebhookDelivery(ctx context.Context, id string, d showroom.WebhookDelivery) error {
 	res, err := db.db.ExecContext(ctx, `UPDATE jobs SET webhook_status = ?, webhook_attempts = ?, webhook_status_code = ?,
-		webhook_error = ?, webhook_attempted_at = ? WHERE id = ? AND callback_url != ''`,
-		d.Status, d.Attempts, d.LastStatusCode, d.LastError, ms(d.LastAttemptAt), id)
+		webhook_error = ?, webhook_attempted_at = ?
+		WHERE id = ? AND callback_url != '' AND webhook_status = 'pending' AND webhook_attempts <= ?`,
+		d.Status, d.Attempts, d.LastStatusCode, d.LastError, ms(d.LastAttemptAt), id, d.Attempts)
 	if err != nil {
 		return err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return showroom.Errorf(showroom.EJobNotFound, "job %s with a callback not found", id)
+	if n, _ := res.RowsAffected(); n > 0 {
+		return nil
 	}
-	return nil
+	var one int
+	err = db.db.QueryRowContext(ctx, `SELECT 1 FROM jobs WHERE id = ? AND callback_url != ''`, id).Scan(&one)
+	return notFound(err, showroom.EJobNotFound, "job %s with a callback not found", id)
 }

@@ -136,6 +136,33 @@ func Webhooks(t *testing.T, newStore func(t *testing.T) WebhooksStore, deliverie
 		if got, _ := s.FindJob(ctx, a.ID, "bad"); got.Delivery == nil || *got.Delivery != d {
 			t.Errorf("recorded delivery: %+v, want %+v", got.Delivery, d)
 		}
+		// An attempt that ends after another finished the delivery (a
+		// delivery River's rescuer handed out while its first worker went
+		// on) leaves it as it is: a delivered job does not turn failed, or
+		// pending and so sent again.
+		for _, late := range []showroom.WebhookDelivery{
+			{Status: showroom.DeliveryFailed, Attempts: 3, LastError: "no answer within 10s", LastAttemptAt: now.Add(2 * time.Second)},
+			{Status: showroom.DeliveryPending, Attempts: 1, LastStatusCode: 500, LastError: "HTTP 500", LastAttemptAt: now.Add(3 * time.Second)},
+		} {
+			if err := s.RecordWebhookDelivery(ctx, "bad", late); err != nil {
+				t.Fatalf("a late attempt's record: %v", err)
+			}
+			if got, _ := s.FindJob(ctx, a.ID, "bad"); got.Delivery == nil || *got.Delivery != d {
+				t.Errorf("after a late %s attempt, delivery %+v, want %+v", late.Status, got.Delivery, d)
+			}
+		}
+		// While pending, an attempt older than the one recorded does not
+		// take its place either.
+		p3 := showroom.WebhookDelivery{Status: showroom.DeliveryPending, Attempts: 3, LastStatusCode: 502, LastError: "HTTP 502", LastAttemptAt: now}
+		p2 := showroom.WebhookDelivery{Status: showroom.DeliveryPending, Attempts: 2, LastStatusCode: 500, LastError: "HTTP 500", LastAttemptAt: now}
+		for _, rec := range []showroom.WebhookDelivery{p3, p2} {
+			if err := s.RecordWebhookDelivery(ctx, "ok", rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, _ := s.FindJob(ctx, a.ID, "ok"); got.Delivery == nil || *got.Delivery != p3 {
+			t.Errorf("after attempts 3 then 2, delivery %+v, want attempt 3's %+v", got.Delivery, p3)
+		}
 		wantCode(t, "delivery of a job without a callback", showroom.EJobNotFound, s.RecordWebhookDelivery(ctx, "plain", d))
 		wantCode(t, "delivery of no job", showroom.EJobNotFound, s.RecordWebhookDelivery(ctx, "nosuch", d))
 		if jobs, err := s.ListJobs(ctx, a.ID, "", 10); err != nil || len(jobs) != 3 {
