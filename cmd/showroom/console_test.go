@@ -183,6 +183,13 @@ func TestConsole(t *testing.T) {
 	}), chromedp.Navigate(base+"/#/configurations"))
 	b.wait("the German name", `document.querySelector('[data-name="lot"] h3')?.textContent === 'Hof'`)
 
+	// A link to no page, a name that is not well-formed and a name every
+	// object has all show the page that is not there.
+	for _, hash := range []string{"edit/%E0%A4", "nothing", "toString"} {
+		b.do("open #/"+hash, chromedp.Navigate(base+"/#/"+hash))
+		b.wait("no page at #/"+hash, `document.querySelector('main h1')?.textContent === 'Not found'`)
+	}
+
 	// A phone: every page fits its width.
 	b.do("a phone's screen", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateTouch))
 	for _, page := range []string{"configurations", "edit/lot", "content", "try", "usage"} {
