@@ -239,6 +239,11 @@ func TestConsole(t *testing.T) {
 	if code := post(t, base+"/auth/refresh", map[string]string{"refresh_token": s.Refresh}, &errBody); code != 401 {
 		t.Errorf("refresh after logout: %d %v", code, errBody)
 	}
+	// Logging out leaves the login form to type into at once; logging in
+	// again works.
+	b.do("log in again", chromedp.SendKeys(chromedp.CSS("#username"), "alice"), chromedp.SendKeys(chromedp.CSS("#password"), "hunter2hunter2"),
+		chromedp.Focus(chromedp.CSS("#password")), chromedp.KeyEvent(kb.Enter))
+	b.wait("logged in again", `document.querySelector('#configurations-title') !== null`)
 	b.check()
 }
 

@@ -40,6 +40,9 @@ async function render() {
   account.hidden = !loggedIn;
   if (!loggedIn) {
     shownPage = null;
+    // Logging out renders twice (the session's end, then the hash's
+    // change): the second must not wipe what was typed since the first.
+    if (main.querySelector('form.login')) return;
     main.replaceChildren(loginView());
     main.querySelector('#username').focus();
     return;
