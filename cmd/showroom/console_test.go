@@ -244,6 +244,21 @@ func TestConsole(t *testing.T) {
 	b.do("log in again", chromedp.SendKeys(chromedp.CSS("#username"), "alice"), chromedp.SendKeys(chromedp.CSS("#password"), "hunter2hunter2"),
 		chromedp.Focus(chromedp.CSS("#password")), chromedp.KeyEvent(kb.Enter))
 	b.wait("logged in again", `document.querySelector('#configurations-title') !== null`)
+	// A logout while a refresh is on its way stays a logout: the refresh's
+	// answer must not bring the session back.
+	raced, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`(async () => {
+		const api = await import('/console/api.js');
+		const refreshing = api.refresh();
+		await api.logout();
+		await refreshing.catch(() => {});
+		return String(sessionStorage.getItem('showroom.session')) + ' ' + api.loggedIn();
+	})()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.fail("a logout during a refresh", err)
+	}
+	if raced != "null false" {
+		t.Errorf("after a logout during a refresh: session %s", raced)
+	}
 	b.check()
 }
 
