@@ -183,6 +183,13 @@ func TestConsole(t *testing.T) {
 	}), chromedp.Navigate(base+"/#/configurations"))
 	b.wait("the German name", `document.querySelector('[data-name="lot"] h3')?.textContent === 'Hof'`)
 
+	// A link to no page, a name that is not well-formed and a name every
+	// object has all show the page that is not there.
+	for _, hash := range []string{"edit/%E0%A4", "nothing", "toString"} {
+		b.do("open #/"+hash, chromedp.Navigate(base+"/#/"+hash))
+		b.wait("no page at #/"+hash, `document.querySelector('main h1')?.textContent === 'Not found'`)
+	}
+
 	// A phone: every page fits its width.
 	b.do("a phone's screen", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateTouch))
 	for _, page := range []string{"configurations", "edit/lot", "content", "try", "usage"} {
@@ -231,6 +238,26 @@ func TestConsole(t *testing.T) {
 	var errBody map[string]any
 	if code := post(t, base+"/auth/refresh", map[string]string{"refresh_token": s.Refresh}, &errBody); code != 401 {
 		t.Errorf("refresh after logout: %d %v", code, errBody)
+	}
+	// Logging out leaves the login form to type into at once; logging in
+	// again works.
+	b.do("log in again", chromedp.SendKeys(chromedp.CSS("#username"), "alice"), chromedp.SendKeys(chromedp.CSS("#password"), "hunter2hunter2"),
+		chromedp.Focus(chromedp.CSS("#password")), chromedp.KeyEvent(kb.Enter))
+	b.wait("logged in again", `document.querySelector('#configurations-title') !== null`)
+	// A logout while a refresh is on its way stays a logout: the refresh's
+	// answer must not bring the session back.
+	raced, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`(async () => {
+		const api = await import('/console/api.js');
+		const refreshing = api.refresh();
+		await api.logout();
+		await refreshing.catch(() => {});
+		return String(sessionStorage.getItem('showroom.session')) + ' ' + api.loggedIn();
+	})()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.fail("a logout during a refresh", err)
+	}
+	if raced != "null false" {
+		t.Errorf("after a logout during a refresh: session %s", raced)
 	}
 	b.check()
 }

@@ -403,7 +403,7 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 	}
 	// The console logs in on its own origin: /auth is the auth service's.
-	h, err := mf.withMetrics(ctx, httpapi.Combined(console.AuthProxy(authBase), api), mx, log)
+	h, err := mf.withMetrics(ctx, httpapi.Combined(console.AuthProxy(authBase, log), api), mx, log)
 	if err != nil {
 		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 	}

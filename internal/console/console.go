@@ -10,9 +10,15 @@ import (
 	"embed"
 	"html/template"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"path"
+	"time"
+
+	"github.com/showroom/showroom/internal/httpapi"
+	"github.com/showroom/showroom/internal/showroom"
 )
 
 //go:embed static
@@ -80,16 +86,48 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.files.ServeHTTP(w, r)
 }
 
+// authTimeout bounds the wait for the auth service's answer. A login waits
+// up to a second for a password check slot and takes a fraction of one to
+// check; an auth service silent for this long is down, not busy.
+const authTimeout = 30 * time.Second
+
 // AuthProxy forwards requests to the auth service at authURL, for
 // 'showroom api', which runs apart from it: mounted under /auth (as
 // httpapi.Combined does), the console reaches login, refresh and logout on
 // its own origin as with 'showroom serve', and the auth service needs no
 // CORS. The client's address goes on in X-Forwarded-For; an auth service
 // started with --trusted-proxies naming the API's address counts failed
-// logins against it, otherwise against the API's own address.
-func AuthProxy(authURL *url.URL) http.Handler {
-	return &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
-		r.SetURL(authURL)
-		r.SetXForwarded()
-	}}
+// logins against it, otherwise against the API's own address. An auth
+// service that cannot be reached, or does not answer in time, gets the
+// client the contract's 503 and the log the reason, which names the
+// internal address.
+func AuthProxy(authURL *url.URL, log *slog.Logger) http.Handler {
+	return newAuthProxy(authURL, log, authTimeout)
+}
+
+func newAuthProxy(authURL *url.URL, log *slog.Logger, timeout time.Duration) http.Handler {
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.ResponseHeaderTimeout = timeout
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(authURL)
+			r.SetXForwarded()
+		},
+		Transport: transport,
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			httpapi.WriteError(w, r, log, &showroom.Error{Code: showroom.EUnavailable,
+				Message: "the auth service cannot be reached; try again in a moment", Cause: err})
+		},
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The path goes on as the client wrote it: a dot segment or a slash
+		// written %2e or %2F, which this server's mux does not clean, would
+		// step out of authURL's path at a server or gateway that decodes
+		// them. The auth service's own paths need neither.
+		if r.URL.RawPath != "" || path.Clean(r.URL.Path) != r.URL.Path {
+			httpapi.WriteError(w, r, log, showroom.Errorf(showroom.ENotFound, "there is nothing at this path"))
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	})
 }

@@ -1,12 +1,17 @@
 package console
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 func get(t *testing.T, h http.Handler, path string) (*http.Response, string) {
@@ -69,7 +74,7 @@ func TestAuthProxy(t *testing.T) {
 	}))
 	defer auth.Close()
 	u, _ := url.Parse(auth.URL)
-	front := httptest.NewServer(http.StripPrefix("/auth", AuthProxy(u)))
+	front := httptest.NewServer(http.StripPrefix("/auth", AuthProxy(u, slog.New(slog.DiscardHandler))))
 	defer front.Close()
 	res, err := http.Post(front.URL+"/auth/login", "application/json", strings.NewReader(`{"username":"a"}`))
 	if err != nil {
@@ -79,5 +84,82 @@ func TestAuthProxy(t *testing.T) {
 	body, _ := io.ReadAll(res.Body)
 	if res.StatusCode != 200 || string(body) != `{"method":"POST","path":"/login","body":{"username":"a"}}` {
 		t.Errorf("through the proxy: %d %s", res.StatusCode, body)
+	}
+}
+
+// TestAuthProxyRefuses: the proxy answers the contract's errors itself, and
+// says nothing of the auth service's address, when that service is down or
+// silent, and when a path would step out of the auth service's path (a dot
+// segment or a slash the mux does not clean, written %2e or %2F).
+func TestAuthProxyRefuses(t *testing.T) {
+	var (
+		mu      sync.Mutex
+		reached []string
+	)
+	release := make(chan struct{})
+	auth := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/auth-svc/slow" {
+			<-release
+			return
+		}
+		mu.Lock()
+		reached = append(reached, r.URL.EscapedPath())
+		mu.Unlock()
+	}))
+	defer auth.Close()
+	defer close(release)
+	down := httptest.NewServer(http.NotFoundHandler())
+	downURL, _ := url.Parse(down.URL)
+	down.Close()
+	up, _ := url.Parse(auth.URL + "/auth-svc")
+	var logged bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logged, nil))
+	for _, c := range []struct {
+		name   string
+		to     *url.URL
+		path   string
+		status int
+		code   string
+	}{
+		{"down", downURL, "/auth/login", 503, "SERVICE_UNAVAILABLE"},
+		{"silent", up, "/auth/slow", 503, "SERVICE_UNAVAILABLE"},
+		{"dot segment", up, "/auth/%2e%2e/admin", 404, "NOT_FOUND"},
+		{"encoded slash", up, "/auth/..%2Fadmin", 404, "NOT_FOUND"},
+		{"encoded dots and slash", up, "/auth/x%2F%2e%2e%2F%2e%2e%2Fadmin", 404, "NOT_FOUND"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mux := http.NewServeMux()
+			mux.Handle("/auth/", http.StripPrefix("/auth", newAuthProxy(c.to, log, 200*time.Millisecond)))
+			front := httptest.NewServer(mux)
+			defer front.Close()
+			req, _ := http.NewRequest("POST", front.URL, strings.NewReader(`{}`))
+			req.URL.Opaque = c.path // as written, not cleaned by the client
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			raw, _ := io.ReadAll(res.Body)
+			var body struct {
+				Status    int
+				ErrorCode string
+			}
+			if res.StatusCode != c.status || json.Unmarshal(raw, &body) != nil || body.ErrorCode != c.code || body.Status != c.status {
+				t.Errorf("POST %s: %d %s, want %d %s", c.path, res.StatusCode, raw, c.status, c.code)
+			}
+			for _, u := range []*url.URL{downURL, up} {
+				if strings.Contains(string(raw), u.Host) {
+					t.Errorf("POST %s: the answer names the auth service's address: %s", c.path, raw)
+				}
+			}
+		})
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reached) != 0 {
+		t.Errorf("the auth service was asked for %q", reached)
+	}
+	if !strings.Contains(logged.String(), downURL.Host) {
+		t.Errorf("the log does not say which address could not be reached:\n%s", logged.String())
 	}
 }

@@ -60,6 +60,13 @@ type errorBody struct {
 	Details   []showroom.Detail `json:"details,omitempty"`
 }
 
+// WriteError writes err as the contract's error body, for handlers mounted
+// beside the API's own (the console's /auth proxy), so that every error a
+// client sees has the one shape.
+func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	writeError(w, r, log, err)
+}
+
 // writeError writes err as the contract's error body. Internal causes are
 // logged here, once, and never shown to the client.
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {

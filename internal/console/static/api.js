@@ -72,6 +72,7 @@ function schedule() {
 function end() {
   clearTimeout(timer);
   session = null;
+  refreshing = null;
   sessionStorage.removeItem(KEY);
   ended.forEach((fn) => fn());
 }
@@ -83,13 +84,22 @@ export async function login(user, password) {
 /** Gets a new access token; a refused refresh token ends the session. */
 export function refresh() {
   if (!session) return Promise.reject(new APIError(401, { errorCode: 'UNAUTHORIZED', message: 'Please log in.' }));
-  refreshing ??= authCall('/refresh', { refresh_token: session.refresh })
-    .then((tok) => keep(tok))
+  if (refreshing) return refreshing;
+  // The answer counts only for the session that asked: a logout (or
+  // another login) while the refresh was on its way must not bring the
+  // ended session back.
+  const asked = session;
+  const p = authCall('/refresh', { refresh_token: asked.refresh })
+    .then((tok) => {
+      if (session !== asked) throw new APIError(401, { errorCode: 'UNAUTHORIZED', message: 'Please log in.' });
+      keep(tok);
+    })
     .catch((err) => {
-      if (err.status === 401) end();
+      if (err.status === 401 && session === asked) end();
       throw err;
     })
-    .finally(() => { refreshing = null; });
+    .finally(() => { if (refreshing === p) refreshing = null; });
+  refreshing = p;
   return refreshing;
 }
 
@@ -109,9 +119,11 @@ export async function request(method, path, { body, headers = {} } = {}) {
   for (let attempt = 0; ; attempt++) {
     if (!session) throw new APIError(401, { errorCode: 'UNAUTHORIZED', message: 'Please log in.' });
     if (session.expiresAt - Date.now() < 30_000) await refresh();
+    if (!session) throw new APIError(401, { errorCode: 'UNAUTHORIZED', message: 'Please log in.' });
+    const sent = session;
     const res = await fetch(path, {
       method, body, credentials: 'omit', cache: 'no-store',
-      headers: { ...headers, Authorization: `Bearer ${session.access}` },
+      headers: { ...headers, Authorization: `Bearer ${sent.access}` },
     });
     if (res.ok) return res;
     const err = await errorOf(res);
@@ -120,7 +132,8 @@ export async function request(method, path, { body, headers = {} } = {}) {
         await refresh();
         continue;
       }
-      end();
+      // A refused token ends its own session, not one begun since.
+      if (session === sent) end();
     }
     throw err;
   }

@@ -32,12 +32,17 @@ async function render() {
   current = new AbortController();
   const { signal } = current;
   releaseURLs();
-  const [page = 'configurations', ...args] = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  const parts = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodePart);
+  // A hash that is not well-formed (a stray %) is no page.
+  const [page = 'configurations', ...args] = parts.includes(null) ? ['not-found'] : parts;
   const loggedIn = api.loggedIn();
   nav.hidden = !loggedIn;
   account.hidden = !loggedIn;
   if (!loggedIn) {
     shownPage = null;
+    // Logging out renders twice (the session's end, then the hash's
+    // change): the second must not wipe what was typed since the first.
+    if (main.querySelector('form.login')) return;
     main.replaceChildren(loginView());
     main.querySelector('#username').focus();
     return;
@@ -47,7 +52,7 @@ async function render() {
     if (here) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
-  const view = pages[page];
+  const view = Object.hasOwn(pages, page) ? pages[page] : null;
   const flash = takeFlash();
   main.replaceChildren(h('p', { class: 'loading', role: 'status' }, 'Loading…'));
   let el;
@@ -62,6 +67,14 @@ async function render() {
   // link that led there; the first render keeps the browser's own focus.
   if (shownPage !== null) (main.querySelector('[autofocus]') || main).focus();
   shownPage = page;
+}
+
+function decodePart(s) {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return null;
+  }
 }
 
 function loginView() {
