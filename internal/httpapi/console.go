@@ -9,6 +9,6 @@ func (s *APIServer) EnableConsole(h http.Handler) {
 		h.ServeHTTP(w, r)
 		return nil
 	}
-	s.rt.handle("GET", "/{$}", serve)
-	s.rt.handle("GET", "/console/", serve)
+	s.rt.handlePage("GET", "/{$}", serve)
+	s.rt.handlePage("GET", "/console/", serve)
 }

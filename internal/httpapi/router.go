@@ -37,8 +37,19 @@ func newRouter(log *slog.Logger) *router {
 // handle routes method and path to h, which takes the query parameters
 // params and no others.
 func (rt *router) handle(method, path string, h handlerFunc, params ...string) {
+	rt.route(method, path, strictQuery(h, params))
+}
+
+// handlePage routes method and path to h, a web page: it takes any query
+// string, since links to a page carry parameters of their own (a mail's
+// utm_source) that are no option of the API's.
+func (rt *router) handlePage(method, path string, h handlerFunc) {
+	rt.route(method, path, h)
+}
+
+func (rt *router) route(method, path string, h handlerFunc) {
 	route := method + " " + path
-	rt.mux.Handle(route, rt.adapt(route, strictQuery(h, params)))
+	rt.mux.Handle(route, rt.adapt(route, h))
 	if _, seen := rt.methods[path]; !seen && path != "/" {
 		rt.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			setRoute(r, path)
