@@ -336,6 +336,11 @@ func TestConsoleSplitRoles(t *testing.T) {
 	if _, _, err := run(t, env, "", "api", "--data-dir", dir, "--auth-url", "not a url"); err == nil || !strings.Contains(err.Error(), "--auth-url") {
 		t.Errorf("api with a bad --auth-url: %v", err)
 	}
+	for _, role := range []string{"auth", "serve"} {
+		if _, _, err := run(t, env, "", role, "--data-dir", dir, "--trusted-proxies", "10.0.0.0/33"); err == nil || !strings.Contains(err.Error(), "--trusted-proxies") {
+			t.Errorf("%s with a bad --trusted-proxies: %v", role, err)
+		}
+	}
 }
 
 // browser is a headless Chromium tab on the console, which records what

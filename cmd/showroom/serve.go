@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -99,6 +100,7 @@ func (c *common) openDB(ctx context.Context) (*database, error) {
 type authFlags struct {
 	maxLoginChecks int
 	trustedProxies string
+	trusted        []netip.Prefix // trustedProxies, parsed by parse
 }
 
 func (a *authFlags) register(fs *flagSet) {
@@ -109,13 +111,14 @@ func (a *authFlags) register(fs *flagSet) {
 		"addresses or prefixes (comma-separated, e.g. 10.0.0.5,10.1.0.0/16) of proxies in front of the auth service, such as 'showroom api' forwarding the console's logins: their X-Forwarded-For names the client a failed login counts against")
 }
 
-// authServer is the auth service's HTTP side, believing a.trustedProxies.
-func authServer(svc *auth.Service, db httpapi.Pinger, log *slog.Logger, a authFlags) (http.Handler, error) {
+// parse checks the flags once they are read, before any work starts.
+func (a *authFlags) parse() error {
 	trusted, err := httpapi.ParseProxies(a.trustedProxies)
 	if err != nil {
-		return nil, err
+		return usageError("--trusted-proxies: " + err.Error())
 	}
-	return httpapi.NewAuthServer(svc, db, log, trusted...), nil
+	a.trusted = trusted
+	return nil
 }
 
 // authService builds the key ring and the auth service on db.
@@ -154,6 +157,9 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	if _, err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := a.parse(); err != nil {
+		return err
+	}
 	log, db, blobs, lib, err := m.openData(ctx, c, l)
 	if err != nil {
 		return err
@@ -175,11 +181,7 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	if err := enableConsole(api, c.system); err != nil {
 		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 	}
-	authHandler, err := authServer(svc, db, log, a)
-	if err != nil {
-		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
-	}
-	h, err := mf.withMetrics(ctx, httpapi.Combined(authHandler, api), mx, log)
+	h, err := mf.withMetrics(ctx, httpapi.Combined(httpapi.NewAuthServer(svc, db, log, a.trusted...), api), mx, log)
 	if err != nil {
 		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 	}
@@ -335,6 +337,9 @@ func (m *Main) runAuth(ctx context.Context, args []string) error {
 	if _, err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := a.parse(); err != nil {
+		return err
+	}
 	log, err := c.logger(m)
 	if err != nil {
 		return err
@@ -348,11 +353,7 @@ func (m *Main) runAuth(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	authHandler, err := authServer(svc, db, log, a)
-	if err != nil {
-		return err
-	}
-	return m.listenAndServe(ctx, c, httpapi.Handler(authHandler, log, nil, c.body), log, func(base string) error {
+	return m.listenAndServe(ctx, c, httpapi.Handler(httpapi.NewAuthServer(svc, db, log, a.trusted...), log, nil, c.body), log, func(base string) error {
 		fmt.Fprintf(m.Stdout, "Showroom auth service is listening on %s\n", base)
 		return nil
 	})
