@@ -33,17 +33,7 @@ func TestRateLimitAcrossAPIProcesses(t *testing.T) {
 	url := pgtest.URL(t)
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	open := func() *postgres.DB {
-		db, err := postgres.Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		if err := db.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return db
-	}
+	open := func() *postgres.DB { return pgtest.Open(t, url) }
 	authDB := open()
 	keys, err := auth.NewKeyRing(ctx, authDB, auth.DefaultConfig().RefreshTTL)
 	if err != nil {

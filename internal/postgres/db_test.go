@@ -15,7 +15,7 @@ import (
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // newDB opens and migrates a store on a fresh schema.
-func newDB(t *testing.T) *postgres.DB { return open(t, pgtest.URL(t)) }
+func newDB(t *testing.T) *postgres.DB { return pgtest.Open(t, pgtest.URL(t)) }
 
 func TestAuthStore(t *testing.T) {
 	storetest.Auth(t, func(t *testing.T) showroom.AuthStore { return newDB(t) })
@@ -59,23 +59,8 @@ func TestWebhookStore(t *testing.T) {
 func TestConfigurationListSeesOtherWriters(t *testing.T) {
 	url := pgtest.URL(t)
 	storetest.SharedConfigurationLists(t, func(t *testing.T) storetest.LibraryStore {
-		return open(t, url)
+		return pgtest.Open(t, url)
 	})
-}
-
-// open opens and migrates a store at url.
-func open(t *testing.T, url string) *postgres.DB {
-	t.Helper()
-	ctx := context.Background()
-	db, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return db
 }
 
 // TestMigrateTogether: processes that start at once on a new database all
@@ -98,7 +83,7 @@ func TestMigrateTogether(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	db := open(t, url) // and once more on a migrated database
+	db := pgtest.Open(t, url) // and once more on a migrated database
 	if _, err := db.CreateCompany(context.Background(), "acme"); err != nil {
 		t.Fatal(err)
 	}
@@ -155,9 +140,9 @@ func TestRateLimiter(t *testing.T) {
 func TestLimitsHoldAcrossProcesses(t *testing.T) {
 	url := pgtest.URL(t)
 	t.Run("rate limit", func(t *testing.T) {
-		storetest.SharedRateLimits(t, func(t *testing.T) showroom.RateLimiter { return open(t, url) })
+		storetest.SharedRateLimits(t, func(t *testing.T) showroom.RateLimiter { return pgtest.Open(t, url) })
 	})
 	t.Run("jobs", func(t *testing.T) {
-		storetest.SharedJobs(t, func(t *testing.T) storetest.JobsStore { return open(t, url) })
+		storetest.SharedJobs(t, func(t *testing.T) storetest.JobsStore { return pgtest.Open(t, url) })
 	})
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/showroom/showroom/internal/postgres"
 	"github.com/showroom/showroom/internal/postgres/pgtest"
 	"github.com/showroom/showroom/internal/river"
 	"github.com/showroom/showroom/internal/showroom"
@@ -79,14 +78,7 @@ var backends = []backend{
 	}},
 	{"postgres", func(t *testing.T) *testDB {
 		ctx := context.Background()
-		db, err := postgres.Open(ctx, pgtest.URL(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		if err := db.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
+		db := pgtest.Open(t, pgtest.URL(t))
 		return &testDB{
 			store: db,
 			newQueue: func(cfg river.Config, blobs river.Blobs, run river.Runner, log *slog.Logger, o river.Observer) (*river.Queue, error) {

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/showroom/showroom/internal/postgres"
 )
 
 // EnvURL names the variable that points tests at a server (any database on
@@ -43,6 +45,22 @@ func Main(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// Open opens a store at url (from URL) with every migration applied,
+// closed when t ends.
+func Open(t testing.TB, url string) *postgres.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
 
 // URL returns the URL of a new, empty schema in the run's database (its
