@@ -23,6 +23,7 @@ type engineFlags struct {
 	model      string
 	modelDir   string
 	ortThreads int
+	ortRuns    int
 	ortSpin    bool
 	ortArena   string
 	warmUp     int
@@ -36,6 +37,7 @@ func (e *engineFlags) register(fs *flagSet) {
 	fs.String(&e.model, "model", vision.ModelISNet, "segmentation model: isnet (best) or u2netp (fast)")
 	fs.String(&e.modelDir, "model-dir", defaultModelDir(), "directory of the ONNX Runtime library and the models ('make models' fills it)")
 	fs.Int(&e.ortThreads, "ort-threads", 2, "ONNX Runtime threads per inference")
+	fs.Int(&e.ortRuns, "ort-runs", 0, "model runs at once; the other jobs wait their turn for the model (0: the cores over --ort-threads, at least 1)")
 	fs.Bool(&e.ortSpin, "ort-spinning", false, "let ONNX Runtime's threads busy-wait between operators (faster alone, steals cores from the rest)")
 	fs.String(&e.ortArena, "ort-arena", arenaOff, "ONNX Runtime's CPU memory arena: off, on (fastest; keeps IS-Net's peak working set, about 2 GB, for the life of the process) or shrink (on, its free memory handed back after each run)")
 	fs.Int(&e.warmUp, "warm-up", 2, "photos (12 MP, drawn) run through default_white at start, before /readyz answers ready and jobs are taken (0: none)")
@@ -123,6 +125,7 @@ func newEngine(e engineFlags, content pipeline.ContentLoader, m *metrics.Metrics
 	cfg := vision.DefaultConfig(e.modelDir)
 	cfg.Model = e.model
 	cfg.IntraOpThreads = e.ortThreads
+	cfg.ConcurrentRuns = e.ortRuns
 	cfg.Spinning = e.ortSpin
 	switch e.ortArena {
 	case arenaOff, "":

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 )
 
@@ -34,6 +35,14 @@ type Config struct {
 	// On 2 cores, 2 gives the lowest latency for one photo; see
 	// docs/benchmarks.md.
 	IntraOpThreads int
+	// ConcurrentRuns is how many model runs may go at once on a Segmenter;
+	// the others wait their turn. 0 picks the cores over IntraOpThreads (at
+	// least 1): two runs of two threads each on two cores fight over them
+	// (their intra-op workers wait on each other's descheduled shards) and
+	// hold two sets of activations, while one at a time runs at full speed
+	// and the other job's decode, render and encode fill the gaps. See
+	// docs/benchmarks.md.
+	ConcurrentRuns int
 	// Spinning lets ONNX Runtime's worker threads busy-wait between
 	// operators. Off by default: spinning threads steal the cores the
 	// decoder and the matte refinement run on.
@@ -68,6 +77,15 @@ func DefaultConfig(dir string) Config {
 	}
 }
 
+// concurrentRuns is c.ConcurrentRuns, or when 0 the runs that fit the
+// cores with IntraOpThreads threads each.
+func (c Config) concurrentRuns() int {
+	if c.ConcurrentRuns > 0 {
+		return c.ConcurrentRuns
+	}
+	return max(runtime.NumCPU()/c.IntraOpThreads, 1)
+}
+
 // DefaultModelDir is where `make models` puts the files when
 // SHOWROOM_MODEL_DIR is unset: $HOME/.cache/showroom/models.
 func DefaultModelDir() string {
@@ -90,6 +108,9 @@ func (c Config) Validate() error {
 	}
 	if c.IntraOpThreads < 1 || c.IntraOpThreads > 64 {
 		return fmt.Errorf("vision: intra-op threads %d out of range 1-64", c.IntraOpThreads)
+	}
+	if c.ConcurrentRuns < 0 || c.ConcurrentRuns > 64 {
+		return fmt.Errorf("vision: concurrent runs %d out of range 0-64", c.ConcurrentRuns)
 	}
 	if c.ArenaShrinkage && !c.MemArena {
 		return errors.New("vision: arena shrinkage needs the memory arena")

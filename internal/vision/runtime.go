@@ -58,6 +58,9 @@ type model struct {
 	session *ort.DynamicAdvancedSession
 	// runOpts are passed to every run; nil for ONNX Runtime's defaults.
 	runOpts *ort.RunOptions
+	// turns holds a token for each run in progress: at most
+	// Config.ConcurrentRuns at once.
+	turns   chan struct{}
 	observe func(string, time.Duration)
 }
 
@@ -99,15 +102,23 @@ func newModel(cfg Config, spec modelSpec, libPath string) (*model, error) {
 		}
 		return nil, fmt.Errorf("vision: loading model %s: %w", path, err)
 	}
-	return &model{name: cfg.Model, spec: spec, session: s, runOpts: ro, observe: cfg.ObserveInference}, nil
+	return &model{name: cfg.Model, spec: spec, session: s, runOpts: ro,
+		turns: make(chan struct{}, cfg.concurrentRuns()), observe: cfg.ObserveInference}, nil
 }
 
 // run feeds input (planar RGB, normalised, size×size) to the model and
-// returns its saliency map, size×size in 0..1. ONNX Runtime cannot be
-// interrupted mid-run, so ctx is checked only before it starts.
+// returns its saliency map, size×size in 0..1, and the time the model
+// took (not counting the wait for its turn). ONNX Runtime cannot be
+// interrupted mid-run, so ctx ends only the wait for a turn.
 func (m *model) run(ctx context.Context, input []float32) ([]float32, time.Duration, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
+	}
+	select {
+	case m.turns <- struct{}{}:
+		defer func() { <-m.turns }()
+	case <-ctx.Done():
+		return nil, 0, ctx.Err()
 	}
 	n := int64(m.spec.size)
 	in, err := ort.NewTensor(ort.NewShape(1, 3, n, n), input)

@@ -1,0 +1,77 @@
+package vision
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// TestModelRunsTakeTurns holds the only turn of a one-run Segmenter: a run
+// waits for it, gives up when its context ends, and goes when the turn is
+// handed back; a two-run Segmenter runs beside the held turn.
+func TestModelRunsTakeTurns(t *testing.T) {
+	dir := modelDir(t)
+	input := make([]float32, 3*320*320)
+	open := func(runs int) *Segmenter {
+		cfg := DefaultConfig(dir)
+		cfg.Model, cfg.IntraOpThreads, cfg.ConcurrentRuns = ModelU2Netp, 1, runs
+		seg, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { seg.Close() })
+		return seg
+	}
+
+	one := open(1)
+	one.model.turns <- struct{}{} // another job's run
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, _, err := one.model.run(ctx, input); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("run while the turn is taken, context ending: %v, want %v", err, context.DeadlineExceeded)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := one.model.run(context.Background(), input)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("run went while the turn was taken (err %v)", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	<-one.model.turns
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+
+	two := open(2)
+	two.model.turns <- struct{}{}
+	ctx, cancel = context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, _, err := two.model.run(ctx, input); err != nil {
+		t.Fatalf("second of two runs: %v", err)
+	}
+}
+
+func TestConcurrentRunsDefault(t *testing.T) {
+	cfg := DefaultConfig(t.TempDir())
+	cores := runtime.NumCPU()
+	for _, c := range []struct{ threads, runs, want int }{
+		{1, 0, cores},
+		{cores, 0, 1},
+		{2 * cores, 0, 1},
+		{2, 3, 3},
+	} {
+		cfg.IntraOpThreads, cfg.ConcurrentRuns = c.threads, c.runs
+		if got := cfg.concurrentRuns(); got != c.want {
+			t.Errorf("%d threads, ConcurrentRuns %d: %d runs at once, want %d", c.threads, c.runs, got, c.want)
+		}
+	}
+	cfg.ConcurrentRuns = -1
+	if err := cfg.Validate(); err == nil {
+		t.Error("Validate accepted ConcurrentRuns -1")
+	}
+}
