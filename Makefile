@@ -11,7 +11,7 @@ export SHOWROOM_MODEL_DIR ?= $(CACHE)/models
 # sets the same when the binary starts); tests and benchmarks get them here.
 export GLIBC_TUNABLES ?= glibc.malloc.hugetlb=1:glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=1048576
 export GODEBUG ?= madvdontneed=0
-export GOGC ?= 50
+export GOGC ?= 25
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.Version=$(VERSION)
 DATA_DIR ?= ./data
