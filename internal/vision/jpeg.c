@@ -250,16 +250,23 @@ static int sr_build_fast(sr_transform *t, cmsHPROFILE in, cmsHPROFILE out) {
 	return 1;
 }
 
-static void sr_apply_fast(const sr_transform *t, unsigned char *pix, size_t n) {
-	const float *m = t->m;
+// sr_apply_fast converts n RGBA pixels in place. The matrix and the tables
+// are read into locals first: a store through pix (a char pointer) could
+// alias anything, so otherwise the compiler reloads the matrix after every
+// pixel's stores. The arithmetic is the same, in the same order.
+static void sr_apply_fast(const sr_transform *t, unsigned char *restrict pix, size_t n) {
+	const float m0 = t->m[0], m1 = t->m[1], m2 = t->m[2], m3 = t->m[3], m4 = t->m[4], m5 = t->m[5],
+	            m6 = t->m[6], m7 = t->m[7], m8 = t->m[8];
+	const float *restrict lr = t->lin[0], *restrict lg = t->lin[1], *restrict lb = t->lin[2];
+	const unsigned char *restrict enc = t->enc;
 	for (size_t i = 0; i < n; i++, pix += 4) {
-		float r = t->lin[0][pix[0]], g = t->lin[1][pix[1]], b = t->lin[2][pix[2]];
-		float o[3] = {m[0] * r + m[1] * g + m[2] * b, m[3] * r + m[4] * g + m[5] * b,
-		              m[6] * r + m[7] * g + m[8] * b};
-		for (int c = 0; c < 3; c++) {
-			float v = o[c] * 65535 + 0.5f;
-			pix[c] = t->enc[v <= 0 ? 0 : v >= 65535 ? 65535 : (int)v];
-		}
+		float r = lr[pix[0]], g = lg[pix[1]], b = lb[pix[2]];
+		float v0 = (m0 * r + m1 * g + m2 * b) * 65535 + 0.5f;
+		float v1 = (m3 * r + m4 * g + m5 * b) * 65535 + 0.5f;
+		float v2 = (m6 * r + m7 * g + m8 * b) * 65535 + 0.5f;
+		pix[0] = enc[v0 <= 0 ? 0 : v0 >= 65535 ? 65535 : (int)v0];
+		pix[1] = enc[v1 <= 0 ? 0 : v1 >= 65535 ? 65535 : (int)v1];
+		pix[2] = enc[v2 <= 0 ? 0 : v2 >= 65535 ? 65535 : (int)v2];
 	}
 }
 
