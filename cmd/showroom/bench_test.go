@@ -43,7 +43,7 @@ func peakRSS(b *testing.B) float64 {
 // Issue 13's yardstick is the model alone, measured in this process after
 // the requests with the server idle, on the same photos, with the best of the
 // settings that suit the row (one stream of two threads for one worker;
-// two streams of one or two threads each for two; the arena off and on):
+// two streams of one or two threads each for two; the arena off, on and exact):
 // x-alone is the
 // service's photos/s as a fraction of the model's own (1 would be no cost
 // outside the model), x-inference a request's time over the model's time
@@ -58,15 +58,16 @@ func BenchmarkServe(b *testing.B) {
 		// turns (runs=auto: one run of two threads at a time on two
 		// cores); runs=2 lets both run at once, as before issue 13; one
 		// ONNX Runtime thread each fits two runs on the cores.
+		// arena=exact is --ort-arena exact, faster for more memory.
 		for _, row := range []struct {
 			workers, threads int
-			runs             string
-		}{{1, 2, "auto"}, {2, 2, "auto"}, {2, 2, "2"}, {2, 1, "auto"}} {
+			runs, arena      string
+		}{{1, 2, "auto", "off"}, {1, 2, "auto", "exact"}, {2, 2, "auto", "off"}, {2, 2, "2", "off"}, {2, 1, "auto", "off"}} {
 			workers := row.workers
-			b.Run(fmt.Sprintf("model=%s/workers=%d/threads=%d/runs=%s", model, workers, row.threads, row.runs), func(b *testing.B) {
+			b.Run(fmt.Sprintf("model=%s/workers=%d/threads=%d/runs=%s/arena=%s", model, workers, row.threads, row.runs, row.arena), func(b *testing.B) {
 				dir := b.TempDir()
 				env := map[string]string{"SHOWROOM_DATA_DIR": dir, "SHOWROOM_MODEL": model,
-					"SHOWROOM_ORT_THREADS": strconv.Itoa(row.threads)}
+					"SHOWROOM_ORT_THREADS": strconv.Itoa(row.threads), "SHOWROOM_ORT_ARENA": row.arena}
 				if row.runs != "auto" {
 					env["SHOWROOM_ORT_RUNS"] = row.runs
 				}
@@ -149,18 +150,21 @@ func inferenceAlone(b *testing.B, model string, photos [][]byte, streams int) fl
 	}
 	type setting struct {
 		threads int
-		arena   bool
+		arena   string // off, on or exact, as --ort-arena
 	}
 	var settings []setting
 	for _, th := range threads {
-		// The arena is the fastest setting on a quiet machine (issue 13's
-		// reference), not always under load: both are tried.
-		settings = append(settings, setting{th, false}, setting{th, true})
+		// The arenas are the fastest settings on a quiet machine (issue
+		// 13's reference), not always under load: all are tried.
+		for _, arena := range []string{"off", "on", "exact"} {
+			settings = append(settings, setting{th, arena})
+		}
 	}
 	best := 0.0
 	for _, set := range settings {
 		cfg := vision.DefaultConfig(os.Getenv("SHOWROOM_MODEL_DIR"))
-		cfg.Model, cfg.IntraOpThreads, cfg.MemArena = model, set.threads, set.arena
+		cfg.Model, cfg.IntraOpThreads = model, set.threads
+		cfg.MemArena, cfg.ExactArena = set.arena != "off", set.arena == "exact"
 		cfg.ConcurrentRuns = streams // each stream runs at once, whatever the cores
 		seg, err := vision.New(cfg)
 		if err != nil {
@@ -183,7 +187,7 @@ func inferenceAlone(b *testing.B, model string, photos [][]byte, streams int) fl
 		}
 		wg.Wait()
 		rate := float64(streams*perStream) / time.Since(start).Seconds()
-		b.Logf("model alone, %d streams of %d threads, arena %v: %.3f photos/s", streams, set.threads, set.arena, rate)
+		b.Logf("model alone, %d streams of %d threads, arena %s: %.3f photos/s", streams, set.threads, set.arena, rate)
 		best = max(best, rate)
 		seg.Close()
 	}

@@ -73,3 +73,47 @@ func memStatus(b testing.TB, key string) float64 {
 	}
 	return 0
 }
+
+// TestExactArena runs U2-Netp twice with the environment's exact arena (the
+// second run reuses what the first left in it): the answers are those of a
+// session without an arena. (That the arena is in use shows in memory:
+// BenchmarkInference's arena=exact row peaks between off and on.)
+func TestExactArena(t *testing.T) {
+	dir := modelDir(t)
+	input := make([]float32, 3*320*320)
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range input {
+		input[i] = r.Float32()*4 - 2
+	}
+	run := func(exact bool) []float32 {
+		cfg := DefaultConfig(dir)
+		cfg.Model, cfg.MemArena, cfg.ExactArena = ModelU2Netp, exact, exact
+		seg, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer seg.Close()
+		var out []float32
+		for range 2 {
+			sal, _, err := seg.model.run(context.Background(), input)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = sal
+		}
+		return out
+	}
+	with, without := run(true), run(false)
+	for i := range with {
+		if with[i] != without[i] {
+			t.Fatalf("output %d: %v from the exact arena, %v without an arena", i, with[i], without[i])
+		}
+	}
+	for _, c := range []struct{ arena, pattern bool }{{false, false}, {true, true}} {
+		cfg := DefaultConfig(dir)
+		cfg.ExactArena, cfg.MemArena, cfg.MemPattern = true, c.arena, c.pattern
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "exact arena") {
+			t.Errorf("arena %v, pattern %v: Validate = %v, want an error about the exact arena", c.arena, c.pattern, err)
+		}
+	}
+}

@@ -35,7 +35,31 @@ func acquireEnv(libPath string) error {
 	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
 		return fmt.Errorf("vision: loading ONNX Runtime from %s: %w", libPath, err)
 	}
+	if err := registerExactArena(); err != nil {
+		return errors.Join(err, ort.DestroyEnvironment())
+	}
 	ortEnv.users, ortEnv.libPath = 1, libPath
+	return nil
+}
+
+// registerExactArena registers on the environment the arena that sessions
+// with Config.ExactArena allocate from: ONNX Runtime's BFC arena growing by
+// what is asked (arena_extend_strategy 1, kSameAsRequested) instead of
+// doubling its last region, as the session's own arena does. It allocates
+// nothing until a session uses it.
+func registerExactArena() error {
+	cfg, err := ort.NewArenaCfgV2(map[string]int{"arena_extend_strategy": 1})
+	if err != nil {
+		return fmt.Errorf("vision: arena configuration: %w", err)
+	}
+	defer cfg.Destroy()
+	info, err := ort.GetMemoryInfo()
+	if err != nil {
+		return fmt.Errorf("vision: memory info: %w", err)
+	}
+	if err := ort.CreateAndRegisterAllocator(info, cfg); err != nil {
+		return fmt.Errorf("vision: registering the exact arena: %w", err)
+	}
 	return nil
 }
 
@@ -71,15 +95,17 @@ func newModel(cfg Config, spec modelSpec, libPath string) (*model, error) {
 		return nil, fmt.Errorf("vision: session options: %w", err)
 	}
 	defer opts.Destroy()
-	spin := "0"
-	if cfg.Spinning {
-		spin = "1"
-	}
+	spin := boolFlag(cfg.Spinning)
 	for _, step := range []func() error{
 		func() error { return opts.SetIntraOpNumThreads(cfg.IntraOpThreads) },
 		func() error { return opts.SetInterOpNumThreads(1) },
 		func() error { return opts.SetCpuMemArena(cfg.MemArena) },
 		func() error { return opts.SetMemPattern(cfg.MemPattern) },
+		func() error {
+			// "1": the environment's arena (registerExactArena) instead
+			// of one of the session's own.
+			return opts.AddSessionConfigEntry("session.use_env_allocators", boolFlag(cfg.ExactArena))
+		},
 		func() error { return opts.AddSessionConfigEntry("session.intra_op.allow_spinning", spin) },
 		func() error { return opts.AddSessionConfigEntry("session.inter_op.allow_spinning", spin) },
 	} {
@@ -146,6 +172,14 @@ func (m *model) run(ctx context.Context, input []float32) ([]float32, time.Durat
 		normalise(sal)
 	}
 	return sal, d, nil
+}
+
+// boolFlag is b as ONNX Runtime's configuration entries spell it.
+func boolFlag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
 }
 
 // normalise rescales v to 0..1 by its own minimum and maximum.
