@@ -65,7 +65,7 @@ type Config struct {
 	// ExactArena has the session allocate from an arena that grows by what
 	// is asked instead of doubling: most of the arena's speed (it keeps
 	// what it has served, so a run needs no new memory from the system) for
-	// about a quarter of IS-Net's working set more than no arena, where
+	// about a third more memory than no arena for IS-Net, where
 	// MemArena's doubling costs twice it; see docs/benchmarks.md. It needs
 	// MemArena and excludes MemPattern.
 	ExactArena bool
