@@ -85,9 +85,12 @@ lint: deps
 	@test -x "$(TOOLS)/staticcheck" || GOBIN="$(TOOLS)" $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	"$(TOOLS)/staticcheck" ./...
 
-## bench: the benchmarks recorded in docs/benchmarks.md
-bench: deps models
+## bench: the benchmarks recorded in docs/benchmarks.md, then the built binary's peak memory
+## with one and two workers (scripts/servepeak.sh)
+bench: build models
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
+	scripts/servepeak.sh 1 1 6
+	scripts/servepeak.sh 2 2 8
 
 ## soak: $(SOAK_DURATION) of mixed traffic at saturation against auth, api and worker processes, a worker
 ## killed and the database locked on the way; prints a markdown report (docs/benchmarks.md, "Soak")
