@@ -138,7 +138,7 @@ func newEngine(e engineFlags, content pipeline.ContentLoader, m *metrics.Metrics
 		return nil, nil, usageError(fmt.Sprintf("--ort-arena: %q is not off, on, shrink or exact", e.ortArena))
 	}
 	if m != nil {
-		cfg.ObserveInference = m.Inference
+		cfg.ObserveInference, cfg.ObserveWait = m.Inference, m.ModelWait
 	}
 	seg, err := vision.New(cfg)
 	if err != nil {

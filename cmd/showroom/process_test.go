@@ -516,6 +516,7 @@ func TestProcessEndpoints(t *testing.T) {
 		`showroom_job_duration_seconds_count{status="failed"} 2`, // the wall, the truncated JPEG; the pixel bomb and the tiny photo are refused before queueing
 		`showroom_processor_duration_seconds_count{processor="DetectCarMaskProcessor"}`,
 		`showroom_model_inference_seconds_count{model="u2netp"}`,
+		`showroom_model_wait_seconds_count{model="u2netp"}`,
 		"showroom_credits_charged_total 2",
 	} {
 		if code != 200 || !strings.Contains(string(metrics), want) {

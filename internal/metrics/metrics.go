@@ -31,6 +31,7 @@ type Metrics struct {
 	jobDuration     *prometheus.HistogramVec
 	processor       *prometheus.HistogramVec
 	inference       *prometheus.HistogramVec
+	modelWait       *prometheus.HistogramVec
 	credits         prometheus.Counter
 }
 
@@ -61,11 +62,15 @@ func New() *Metrics {
 		inference: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "showroom_model_inference_seconds", Help: "Segmentation model inference time by model.", Buckets: secs,
 		}, []string{"model"}),
+		modelWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "showroom_model_wait_seconds", Help: "Time a job waited for its turn at the model (--ort-runs) by model.",
+			Buckets: append([]float64{.001}, secs...),
+		}, []string{"model"}),
 		credits: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "showroom_credits_charged_total", Help: "Credits charged, all companies together.",
 		}),
 	}
-	m.reg.MustRegister(m.requests, m.requestDuration, m.jobDuration, m.processor, m.inference, m.credits,
+	m.reg.MustRegister(m.requests, m.requestDuration, m.jobDuration, m.processor, m.inference, m.modelWait, m.credits,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -119,6 +124,11 @@ func (m *Metrics) Step(name string, d time.Duration) {
 // Inference records one model run.
 func (m *Metrics) Inference(model string, d time.Duration) {
 	m.inference.WithLabelValues(model).Observe(d.Seconds())
+}
+
+// ModelWait records how long a model run waited for its turn.
+func (m *Metrics) ModelWait(model string, d time.Duration) {
+	m.modelWait.WithLabelValues(model).Observe(d.Seconds())
 }
 
 // Charged records credits charged; which company paid is not recorded.

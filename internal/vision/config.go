@@ -72,6 +72,10 @@ type Config struct {
 	// ObserveInference, when set, is called after every model run with the
 	// model's name and the time the run took, for metrics.
 	ObserveInference func(model string, d time.Duration)
+	// ObserveWait, when set, is called before every model run with the
+	// model's name and how long the run waited for its turn
+	// (ConcurrentRuns), for metrics.
+	ObserveWait func(model string, d time.Duration)
 }
 
 // DefaultConfig returns the configuration measured best on 2 cores, with

@@ -84,8 +84,9 @@ type model struct {
 	runOpts *ort.RunOptions
 	// turns holds a token for each run in progress: at most
 	// Config.ConcurrentRuns at once.
-	turns   chan struct{}
-	observe func(string, time.Duration)
+	turns chan struct{}
+	// observe and observeWait are Config.ObserveInference and ObserveWait.
+	observe, observeWait func(string, time.Duration)
 }
 
 // newModel loads the model file spec names, under cfg's settings.
@@ -129,7 +130,7 @@ func newModel(cfg Config, spec modelSpec, libPath string) (*model, error) {
 		return nil, fmt.Errorf("vision: loading model %s: %w", path, err)
 	}
 	return &model{name: cfg.Model, spec: spec, session: s, runOpts: ro,
-		turns: make(chan struct{}, cfg.concurrentRuns()), observe: cfg.ObserveInference}, nil
+		turns: make(chan struct{}, cfg.concurrentRuns()), observe: cfg.ObserveInference, observeWait: cfg.ObserveWait}, nil
 }
 
 // run feeds input (planar RGB, normalised, size×size) to the model and
@@ -140,11 +141,15 @@ func (m *model) run(ctx context.Context, input []float32) ([]float32, time.Durat
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
+	waitFrom := time.Now()
 	select {
 	case m.turns <- struct{}{}:
 		defer func() { <-m.turns }()
 	case <-ctx.Done():
 		return nil, 0, ctx.Err()
+	}
+	if m.observeWait != nil {
+		m.observeWait(m.name, time.Since(waitFrom))
 	}
 	n := int64(m.spec.size)
 	in, err := ort.NewTensor(ort.NewShape(1, 3, n, n), input)

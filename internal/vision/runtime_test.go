@@ -10,13 +10,16 @@ import (
 
 // TestModelRunsTakeTurns holds the only turn of a one-run Segmenter: a run
 // waits for it, gives up when its context ends, and goes when the turn is
-// handed back; a two-run Segmenter runs beside the held turn.
+// handed back, reporting how long it waited; a two-run Segmenter runs
+// beside the held turn.
 func TestModelRunsTakeTurns(t *testing.T) {
 	dir := modelDir(t)
 	input := make([]float32, 3*320*320)
+	waits := make(chan time.Duration, 4)
 	open := func(runs int) *Segmenter {
 		cfg := DefaultConfig(dir)
 		cfg.Model, cfg.IntraOpThreads, cfg.ConcurrentRuns = ModelU2Netp, 1, runs
+		cfg.ObserveWait = func(_ string, d time.Duration) { waits <- d }
 		seg, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -46,6 +49,9 @@ func TestModelRunsTakeTurns(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+	if w := <-waits; w < 200*time.Millisecond {
+		t.Errorf("the run waited %v for its turn, reported; want at least the 200ms it was held", w)
+	}
 
 	two := open(2)
 	two.model.turns <- struct{}{}
@@ -53,6 +59,9 @@ func TestModelRunsTakeTurns(t *testing.T) {
 	defer cancel()
 	if _, _, err := two.model.run(ctx, input); err != nil {
 		t.Fatalf("second of two runs: %v", err)
+	}
+	if w := <-waits; w > time.Second { // nothing to wait for: only a stalled machine
+		t.Errorf("a run with a free turn reported waiting %v", w)
 	}
 }
 
