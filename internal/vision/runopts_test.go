@@ -14,11 +14,7 @@ import (
 // session uses, and the answers are the same.
 func TestArenaShrinkage(t *testing.T) {
 	dir := modelDir(t)
-	input := make([]float32, 3*320*320)
-	r := rand.New(rand.NewPCG(1, 2))
-	for i := range input {
-		input[i] = r.Float32()*4 - 2
-	}
+	input := u2netpInput(1)
 	run := func(shrink bool) []float32 {
 		cfg := DefaultConfig(dir)
 		cfg.Model, cfg.MemArena, cfg.MemPattern, cfg.ArenaShrinkage = ModelU2Netp, true, true, shrink
@@ -33,22 +29,10 @@ func TestArenaShrinkage(t *testing.T) {
 				t.Fatalf("run option %s = %q, %v; want cpu:0", arenaShrinkage, got, err)
 			}
 		}
-		var out []float32
-		for range 2 { // the second run reuses (or, shrunk, reallocates) the arena
-			sal, _, err := seg.model.run(context.Background(), input)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = sal
-		}
-		return out
+		// The second run reuses (or, shrunk, reallocates) the arena.
+		return runTwice(t, seg, input)
 	}
-	with, without := run(true), run(false)
-	for i := range with {
-		if with[i] != without[i] {
-			t.Fatalf("output %d: %v with shrinkage, %v without", i, with[i], without[i])
-		}
-	}
+	sameOutput(t, run(true), run(false), "with shrinkage", "without")
 }
 
 func TestArenaShrinkageNeedsArena(t *testing.T) {
@@ -80,11 +64,7 @@ func memStatus(b testing.TB, key string) float64 {
 // BenchmarkInference's arena=exact row peaks between off and on.)
 func TestExactArena(t *testing.T) {
 	dir := modelDir(t)
-	input := make([]float32, 3*320*320)
-	r := rand.New(rand.NewPCG(3, 4))
-	for i := range input {
-		input[i] = r.Float32()*4 - 2
-	}
+	input := u2netpInput(3)
 	run := func(exact bool) []float32 {
 		cfg := DefaultConfig(dir)
 		cfg.Model, cfg.MemArena, cfg.ExactArena = ModelU2Netp, exact, exact
@@ -93,27 +73,49 @@ func TestExactArena(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer seg.Close()
-		var out []float32
-		for range 2 {
-			sal, _, err := seg.model.run(context.Background(), input)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = sal
-		}
-		return out
+		return runTwice(t, seg, input)
 	}
-	with, without := run(true), run(false)
-	for i := range with {
-		if with[i] != without[i] {
-			t.Fatalf("output %d: %v from the exact arena, %v without an arena", i, with[i], without[i])
-		}
-	}
+	sameOutput(t, run(true), run(false), "from the exact arena", "without an arena")
 	for _, c := range []struct{ arena, pattern bool }{{false, false}, {true, true}} {
 		cfg := DefaultConfig(dir)
 		cfg.ExactArena, cfg.MemArena, cfg.MemPattern = true, c.arena, c.pattern
 		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "exact arena") {
 			t.Errorf("arena %v, pattern %v: Validate = %v, want an error about the exact arena", c.arena, c.pattern, err)
+		}
+	}
+}
+
+// u2netpInput is a random U2-Netp input (3×320×320, normalised range), the
+// same for the same seed.
+func u2netpInput(seed uint64) []float32 {
+	input := make([]float32, 3*320*320)
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	for i := range input {
+		input[i] = r.Float32()*4 - 2
+	}
+	return input
+}
+
+// runTwice runs seg's model on input twice and returns the second answer.
+func runTwice(t *testing.T, seg *Segmenter, input []float32) []float32 {
+	t.Helper()
+	var out []float32
+	for range 2 {
+		sal, _, err := seg.model.run(context.Background(), input)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = sal
+	}
+	return out
+}
+
+// sameOutput fails t at the first value where a and b differ.
+func sameOutput(t *testing.T, a, b []float32, aName, bName string) {
+	t.Helper()
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("output %d: %v %s, %v %s", i, a[i], aName, b[i], bName)
 		}
 	}
 }
