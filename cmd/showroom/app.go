@@ -39,7 +39,7 @@ func (e *engineFlags) register(fs *flagSet) {
 	fs.Int(&e.ortThreads, "ort-threads", 2, "ONNX Runtime threads per inference")
 	fs.Int(&e.ortRuns, "ort-runs", 0, "model runs at once; the other jobs wait their turn for the model (0: the cores over --ort-threads, at least 1)")
 	fs.Bool(&e.ortSpin, "ort-spinning", false, "let ONNX Runtime's threads busy-wait between operators (faster alone, steals cores from the rest)")
-	fs.String(&e.ortArena, "ort-arena", arenaOff, "ONNX Runtime's CPU memory arena: off, on (fastest; keeps IS-Net's peak working set, about 2 GB, for the life of the process), shrink (on, its free memory handed back after each run) or exact (an arena growing by what is asked: most of on's speed, about 250 MB more than off)")
+	fs.String(&e.ortArena, "ort-arena", arenaOff, "ONNX Runtime's CPU memory arena: off, on (fastest; keeps IS-Net's peak working set, about 2 GB, for the life of the process), shrink (on, its free memory handed back after each run) or exact (an arena growing by what is asked: as fast as on, about 320 MiB more than off)")
 	fs.Int(&e.warmUp, "warm-up", 2, "photos (12 MP, drawn) run through default_white at start, before /readyz answers ready and jobs are taken (0: none)")
 	e.registerAdmission(fs)
 	fs.Int64(&e.maxDecodeBytes, "max-decode-bytes", vision.DefaultMaxBytes, "most memory a photo's decode may take, in bytes, from its header (width x height x channels x bytes a channel, and a progressive JPEG's coefficients)")
