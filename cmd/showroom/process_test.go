@@ -397,7 +397,7 @@ func TestProcessEndpoints(t *testing.T) {
 		t.Fatalf("sync free_cutout: %d %s %.100q", res.StatusCode, res.Header.Get("Content-Type"), body)
 	}
 	st := res.Header.Get("Server-Timing")
-	for _, step := range []string{"decode", "DetectCarMaskProcessor", "encode"} {
+	for _, step := range []string{"decode", "DetectCarMaskProcessor", "ModelWait", "encode"} {
 		if !strings.Contains(st, step+";dur=") {
 			t.Errorf("Server-Timing %q lacks %s", st, step)
 		}

@@ -23,6 +23,7 @@ func (d *detectMask) apply(ctx context.Context, r *run, s *Scene) error {
 	if err != nil {
 		return err
 	}
+	r.modelWait += m.ModelWait
 	if m.Box.Empty() || m.Confidence < d.detection {
 		return showroom.Errorf(showroom.ENoCarDetected,
 			"no car found in the photo (confidence %.2f, threshold %.2f)", m.Confidence, d.detection)

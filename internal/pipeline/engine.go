@@ -80,9 +80,14 @@ type Result struct {
 	MediaType     string
 	Width, Height int
 	// Timings are, in order: decode, each processor by its name, render,
-	// encode.
+	// encode; a processor that waited for its turn at the model
+	// (vision.Config.ConcurrentRuns) is followed by ModelWaitTiming, the
+	// part of its time spent waiting.
 	Timings []Timing
 }
+
+// ModelWaitTiming names the timing of a wait for the model's turn.
+const ModelWaitTiming = "ModelWait"
 
 // Timing is the time one stage of a run took.
 type Timing struct {
@@ -99,6 +104,9 @@ type step interface {
 type run struct {
 	e       *Engine
 	company string
+	// modelWait is how long the current step waited for its turn at the
+	// model, for the timings.
+	modelWait time.Duration
 }
 
 // builders makes each processor's step from its effective parameters; the
@@ -184,6 +192,11 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 			return nil, err
 		}
 		lap(names[i])
+		if r.modelWait > 0 {
+			// Part of the step's time just recorded, said apart.
+			res.Timings = append(res.Timings, Timing{ModelWaitTiming, r.modelWait})
+			r.modelWait = 0
+		}
 		if e.cfg.Observe != nil {
 			e.cfg.Observe(names[i], time.Since(t))
 		}

@@ -81,6 +81,28 @@ func TestEveryPrefixRenders(t *testing.T) {
 	}
 }
 
+// A mask that waited for the model's turn puts the wait in the timings,
+// right after the step it is part of.
+func TestTimingsShowTheModelWait(t *testing.T) {
+	car := testCar(t)
+	e := newTestEngine(t, &fakeSegmenter{car: car, modelWait: 1500 * time.Millisecond}, everyContent())
+	res, err := e.Run(context.Background(), Request{Processors: stepsJSONTest(t, det()), Photo: pngBytes(t, car.Photo)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tm := range res.Timings {
+		got = append(got, tm.Name)
+		if tm.Name == ModelWaitTiming && tm.Duration != 1500*time.Millisecond {
+			t.Errorf("ModelWait %v, want the mask's 1.5s", tm.Duration)
+		}
+	}
+	want := []string{"decode", DetectCarMask, ModelWaitTiming, "render", "encode"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("timings %v, want %v", got, want)
+	}
+}
+
 func TestIndependentProcessorsCommute(t *testing.T) {
 	car := testCar(t)
 	e := newTestEngine(t, &fakeSegmenter{car: car}, everyContent())

@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"image/png"
 	"testing"
+	"time"
 
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/vision"
@@ -21,10 +22,12 @@ type fakeSegmenter struct {
 	confidence float64
 	border     float64
 	noRaw      bool
+	// modelWait is the wait for the model's turn the masks report.
+	modelWait time.Duration
 }
 
 func (f *fakeSegmenter) Segment(ctx context.Context, img *image.NRGBA) (*vision.Mask, error) {
-	m := &vision.Mask{Alpha: f.car.Matte, Box: f.car.Box, Confidence: f.confidence, BorderShare: f.border}
+	m := &vision.Mask{Alpha: f.car.Matte, Box: f.car.Box, Confidence: f.confidence, BorderShare: f.border, ModelWait: f.modelWait}
 	if !f.noRaw {
 		m.Raw = f.car.Raw
 	}

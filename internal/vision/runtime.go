@@ -138,33 +138,40 @@ func newModel(cfg Config, spec modelSpec, libPath string) (*model, error) {
 // took (not counting the wait for its turn). ONNX Runtime cannot be
 // interrupted mid-run, so ctx ends only the wait for a turn.
 func (m *model) run(ctx context.Context, input []float32) ([]float32, time.Duration, error) {
+	sal, d, _, err := m.runWaiting(ctx, input)
+	return sal, d, err
+}
+
+// runWaiting is run, also returning how long the run waited for its turn.
+func (m *model) runWaiting(ctx context.Context, input []float32) ([]float32, time.Duration, time.Duration, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	waitFrom := time.Now()
 	select {
 	case m.turns <- struct{}{}:
 		defer func() { <-m.turns }()
 	case <-ctx.Done():
-		return nil, 0, ctx.Err()
+		return nil, 0, 0, ctx.Err()
 	}
+	wait := time.Since(waitFrom)
 	if m.observeWait != nil {
-		m.observeWait(m.name, time.Since(waitFrom))
+		m.observeWait(m.name, wait)
 	}
 	n := int64(m.spec.size)
 	in, err := ort.NewTensor(ort.NewShape(1, 3, n, n), input)
 	if err != nil {
-		return nil, 0, fmt.Errorf("vision: input tensor: %w", err)
+		return nil, 0, 0, fmt.Errorf("vision: input tensor: %w", err)
 	}
 	defer in.Destroy()
 	out, err := ort.NewEmptyTensor[float32](ort.NewShape(1, 1, n, n))
 	if err != nil {
-		return nil, 0, fmt.Errorf("vision: output tensor: %w", err)
+		return nil, 0, 0, fmt.Errorf("vision: output tensor: %w", err)
 	}
 	defer out.Destroy()
 	start := time.Now()
 	if err := m.session.RunWithOptions([]ort.Value{in}, []ort.Value{out}, m.runOpts); err != nil {
-		return nil, 0, fmt.Errorf("vision: running %s: %w", m.name, err)
+		return nil, 0, 0, fmt.Errorf("vision: running %s: %w", m.name, err)
 	}
 	d := time.Since(start)
 	if m.observe != nil {
@@ -176,7 +183,7 @@ func (m *model) run(ctx context.Context, input []float32) ([]float32, time.Durat
 	if m.spec.minMax {
 		normalise(sal)
 	}
-	return sal, d, nil
+	return sal, d, wait, nil
 }
 
 // boolFlag is b as ONNX Runtime's configuration entries spell it.

@@ -3,6 +3,7 @@ package vision
 import (
 	"context"
 	"errors"
+	"image"
 	"runtime"
 	"testing"
 	"time"
@@ -82,5 +83,31 @@ func TestConcurrentRunsDefault(t *testing.T) {
 	cfg.ConcurrentRuns = -1
 	if err := cfg.Validate(); err == nil {
 		t.Error("Validate accepted ConcurrentRuns -1")
+	}
+}
+
+// A segmentation that waited for the model's turn says how long.
+func TestSegmentReportsTheModelWait(t *testing.T) {
+	cfg := DefaultConfig(modelDir(t))
+	cfg.Model, cfg.IntraOpThreads, cfg.ConcurrentRuns = ModelU2Netp, 1, 1
+	seg, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer seg.Close()
+	img := image.NewNRGBA(image.Rect(0, 0, 96, 64))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i * 7)
+	}
+	seg.model.turns <- struct{}{} // another job's run
+	time.AfterFunc(300*time.Millisecond, func() { <-seg.model.turns })
+	m, err := seg.Segment(context.Background(), img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Held 300ms from before the segmentation began; its preprocessing
+	// took some of that.
+	if m.ModelWait < 200*time.Millisecond {
+		t.Errorf("ModelWait %v, want most of the 300ms the turn was held", m.ModelWait)
 	}
 }

@@ -68,8 +68,11 @@ type Mask struct {
 	// the photo's border: 0 for a car wholly inside the frame.
 	BorderShare float64
 	// Stages are the timed steps in order (preprocess, model, cleanup,
-	// refine).
+	// refine); the model's includes ModelWait.
 	Stages []Stage
+	// ModelWait is how long the model run waited for its turn
+	// (Config.ConcurrentRuns) while other jobs' runs went.
+	ModelWait time.Duration
 	// Raw is the model's own answer at the working resolution,
 	// thresholded at one half, without any of the car-specific cleanup;
 	// kept for evaluation.
@@ -110,7 +113,7 @@ func (s *Segmenter) Segment(ctx context.Context, img *image.NRGBA) (*Mask, error
 	}
 	lap("preprocess")
 
-	sal, _, err := s.model.run(ctx, input)
+	sal, _, wait, err := s.model.runWaiting(ctx, input)
 	putFloats(input)
 	if err != nil {
 		return nil, err
@@ -140,6 +143,7 @@ func (s *Segmenter) Segment(ctx context.Context, img *image.NRGBA) (*Mask, error
 		Box:         scaleRect(c.box, ww, wh, b.Dx(), b.Dy()),
 		BorderShare: c.borderShare,
 		Stages:      stages,
+		ModelWait:   wait,
 		Raw:         c.raw,
 	}
 	if !c.found {
