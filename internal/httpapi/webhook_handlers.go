@@ -46,11 +46,15 @@ func webhookRecord(w *showroom.Webhook, showSecret bool) webhookJSON {
 	return out
 }
 
-// writeWebhook answers w; an answer that shows the secret is not stored
-// by caches.
-func writeWebhook(rw http.ResponseWriter, status int, w *showroom.Webhook, showSecret bool) {
+// writeWebhook answers w, 201 when this request created it and 200
+// otherwise; an answer that shows the secret is not stored by caches.
+func writeWebhook(rw http.ResponseWriter, w *showroom.Webhook, created, showSecret bool) {
 	if showSecret {
 		rw.Header().Set("Cache-Control", "no-store")
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
 	}
 	writeJSON(rw, status, webhookRecord(w, showSecret))
 }
@@ -64,7 +68,7 @@ func (p *Processing) getWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeWebhook(w, http.StatusOK, hook, false)
+	writeWebhook(w, hook, false, false)
 	return nil
 }
 
@@ -109,11 +113,7 @@ func (p *Processing) putWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	status := http.StatusOK
-	if created {
-		status = http.StatusCreated
-	}
-	writeWebhook(w, status, hook, created)
+	writeWebhook(w, hook, created, created)
 	return nil
 }
 
@@ -140,11 +140,7 @@ func (p *Processing) rotateWebhookSecret(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	status := http.StatusOK
-	if created {
-		status = http.StatusCreated
-	}
-	writeWebhook(w, status, hook, true)
+	writeWebhook(w, hook, created, true)
 	return nil
 }
 
