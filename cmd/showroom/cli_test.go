@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/showroom/showroom/internal/syncbuf"
 )
 
 // TestHelpAndVersion: help asked for is printed on standard output and is
@@ -91,7 +93,7 @@ func TestExitCodes(t *testing.T) {
 		t.Run(tc.args, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), "SHOWROOM_TEST_MAIN="+tc.args)
-			var stdout, stderr syncBuffer
+			var stdout, stderr syncbuf.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()
 			code := 0

@@ -26,6 +26,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/syncbuf"
 )
 
 // TestConsole uses the web console as a dealer's employee would, in
@@ -277,7 +278,7 @@ func TestConsoleSplitRoles(t *testing.T) {
 	}
 	// The API forwards the console's logins from 127.0.0.1; the auth
 	// service is told to believe the client address it passes on.
-	var authLog syncBuffer
+	var authLog syncbuf.Buffer
 	authURL, _ := startServerLogging(t, env, &authLog, "auth", "--addr", "127.0.0.1:0", "--data-dir", dir,
 		"--trusted-proxies", "127.0.0.1")
 	apiURL, _ := startServer(t, env, "api", "--addr", "127.0.0.1:0", "--data-dir", dir, "--auth-url", authURL)

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/showroom/showroom/internal/syncbuf"
 )
 
 // logLines parses a JSON log, one record a line.
@@ -47,7 +49,7 @@ func TestLogs(t *testing.T) {
 	requireModel(t, "u2netp")
 	dir := t.TempDir()
 	setupCompany(t, dir, 10)
-	var logBuf syncBuffer
+	var logBuf syncbuf.Buffer
 	base, _ := startServerLogging(t, map[string]string{"SHOWROOM_DATA_DIR": dir, "SHOWROOM_MODEL": "u2netp"}, &logBuf,
 		"serve", "--addr", "127.0.0.1:0", "--log-format", "json")
 

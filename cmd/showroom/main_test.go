@@ -12,34 +12,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/showroom/showroom/internal/syncbuf"
 )
-
-// syncBuffer is a bytes.Buffer safe to write from the server goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // run runs the program with args and stdin, as a user would from a shell,
 // and returns what it printed.
 func run(t testing.TB, env map[string]string, stdin string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	var out, errOut syncBuffer
+	var out, errOut syncbuf.Buffer
 	m := &Main{
 		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut,
 		Getenv: testGetenv(env),
@@ -50,15 +33,15 @@ func run(t testing.TB, env map[string]string, stdin string, args ...string) (std
 
 // startServer runs `showroom <args>` until the test ends and returns its
 // base URL and output.
-func startServer(t testing.TB, env map[string]string, args ...string) (string, *syncBuffer) {
+func startServer(t testing.TB, env map[string]string, args ...string) (string, *syncbuf.Buffer) {
 	t.Helper()
-	var errOut syncBuffer
+	var errOut syncbuf.Buffer
 	return startServerLogging(t, env, &errOut, args...)
 }
 
 // startServerLogging is startServer with the server's log written to
 // errOut, which a failure prints if it can.
-func startServerLogging(t testing.TB, env map[string]string, errOut io.Writer, args ...string) (string, *syncBuffer) {
+func startServerLogging(t testing.TB, env map[string]string, errOut io.Writer, args ...string) (string, *syncbuf.Buffer) {
 	t.Helper()
 	logText := func() string {
 		if s, ok := errOut.(fmt.Stringer); ok {
@@ -67,7 +50,7 @@ func startServerLogging(t testing.TB, env map[string]string, errOut io.Writer, a
 		return "(the log is not kept)"
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var out syncBuffer
+	var out syncbuf.Buffer
 	ready := make(chan string, 1)
 	m := &Main{
 		Stdin: strings.NewReader(""), Stdout: &out, Stderr: errOut,
@@ -316,7 +299,7 @@ func TestDemoReusesData(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{"SHOWROOM_DATA_DIR": dir, "SHOWROOM_DEMO": "true"}
 	ctx, cancel := context.WithCancel(context.Background())
-	var out1 syncBuffer
+	var out1 syncbuf.Buffer
 	m := &Main{Stdin: strings.NewReader(""), Stdout: &out1, Stderr: io.Discard, Getenv: testGetenv(env),
 		ready: func(string) { cancel() }}
 	if err := m.Run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}); err != nil {

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/postgres/pgtest"
+	"github.com/showroom/showroom/internal/syncbuf"
 )
 
 // TestMain lets a test run the program as a child process: the test binary
@@ -86,7 +87,7 @@ func freePort(t testing.TB) string {
 // child is the program running as a separate process.
 type child struct {
 	cmd *exec.Cmd
-	out *syncBuffer
+	out *syncbuf.Buffer
 }
 
 func startChild(t testing.TB, env []string, args ...string) *child {
@@ -96,7 +97,7 @@ func startChild(t testing.TB, env []string, args ...string) *child {
 	// seconds at every start.
 	cmd.Env = append(append(os.Environ(), "SHOWROOM_WARM_UP=0"), env...)
 	cmd.Env = append(cmd.Env, "SHOWROOM_TEST_MAIN="+strings.Join(args, " "))
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

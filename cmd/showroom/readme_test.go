@@ -22,6 +22,8 @@ import (
 	"time"
 
 	_ "golang.org/x/image/webp"
+
+	"github.com/showroom/showroom/internal/syncbuf"
 )
 
 // The README's walk-through is written for a user who has just typed
@@ -199,14 +201,14 @@ var demoLine = regexp.MustCompile(`password (\S+)\n  curl -s -X POST http://([^/
 // makeRun runs 'make run' in dir, on a free port, until the test ends, and
 // returns the address it listens on, the demo password it printed and its
 // output so far.
-func makeRun(ctx context.Context, t *testing.T, dir string, env []string) (addr, password string, out *syncBuffer) {
+func makeRun(ctx context.Context, t *testing.T, dir string, env []string) (addr, password string, out *syncbuf.Buffer) {
 	t.Helper()
 	cmd := exec.Command("make", "run")
 	cmd.Dir = dir
 	cmd.Env = append(env, "SHOWROOM_ADDR=127.0.0.1:0")
 	// make's child is the server: stop them together, the way Ctrl-C does.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out = new(syncBuffer)
+	out = new(syncbuf.Buffer)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -1,34 +1,18 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/showroom/showroom/internal/auth"
 	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/syncbuf"
 )
 
 // logBuffer keeps a server's log, written from its handlers' goroutines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type logBuffer struct{ syncbuf.Buffer }
 
 // records parses the log's JSON lines.
 func (l *logBuffer) records(t testing.TB) []map[string]any {

@@ -1,7 +1,6 @@
 package blobtest
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/showroom/showroom/internal/blob"
+	"github.com/showroom/showroom/internal/syncbuf"
 )
 
 // VersitygwEnv names the variable that gives the versitygw binary's path;
@@ -71,7 +70,7 @@ func StartS3(t testing.TB) *S3Server {
 	cmd := exec.Command(bin, "--port", addr, "--access", AccessKey, "--secret", SecretKey,
 		"--region", Region, "--quiet", "posix", "--sidecar", meta, data)
 	cmd.Env = []string{}
-	var out syncBuffer
+	var out syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start versitygw: %v", err)
@@ -164,7 +163,7 @@ func freeAddr(t testing.TB) string {
 
 // waitServing returns once the server answers HTTP (any status: a request
 // without credentials gets 403), and fails t if it exits or stays silent.
-func waitServing(t testing.TB, endpoint string, exited <-chan struct{}, out *syncBuffer) {
+func waitServing(t testing.TB, endpoint string, exited <-chan struct{}, out *syncbuf.Buffer) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	client := &http.Client{Timeout: time.Second}
@@ -183,23 +182,4 @@ func waitServing(t testing.TB, endpoint string, exited <-chan struct{}, out *syn
 			t.Fatalf("versitygw not serving on %s after 20 s: %v\n%s", endpoint, err, out.String())
 		}
 	}
-}
-
-// syncBuffer collects a process's output, written from exec's goroutines
-// and read by the test.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
