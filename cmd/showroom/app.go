@@ -26,6 +26,7 @@ type engineFlags struct {
 	ortRuns    int
 	ortSpin    bool
 	ortArena   string
+	ortKeep    int
 	warmUp     int
 	maxPixels  int
 	// maxDecodeBytes bounds a photo's decode by memory, as maxPixels does
@@ -39,7 +40,8 @@ func (e *engineFlags) register(fs *flagSet) {
 	fs.Int(&e.ortThreads, "ort-threads", 2, "ONNX Runtime threads per inference")
 	fs.Int(&e.ortRuns, "ort-runs", 0, "model runs at once; the other jobs wait their turn for the model (0: the cores over --ort-threads, at least 1)")
 	fs.Bool(&e.ortSpin, "ort-spinning", false, "let ONNX Runtime's threads busy-wait between operators (faster alone, steals cores from the rest)")
-	fs.String(&e.ortArena, "ort-arena", arenaOff, "ONNX Runtime's CPU memory arena: off, on (fastest; keeps IS-Net's peak working set, about 2 GB, for the life of the process), shrink (on, its free memory handed back after each run) or exact (an arena growing by what is asked: as fast as on, about 320 MiB more than off)")
+	fs.String(&e.ortArena, "ort-arena", arenaRecycle, "ONNX Runtime's tensor memory: recycle (no arena; freed tensors' pages reused, never more than the most in use at once: an arena's speed for about the memory of none), off (no arena, every tensor fresh from malloc), on (its arena: keeps IS-Net's peak working set, about 2 GB, for the life of the process) or shrink (on, its free memory handed back after each run)")
+	fs.Int(&e.ortKeep, "ort-keep", vision.DefaultRecycleKeep>>20, "MiB of freed tensor memory --ort-arena recycle keeps between runs for the next (more: faster, the worker's peak higher; IS-Net has about 440 MiB in use at once)")
 	fs.Int(&e.warmUp, "warm-up", 2, "photos (12 MP, drawn) run through default_white at start, before /readyz answers ready and jobs are taken (0: none)")
 	e.registerAdmission(fs)
 	fs.Int64(&e.maxDecodeBytes, "max-decode-bytes", vision.DefaultMaxBytes, "most memory a photo's decode may take, in bytes, from its header (width x height x channels x bytes a channel, and a progressive JPEG's coefficients)")
@@ -115,10 +117,10 @@ func defaultModelDir() string { return vision.DefaultModelDir() }
 
 // The values of --ort-arena; docs/benchmarks.md compares them.
 const (
-	arenaOff    = "off"
-	arenaOn     = "on"
-	arenaShrink = "shrink"
-	arenaExact  = "exact"
+	arenaOff     = "off"
+	arenaOn      = "on"
+	arenaShrink  = "shrink"
+	arenaRecycle = "recycle"
 )
 
 // newEngine starts the segmentation model and the pipeline over it.
@@ -128,14 +130,18 @@ func newEngine(e engineFlags, content pipeline.ContentLoader, m *metrics.Metrics
 	cfg.IntraOpThreads = e.ortThreads
 	cfg.ConcurrentRuns = e.ortRuns
 	cfg.Spinning = e.ortSpin
+	cfg.Recycle, cfg.RecycleKeep = false, e.ortKeep<<20
 	switch e.ortArena {
-	case arenaOff, "":
+	case arenaRecycle, "":
+		cfg.Recycle = true
+	case arenaOff:
 	case arenaOn, arenaShrink:
 		cfg.MemArena, cfg.MemPattern, cfg.ArenaShrinkage = true, true, e.ortArena == arenaShrink
-	case arenaExact:
-		cfg.MemArena, cfg.ExactArena = true, true
 	default:
-		return nil, nil, usageError(fmt.Sprintf("--ort-arena: %q is not off, on, shrink or exact", e.ortArena))
+		return nil, nil, usageError(fmt.Sprintf("--ort-arena: %q is not recycle, off, on or shrink", e.ortArena))
+	}
+	if e.ortKeep < 0 {
+		return nil, nil, usageError(fmt.Sprintf("--ort-keep: %d is negative", e.ortKeep))
 	}
 	if m != nil {
 		cfg.ObserveInference, cfg.ObserveWait = m.Inference, m.ModelWait

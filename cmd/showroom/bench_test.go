@@ -44,7 +44,8 @@ func peakRSS(b *testing.B) float64 {
 // Issue 13's yardstick is the model alone, measured in this process after
 // the requests with the server idle, on the same photos, with the best of the
 // settings that suit the row (one stream of two threads for one worker;
-// two streams of one or two threads each for two; the arena off, on and exact):
+// two streams of one or two threads each for two; no arena, the arena, and
+// the recycler keeping all it has):
 // x-alone is the
 // service's photos/s as a fraction of the model's own (1 would be no cost
 // outside the model), x-inference a request's time over the model's time
@@ -59,11 +60,12 @@ func BenchmarkServe(b *testing.B) {
 		// turns (runs=auto: one run of two threads at a time on two
 		// cores); runs=2 lets both run at once, as before issue 13; one
 		// ONNX Runtime thread each fits two runs on the cores.
-		// arena=exact is --ort-arena exact, faster for more memory.
+		// arena=recycle is the default, arena=off the slower malloc of
+		// every tensor before it.
 		for _, row := range []struct {
 			workers, threads int
 			runs, arena      string
-		}{{1, 2, "auto", "off"}, {1, 2, "auto", "exact"}, {2, 2, "auto", "off"}, {2, 2, "2", "off"}, {2, 1, "auto", "off"}} {
+		}{{1, 2, "auto", "recycle"}, {1, 2, "auto", "off"}, {2, 2, "auto", "recycle"}, {2, 2, "2", "recycle"}, {2, 1, "auto", "recycle"}} {
 			workers := row.workers
 			b.Run(fmt.Sprintf("model=%s/workers=%d/threads=%d/runs=%s/arena=%s", model, workers, row.threads, row.runs, row.arena), func(b *testing.B) {
 				dir := b.TempDir()
@@ -123,8 +125,8 @@ func BenchmarkServe(b *testing.B) {
 				// The yardstick last, with the server idle, so that its
 				// memory is not in the server's peak; once per row, and
 				// not in the one-photo probe run that testing makes before
-				// the run it reports (the exact arena keeps its memory for
-				// the process's life, which would be in that run's peak).
+				// the run it reports (the arena keeps its memory for the
+				// process's life, which would be in that run's peak).
 				b.StopTimer()
 				if b.N == 1 && !finalRunHasOne() {
 					return
@@ -164,13 +166,14 @@ func inferenceAlone(b *testing.B, model string, photos [][]byte, streams int) fl
 	}
 	type setting struct {
 		threads int
-		arena   string // off, on or exact, as --ort-arena
+		arena   string // off, on or recycle, as --ort-arena
 	}
 	var settings []setting
 	for _, th := range threads {
-		// The arenas are the fastest settings on a quiet machine (issue
-		// 13's reference), not always under load: all are tried.
-		for _, arena := range []string{"off", "on", "exact"} {
+		// The arena and the recycler keeping all it has are the fastest
+		// settings on a quiet machine (issue 13's reference), not always
+		// under load: all are tried.
+		for _, arena := range []string{"off", "on", "recycle"} {
 			settings = append(settings, setting{th, arena})
 		}
 	}
@@ -178,7 +181,7 @@ func inferenceAlone(b *testing.B, model string, photos [][]byte, streams int) fl
 	for _, set := range settings {
 		cfg := vision.DefaultConfig(os.Getenv("SHOWROOM_MODEL_DIR"))
 		cfg.Model, cfg.IntraOpThreads = model, set.threads
-		cfg.MemArena, cfg.ExactArena = set.arena != "off", set.arena == "exact"
+		cfg.MemArena, cfg.Recycle, cfg.RecycleKeep = set.arena == "on", set.arena == "recycle", 1<<40
 		cfg.ConcurrentRuns = streams // each stream runs at once, whatever the cores
 		seg, err := vision.New(cfg)
 		if err != nil {

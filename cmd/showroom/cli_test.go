@@ -119,7 +119,7 @@ func TestExitCodes(t *testing.T) {
 // added to a role must be added here, after checking that the role uses it.
 func TestRoleFlags(t *testing.T) {
 	logs := []string{"data-dir", "database-url", "migrate", "log-format", "log-level", "shutdown-timeout"}
-	engine := []string{"model", "model-dir", "ort-threads", "ort-runs", "ort-spinning", "ort-arena", "warm-up", "max-pixels", "max-decode-bytes"}
+	engine := []string{"model", "model-dir", "ort-threads", "ort-runs", "ort-spinning", "ort-arena", "ort-keep", "warm-up", "max-pixels", "max-decode-bytes"}
 	decodes := []string{"max-upload-pixels", "max-upload-decode-bytes", "max-decodes"}
 	uploads := []string{"max-upload-bytes", "public-url"}
 	admission := []string{"queue-length", "company-queue-share", "rate-limit", "rate-burst", "max-photo-bytes"}

@@ -645,7 +645,8 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 		closeAll()
 		return nil, nil, err
 	}
-	e := engineFlags{model: o.model, modelDir: o.modelDir, ortThreads: 2, maxPixels: 60_000_000, maxDecodeBytes: vision.DefaultMaxBytes}
+	e := engineFlags{model: o.model, modelDir: o.modelDir, ortThreads: 2, ortKeep: vision.DefaultRecycleKeep >> 20,
+		maxPixels: 60_000_000, maxDecodeBytes: vision.DefaultMaxBytes}
 	// Loading IS-Net takes seconds with nothing else to show.
 	fmt.Fprintf(m.Stderr, "loading the model (%s)…\n", o.model)
 	loading := time.Now()

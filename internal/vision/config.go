@@ -62,13 +62,19 @@ type Config struct {
 	// comes without keeping its peak for the life of the process. It needs
 	// MemArena.
 	ArenaShrinkage bool
-	// ExactArena has the session allocate from an arena that grows by what
-	// is asked instead of doubling: most of the arena's speed (it keeps
-	// what it has served, so a run needs no new memory from the system) for
-	// about a third more memory than no arena for IS-Net, where
-	// MemArena's doubling costs twice it; see docs/benchmarks.md. It needs
-	// MemArena and excludes MemPattern.
-	ExactArena bool
+	// Recycle has the session allocate its tensors from the recycler
+	// (recycle.go): without an arena, but keeping freed tensors' pages for
+	// the next ones, never more than the most the runs had in use at once.
+	// On by default: as fast as an arena for about the memory of none; see
+	// docs/benchmarks.md. It excludes MemArena.
+	Recycle bool
+	// RecycleKeep is how many bytes of freed tensors the recycler keeps
+	// between runs, for the next run to reuse; the rest goes back to the
+	// system when a run ends. Keeping them all is fastest, but the memory
+	// then adds to what the pipeline's render and encode need after the
+	// model; the default keeps most of the speed within the 1.1 GB a
+	// worker is sized for.
+	RecycleKeep int
 	// ObserveInference, when set, is called after every model run with the
 	// model's name and the time the run took, for metrics.
 	ObserveInference func(model string, d time.Duration)
@@ -78,6 +84,11 @@ type Config struct {
 	ObserveWait func(model string, d time.Duration)
 }
 
+// DefaultRecycleKeep is Config.RecycleKeep's default: 320 MiB of IS-Net's
+// about 440 MiB of tensors in use at once, the most measured to keep one
+// worker's peak within 1.1 GB with a margin (docs/benchmarks.md).
+const DefaultRecycleKeep = 320 << 20
+
 // DefaultConfig returns the configuration measured best on 2 cores, with
 // the model files in dir.
 func DefaultConfig(dir string) Config {
@@ -85,6 +96,8 @@ func DefaultConfig(dir string) Config {
 		Model:          ModelISNet,
 		ModelDir:       dir,
 		IntraOpThreads: 2,
+		Recycle:        true,
+		RecycleKeep:    DefaultRecycleKeep,
 	}
 }
 
@@ -123,8 +136,11 @@ func (c Config) Validate() error {
 	if c.ConcurrentRuns < 0 || c.ConcurrentRuns > 64 {
 		return fmt.Errorf("vision: concurrent runs %d out of range 0-64", c.ConcurrentRuns)
 	}
-	if c.ExactArena && (!c.MemArena || c.MemPattern) {
-		return errors.New("vision: the exact arena needs the memory arena on and the memory pattern off")
+	if c.Recycle && c.MemArena {
+		return errors.New("vision: the recycler and the memory arena exclude each other")
+	}
+	if c.RecycleKeep < 0 {
+		return fmt.Errorf("vision: recycler keep %d is negative", c.RecycleKeep)
 	}
 	if c.ArenaShrinkage && !c.MemArena {
 		return errors.New("vision: arena shrinkage needs the memory arena")

@@ -17,7 +17,8 @@ func TestArenaShrinkage(t *testing.T) {
 	input := u2netpInput(1)
 	run := func(shrink bool) []float32 {
 		cfg := DefaultConfig(dir)
-		cfg.Model, cfg.MemArena, cfg.MemPattern, cfg.ArenaShrinkage = ModelU2Netp, true, true, shrink
+		cfg.Model, cfg.Recycle = ModelU2Netp, false
+		cfg.MemArena, cfg.MemPattern, cfg.ArenaShrinkage = true, true, shrink
 		seg, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -56,33 +57,6 @@ func memStatus(b testing.TB, key string) float64 {
 		}
 	}
 	return 0
-}
-
-// TestExactArena runs U2-Netp twice with the environment's exact arena (the
-// second run reuses what the first left in it): the answers are those of a
-// session without an arena. (That the arena is in use shows in memory:
-// BenchmarkInference's arena=exact row peaks between off and on.)
-func TestExactArena(t *testing.T) {
-	dir := modelDir(t)
-	input := u2netpInput(3)
-	run := func(exact bool) []float32 {
-		cfg := DefaultConfig(dir)
-		cfg.Model, cfg.MemArena, cfg.ExactArena = ModelU2Netp, exact, exact
-		seg, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer seg.Close()
-		return runTwice(t, seg, input)
-	}
-	sameOutput(t, run(true), run(false), "from the exact arena", "without an arena")
-	for _, c := range []struct{ arena, pattern bool }{{false, false}, {true, true}} {
-		cfg := DefaultConfig(dir)
-		cfg.ExactArena, cfg.MemArena, cfg.MemPattern = true, c.arena, c.pattern
-		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "exact arena") {
-			t.Errorf("arena %v, pattern %v: Validate = %v, want an error about the exact arena", c.arena, c.pattern, err)
-		}
-	}
 }
 
 // u2netpInput is a random U2-Netp input (3×320×320, normalised range), the

@@ -35,31 +35,10 @@ func acquireEnv(libPath string) error {
 	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
 		return fmt.Errorf("vision: loading ONNX Runtime from %s: %w", libPath, err)
 	}
-	if err := registerExactArena(); err != nil {
+	if err := registerRecycler(libPath); err != nil {
 		return errors.Join(err, ort.DestroyEnvironment())
 	}
 	ortEnv.users, ortEnv.libPath = 1, libPath
-	return nil
-}
-
-// registerExactArena registers on the environment the arena that sessions
-// with Config.ExactArena allocate from: ONNX Runtime's BFC arena growing by
-// what is asked (arena_extend_strategy 1, kSameAsRequested) instead of
-// doubling its last region, as the session's own arena does. It allocates
-// nothing until a session uses it.
-func registerExactArena() error {
-	cfg, err := ort.NewArenaCfgV2(map[string]int{"arena_extend_strategy": 1})
-	if err != nil {
-		return fmt.Errorf("vision: arena configuration: %w", err)
-	}
-	defer cfg.Destroy()
-	info, err := ort.GetMemoryInfo()
-	if err != nil {
-		return fmt.Errorf("vision: memory info: %w", err)
-	}
-	if err := ort.CreateAndRegisterAllocator(info, cfg); err != nil {
-		return fmt.Errorf("vision: registering the exact arena: %w", err)
-	}
 	return nil
 }
 
@@ -70,7 +49,7 @@ func releaseEnv() error {
 	if ortEnv.users > 0 {
 		return nil
 	}
-	return ort.DestroyEnvironment()
+	return errors.Join(unregisterRecycler(), ort.DestroyEnvironment())
 }
 
 // model is one ONNX Runtime session. ONNX Runtime's Run is safe for
@@ -85,6 +64,9 @@ type model struct {
 	// turns holds a token for each run in progress: at most
 	// Config.ConcurrentRuns at once.
 	turns chan struct{}
+	// recycleKeep is Config.RecycleKeep when the session allocates from
+	// the recycler, else -1.
+	recycleKeep int
 	// observe and observeWait are Config.ObserveInference and ObserveWait.
 	observe, observeWait func(string, time.Duration)
 }
@@ -103,9 +85,9 @@ func newModel(cfg Config, spec modelSpec, libPath string) (*model, error) {
 		func() error { return opts.SetCpuMemArena(cfg.MemArena) },
 		func() error { return opts.SetMemPattern(cfg.MemPattern) },
 		func() error {
-			// "1": the environment's arena (registerExactArena) instead
-			// of one of the session's own.
-			return opts.AddSessionConfigEntry("session.use_env_allocators", boolFlag(cfg.ExactArena))
+			// "1": the environment's allocator, the recycler
+			// (registerRecycler), instead of the session's own.
+			return opts.AddSessionConfigEntry("session.use_env_allocators", boolFlag(cfg.Recycle))
 		},
 		func() error { return opts.AddSessionConfigEntry("session.intra_op.allow_spinning", spin) },
 		func() error { return opts.AddSessionConfigEntry("session.inter_op.allow_spinning", spin) },
@@ -129,7 +111,11 @@ func newModel(cfg Config, spec modelSpec, libPath string) (*model, error) {
 		}
 		return nil, fmt.Errorf("vision: loading model %s: %w", path, err)
 	}
-	return &model{name: cfg.Model, spec: spec, session: s, runOpts: ro,
+	keep := -1
+	if cfg.Recycle {
+		keep = cfg.RecycleKeep
+	}
+	return &model{name: cfg.Model, spec: spec, session: s, runOpts: ro, recycleKeep: keep,
 		turns: make(chan struct{}, cfg.concurrentRuns()), observe: cfg.ObserveInference, observeWait: cfg.ObserveWait}, nil
 }
 
@@ -169,6 +155,10 @@ func (m *model) runWaiting(ctx context.Context, input []float32) ([]float32, tim
 		return nil, 0, 0, fmt.Errorf("vision: output tensor: %w", err)
 	}
 	defer out.Destroy()
+	if m.recycleKeep >= 0 {
+		recycleRunStarted()
+		defer recycleRunDone(m.recycleKeep)
+	}
 	start := time.Now()
 	if err := m.session.RunWithOptions([]ort.Value{in}, []ort.Value{out}, m.runOpts); err != nil {
 		return nil, 0, 0, fmt.Errorf("vision: running %s: %w", m.name, err)

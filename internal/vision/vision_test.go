@@ -372,7 +372,7 @@ func BenchmarkInference(b *testing.B) {
 		name                         string
 		threads                      int
 		spin, arena, pattern, shrink bool
-		exact                        bool
+		recycle                      bool
 	}{
 		{"threads=2/spinning=off/arena=off", 2, false, false, false, false, false},
 		{"threads=2/spinning=on/arena=off", 2, true, false, false, false, false},
@@ -380,13 +380,13 @@ func BenchmarkInference(b *testing.B) {
 		{"threads=2/spinning=off/arena=shrink", 2, false, true, true, true, false},
 		{"threads=2/spinning=off/arena=on/pattern=off", 2, false, true, false, false, false},
 		{"threads=2/spinning=off/arena=shrink/pattern=off", 2, false, true, false, true, false},
-		{"threads=2/spinning=off/arena=exact", 2, false, true, false, false, true},
+		{"threads=2/spinning=off/arena=recycle", 2, false, false, false, false, true},
 		{"threads=1/spinning=off/arena=off", 1, false, false, false, false, false},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			cfg := DefaultConfig(modelDir(b))
 			cfg.IntraOpThreads, cfg.Spinning, cfg.MemArena, cfg.MemPattern = c.threads, c.spin, c.arena, c.pattern
-			cfg.ArenaShrinkage, cfg.ExactArena = c.shrink, c.exact
+			cfg.ArenaShrinkage, cfg.Recycle = c.shrink, c.recycle
 			seg, err := New(cfg)
 			if err != nil {
 				b.Fatal(err)
