@@ -50,6 +50,22 @@ func encode(img *image.NRGBA, hasAlpha bool, format string, quality int) ([]byte
 	if quality < 1 || quality > 100 {
 		return nil, "", showroom.Errorf(showroom.EInvalidBody, "quality %d out of range 1-100", quality)
 	}
+	if format == FormatJPEG && !hasAlpha {
+		// libjpeg-turbo straight from the canvas: the same bytes as
+		// libvips's jpegsave below, without its copy of the canvas (a
+		// 12 MP result's encode takes about half the time).
+		out, err := vision.EncodeJPEG(img, quality)
+		if err != nil {
+			return nil, "", fmt.Errorf("pipeline: encode jpeg: %w", err)
+		}
+		return out, mediaTypes[format], nil
+	}
+	return encodeVips(img, hasAlpha, format, quality)
+}
+
+// encodeVips is encode through libvips, for PNG, WebP and a transparent
+// result flattened into a JPEG; format and quality are checked.
+func encodeVips(img *image.NRGBA, hasAlpha bool, format string, quality int) ([]byte, string, error) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	ref, err := vips.NewImageFromMemory(img.Pix, w, h, 4, vips.BandFormatUchar, vips.InterpretationSRGB)
 	if err != nil {

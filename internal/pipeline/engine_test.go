@@ -6,7 +6,9 @@ import (
 	"errors"
 	"image"
 	"image/color"
+	"image/draw"
 	"image/png"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -159,6 +161,43 @@ func TestRunFormats(t *testing.T) {
 	}
 	_, err := e.Run(context.Background(), Request{Processors: cutout, Photo: pngBytes(t, car.Photo), Format: "gif"})
 	errCode(t, err, showroom.EInvalidBody)
+}
+
+// TestJPEGIsLibvipsBytes checks that an opaque JPEG, written by
+// libjpeg-turbo straight from the canvas, is byte for byte what libvips's
+// jpegsave writes, at qualities with and without chroma subsampling, for
+// an odd size (partial blocks at the edges) and for a canvas that is part
+// of a larger buffer.
+func TestJPEGIsLibvipsBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	big := image.NewNRGBA(image.Rect(0, 0, 341, 219))
+	for y := range 219 {
+		for x := range 341 {
+			i := big.PixOffset(x, y)
+			big.Pix[i], big.Pix[i+1], big.Pix[i+2], big.Pix[i+3] = uint8(x), uint8(y), uint8(r.IntN(256)), 255
+		}
+	}
+	sub := big.SubImage(image.Rect(17, 9, 300, 200)).(*image.NRGBA)
+	whole := image.NewNRGBA(image.Rect(0, 0, sub.Rect.Dx(), sub.Rect.Dy()))
+	draw.Draw(whole, whole.Rect, sub, sub.Rect.Min, draw.Src)
+	for _, c := range []struct {
+		name      string
+		img, flat *image.NRGBA
+	}{{"odd size", big, big}, {"sub-image", sub, whole}} {
+		for _, q := range []int{100, 90, 89, 75, 20} {
+			got, mt, err := encode(c.img, false, FormatJPEG, q)
+			if err != nil || mt != "image/jpeg" {
+				t.Fatalf("%s, quality %d: %s, %v", c.name, q, mt, err)
+			}
+			want, _, err := encodeVips(c.flat, false, FormatJPEG, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s, quality %d: %d bytes, libvips writes %d other ones", c.name, q, len(got), len(want))
+			}
+		}
+	}
 }
 
 func TestRunRefuses(t *testing.T) {

@@ -348,3 +348,47 @@ void *sr_icc_to_srgb(const unsigned char *icc, unsigned int icc_len) {
 	cmsCloseProfile(srgb);
 	return t;
 }
+
+int sr_jpeg_encode(const unsigned char *pix, int w, int h, int stride, int quality, unsigned char **out,
+                   unsigned long *out_len, char *msg, size_t msg_len) {
+	struct jpeg_compress_struct cinfo;
+	struct sr_error err;
+	*out = NULL;
+	*out_len = 0;
+	cinfo.err = jpeg_std_error(&err.pub);
+	err.pub.error_exit = sr_error_exit;
+	err.msg = msg;
+	err.msg_len = msg_len;
+	if (setjmp(err.jump)) {
+		jpeg_destroy_compress(&cinfo);
+		free(*out);
+		*out = NULL;
+		return err.result;
+	}
+	jpeg_create_compress(&cinfo);
+	jpeg_mem_dest(&cinfo, out, out_len);
+	cinfo.image_width = w;
+	cinfo.image_height = h;
+	cinfo.input_components = 4;
+	cinfo.in_color_space = JCS_EXT_RGBX;
+	jpeg_set_defaults(&cinfo);
+	jpeg_set_quality(&cinfo, quality, TRUE);
+	cinfo.optimize_coding = TRUE;
+	cinfo.write_JFIF_header = FALSE; // libvips strips it with the metadata
+	// libvips's default: chroma at full resolution from quality 90.
+	int sub = quality < 90 ? 2 : 1;
+	cinfo.comp_info[0].h_samp_factor = sub;
+	cinfo.comp_info[0].v_samp_factor = sub;
+	for (int c = 1; c < 3; c++) {
+		cinfo.comp_info[c].h_samp_factor = 1;
+		cinfo.comp_info[c].v_samp_factor = 1;
+	}
+	jpeg_start_compress(&cinfo, TRUE);
+	while (cinfo.next_scanline < cinfo.image_height) {
+		JSAMPROW row = (JSAMPROW)(pix + (size_t)cinfo.next_scanline * stride);
+		jpeg_write_scanlines(&cinfo, &row, 1);
+	}
+	jpeg_finish_compress(&cinfo);
+	jpeg_destroy_compress(&cinfo);
+	return SR_OK;
+}

@@ -34,6 +34,14 @@ int sr_jpeg_decode(const unsigned char *data, size_t len, unsigned char *out, in
                    long max_memory, const int *cancel, unsigned char **icc, unsigned int *icc_len, char *msg,
                    size_t msg_len);
 
+// sr_jpeg_encode writes the w×h RGBA pixels in pix (stride bytes a row,
+// alpha ignored) as a baseline JPEG at quality, with optimised Huffman
+// tables and no metadata, chroma subsampled 2×2 below quality 90 and kept
+// whole from 90 (as libvips's jpegsave by default). *out is malloc'd (the
+// caller frees it), *out_len bytes long. On failure msg says why.
+int sr_jpeg_encode(const unsigned char *pix, int w, int h, int stride, int quality, unsigned char **out,
+                   unsigned long *out_len, char *msg, size_t msg_len);
+
 // sr_icc_to_srgb returns a transform from the RGB profile icc to sRGB for
 // RGBA pixels (alpha left as it is), safe to apply from several threads at
 // once, or NULL when the profile is broken, not RGB, or is sRGB itself.
