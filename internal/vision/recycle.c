@@ -15,12 +15,12 @@
 // header of SR_HEADER bytes, which keeps ONNX Runtime's 64-byte alignment,
 // saying whether it is large and how many bytes it maps.
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "ortapi.h"
 #include "recycle.h"
 
 enum {
@@ -31,42 +31,26 @@ enum {
 };
 
 // The parts of ONNX Runtime's C API (onnxruntime_c_api.h, MIT licence,
-// (c) Microsoft) this file uses; see runopts.go for the indexes.
-typedef struct OrtStatus OrtStatus;
+// (c) Microsoft) this file uses besides ortapi.h's.
 typedef struct OrtEnv OrtEnv;
 typedef struct OrtMemoryInfo OrtMemoryInfo;
-typedef struct OrtApiBase {
-	const void *(*GetApi)(uint32_t version);
-	const char *(*GetVersionString)(void);
-} OrtApiBase;
 
 typedef struct OrtAllocator {
 	uint32_t version;
 	void *(*Alloc)(struct OrtAllocator *self, size_t size);
 	void (*Free)(struct OrtAllocator *self, void *p);
 	const OrtMemoryInfo *(*Info)(const struct OrtAllocator *self);
-	void *(*Reserve)(struct OrtAllocator *self, size_t size);          // since 1.18
-	OrtStatus *(*GetStats)(const struct OrtAllocator *self, void **out); // since 1.23, optional
+	void *(*Reserve)(struct OrtAllocator *self, size_t size);                    // since 1.18
+	OrtStatus *(*GetStats)(const struct OrtAllocator *self, void **out);         // since 1.23, optional
 	void *(*AllocOnStream)(struct OrtAllocator *self, size_t size, void *stream); // optional
 } OrtAllocator;
 
 enum {
-	ortAPIVersion = 24,
-	ortGetErrorMessage = 2,
-	ortCreateEnv = 3,
-	ortCreateCpuMemoryInfo = 69,
-	ortReleaseEnv = 92,
-	ortReleaseStatus = 93,
-	ortReleaseMemoryInfo = 94,
-	ortRegisterAllocator = 176,
-	ortUnregisterAllocator = 177,
 	ortLoggingLevelWarning = 2,
 	ortDeviceAllocator = 0,
 	ortMemTypeDefault = 0,
 };
 
-typedef const char *(*getErrorMessageFn)(const OrtStatus *);
-typedef void (*releaseStatusFn)(OrtStatus *);
 typedef OrtStatus *(*createEnvFn)(int level, const char *logid, OrtEnv **out);
 typedef OrtStatus *(*createCpuMemoryInfoFn)(int type, int memType, OrtMemoryInfo **out);
 typedef void (*releaseEnvFn)(OrtEnv *);
@@ -265,29 +249,17 @@ void sr_recycle_read_stats(sr_recycle_stats *out) {
 	pthread_mutex_unlock(&R.mu);
 }
 
-// status_message turns a failed call's status into a message to free.
-static char *status_message(OrtStatus *st) {
-	if (!st) return NULL;
-	char *msg = strdup(((getErrorMessageFn)R.api[ortGetErrorMessage])(st));
-	((releaseStatusFn)R.api[ortReleaseStatus])(st);
-	return msg;
-}
-
 char *sr_recycle_register(const char *path) {
-	void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
-	if (!h) return strdup("ONNX Runtime is not loaded");
-	const OrtApiBase *(*base)(void) = (const OrtApiBase *(*)(void))dlsym(h, "OrtGetApiBase");
-	R.api = base ? (const void *const *)base()->GetApi(ortAPIVersion) : NULL;
-	dlclose(h); // onnxruntime_go keeps its own reference
+	R.api = sr_ort_api(path);
 	if (!R.api) return strdup("ONNX Runtime's API not found");
 	// CreateEnv returns the process's one environment, the one
 	// onnxruntime_go made, and counts this reference to it.
-	char *msg = status_message(((createEnvFn)R.api[ortCreateEnv])(ortLoggingLevelWarning, "showroom", &R.env));
+	char *msg = sr_ort_message(R.api, ((createEnvFn)R.api[ortCreateEnv])(ortLoggingLevelWarning, "showroom", &R.env));
 	if (msg) return msg;
-	msg = status_message(((createCpuMemoryInfoFn)R.api[ortCreateCpuMemoryInfo])(ortDeviceAllocator, ortMemTypeDefault, &R.info));
+	msg = sr_ort_message(R.api, ((createCpuMemoryInfoFn)R.api[ortCreateCpuMemoryInfo])(ortDeviceAllocator, ortMemTypeDefault, &R.info));
 	if (!msg) {
 		R.ort = (OrtAllocator){.version = ortAPIVersion, .Alloc = sr_alloc, .Free = sr_free, .Info = sr_info, .Reserve = sr_alloc};
-		msg = status_message(((registerAllocatorFn)R.api[ortRegisterAllocator])(R.env, &R.ort));
+		msg = sr_ort_message(R.api, ((registerAllocatorFn)R.api[ortRegisterAllocator])(R.env, &R.ort));
 		if (!msg) return NULL;
 		((releaseMemoryInfoFn)R.api[ortReleaseMemoryInfo])(R.info);
 	}
@@ -296,7 +268,7 @@ char *sr_recycle_register(const char *path) {
 }
 
 char *sr_recycle_unregister(void) {
-	char *msg = status_message(((unregisterAllocatorFn)R.api[ortUnregisterAllocator])(R.env, R.info));
+	char *msg = sr_ort_message(R.api, ((unregisterAllocatorFn)R.api[ortUnregisterAllocator])(R.env, R.info));
 	((releaseMemoryInfoFn)R.api[ortReleaseMemoryInfo])(R.info);
 	((releaseEnvFn)R.api[ortReleaseEnv])(R.env);
 	R.env = NULL;

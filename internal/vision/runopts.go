@@ -2,57 +2,17 @@ package vision
 
 /*
 #cgo LDFLAGS: -ldl
-#include <dlfcn.h>
-#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
+#include "ortapi.h"
 
-// The few declarations of ONNX Runtime's C API (onnxruntime_c_api.h, MIT
-// licence, (c) Microsoft) this file needs. OrtApi is a table of function
-// pointers that ONNX Runtime only ever appends to, so a function's place in
-// it is fixed for good: the indexes below are offsetof(OrtApi, name) /
-// sizeof(void*) in the header onnxruntime_go v1.27.0 ships (API version 24).
-typedef struct OrtStatus OrtStatus;
 typedef struct OrtRunOptions OrtRunOptions;
-typedef struct OrtApiBase {
-	const void *(*GetApi)(uint32_t version);
-	const char *(*GetVersionString)(void);
-} OrtApiBase;
-
-enum {
-	ortAPIVersion = 24, // the version onnxruntime_go asks for
-	ortGetErrorMessage = 2,
-	ortReleaseStatus = 93,
-	ortAddRunConfigEntry = 165,
-	ortGetRunConfigEntry = 373, // since API 23
-};
-
-typedef const char *(*getErrorMessageFn)(const OrtStatus *);
-typedef void (*releaseStatusFn)(OrtStatus *);
 typedef OrtStatus *(*addRunConfigEntryFn)(OrtRunOptions *, const char *, const char *);
 typedef const char *(*getRunConfigEntryFn)(const OrtRunOptions *, const char *);
-
-// showroom_ort_api returns the OrtApi of the library at path, which must be
-// loaded already (onnxruntime_go dlopens it privately, RTLD_LOCAL, so its
-// symbols are reached through a handle of our own to the same library).
-static const void *const *showroom_ort_api(const char *path) {
-	void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
-	if (!h) return NULL;
-	const OrtApiBase *(*base)(void) = (const OrtApiBase *(*)(void))dlsym(h, "OrtGetApiBase");
-	const void *api = base ? base()->GetApi(ortAPIVersion) : NULL;
-	// onnxruntime_go keeps its own reference, so the library stays loaded.
-	dlclose(h);
-	return (const void *const *)api;
-}
 
 // showroom_add_run_config sets a run configuration entry; it returns NULL
 // or an error message to free.
 static char *showroom_add_run_config(const void *const *api, void *opts, const char *key, const char *value) {
-	OrtStatus *st = ((addRunConfigEntryFn)api[ortAddRunConfigEntry])((OrtRunOptions *)opts, key, value);
-	if (!st) return NULL;
-	char *msg = strdup(((getErrorMessageFn)api[ortGetErrorMessage])(st));
-	((releaseStatusFn)api[ortReleaseStatus])(st);
-	return msg;
+	return sr_ort_message(api, ((addRunConfigEntryFn)api[ortAddRunConfigEntry])((OrtRunOptions *)opts, key, value));
 }
 
 static const char *showroom_get_run_config(const void *const *api, void *opts, const char *key) {
@@ -134,7 +94,7 @@ func runOptionsAPI(libPath string, ro *ort.RunOptions) (*unsafe.Pointer, unsafe.
 	}
 	cpath := C.CString(libPath)
 	defer C.free(unsafe.Pointer(cpath))
-	api := C.showroom_ort_api(cpath)
+	api := C.sr_ort_api(cpath)
 	if api == nil {
 		return nil, nil, fmt.Errorf("vision: ONNX Runtime's C API (version %d) not found in %s", C.ortAPIVersion, libPath)
 	}
