@@ -84,10 +84,10 @@ type Config struct {
 	ObserveWait func(model string, d time.Duration)
 }
 
-// DefaultRecycleKeep is Config.RecycleKeep's default: 320 MiB of IS-Net's
-// about 440 MiB of tensors in use at once, the most measured to keep one
-// worker's peak within 1.1 GB with a margin (docs/benchmarks.md).
-const DefaultRecycleKeep = 320 << 20
+// DefaultRecycleKeep is Config.RecycleKeep's default: 384 MiB of IS-Net's
+// about 440 MiB of tensors in use at once, the most measured to leave one
+// worker's peak where it is without the recycler (docs/benchmarks.md).
+const DefaultRecycleKeep = 384 << 20
 
 // DefaultConfig returns the configuration measured best on 2 cores, with
 // the model files in dir.

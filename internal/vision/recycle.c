@@ -27,7 +27,6 @@ enum {
 	SR_HEADER = 64,          // ONNX Runtime aligns its buffers to 64 bytes
 	SR_LARGE = 1 << 20,      // as glibc's mmap threshold in the service
 	SR_PAGE = 4096,
-	SR_HUGE = 2 << 20,       // a transparent huge page
 };
 
 // The parts of ONNX Runtime's C API (onnxruntime_c_api.h, MIT licence,
@@ -145,8 +144,9 @@ static void hand_back(uint64_t limit) {
 static void *alloc_large(size_t size) {
 	size_t need = round_up(size + SR_HEADER, SR_PAGE);
 	pthread_mutex_lock(&R.mu);
-	// The smallest kept block that holds it, its rest after the next huge
-	// page boundary kept apart; else the largest kept block, grown; else a
+	// The smallest kept block that holds it, the rest kept apart (to the
+	// page: what a block holds beyond its tensor would count against the
+	// bound without being used); else the largest kept block, grown; else a
 	// new mapping. Then, if that holds more than the most ever in use at
 	// once, kept blocks go back.
 	size_t best = R.nkept, largest = R.nkept;
@@ -162,10 +162,9 @@ static void *alloc_large(size_t size) {
 		take_kept(best);
 		base = b.base;
 		cap = b.cap;
-		size_t keep = round_up(need, SR_HUGE);
-		if (keep < cap) {
-			keep_block(base + keep, cap - keep);
-			cap = keep;
+		if (need < cap) {
+			keep_block(base + need, cap - need);
+			cap = need;
 		}
 		R.st.reused += need;
 	} else if (largest < R.nkept) {
