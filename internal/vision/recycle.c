@@ -1,15 +1,15 @@
 // A recycling allocator for ONNX Runtime's tensors.
 //
-// Without an arena, every tensor of IS-Net's run is a fresh mmap from
-// malloc: about 3 GB a run at 1024x1024 whose pages the kernel must fault
-// in and zero, for at most about 0.45 GB in use at once. ONNX Runtime's
-// arenas keep what they have served instead, which is faster, but they
-// place tensors so loosely that they hold 1.6 times the peak (the exact
-// arena) or more. This allocator keeps the pages of freed large blocks and
-// hands them to the next large tensor (trimming a block that is too big,
-// growing one that is too small with mremap, which moves pages without
-// copying them), and never holds more than the most the run ever had in
-// use at once: the speed of an arena within the memory of none.
+// Without an arena, every large tensor of an IS-Net run is a fresh mmap
+// from malloc: about 1.1 GB a run at 1024x1024, every page of which the
+// kernel faults in and zeroes, for at most about 0.45 GB in use at once.
+// ONNX Runtime's arenas keep what they have served instead, which is
+// faster, but they place tensors so loosely that they hold 1.6 times the
+// peak (the exact arena) or more. This allocator keeps the pages of freed
+// large blocks and hands them to the next large tensor (splitting a block
+// that is too big, growing one that is too small with mremap, which moves
+// pages without copying them), and never holds more than the most ever in
+// use at once: most of an arena's speed within the memory of none.
 //
 // Blocks under SR_LARGE come from malloc. Every block starts with a
 // header of SR_HEADER bytes, which keeps ONNX Runtime's 64-byte alignment,
