@@ -267,6 +267,10 @@ char *sr_recycle_register(const char *path) {
 }
 
 char *sr_recycle_unregister(void) {
+	// The last session is gone: what was kept for its next run goes back.
+	pthread_mutex_lock(&R.mu);
+	hand_back(R.st.live);
+	pthread_mutex_unlock(&R.mu);
 	char *msg = sr_ort_message(R.api, ((unregisterAllocatorFn)R.api[ortUnregisterAllocator])(R.env, R.info));
 	((releaseMemoryInfoFn)R.api[ortReleaseMemoryInfo])(R.info);
 	((releaseEnvFn)R.api[ortReleaseEnv])(R.env);

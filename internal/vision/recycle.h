@@ -22,8 +22,9 @@ typedef struct {
 // NULL or an error message to free.
 char *sr_recycle_register(const char *path);
 
-// sr_recycle_unregister takes it off the environment again; the blocks
-// still in use stay valid until freed. Returns NULL or an error to free.
+// sr_recycle_unregister takes it off the environment again and hands back
+// the blocks it kept; those still in use stay valid until freed. Returns
+// NULL or an error to free.
 char *sr_recycle_unregister(void);
 
 // sr_recycle_run_started and sr_recycle_run_done bracket every model run:

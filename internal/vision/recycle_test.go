@@ -93,32 +93,39 @@ func TestRecyclerBlocks(t *testing.T) {
 
 // TestRecyclerModel runs U2-Netp twice on the recycler, the second run on
 // pages the first one wrote, and checks the answers are those of a session
-// without it, bit for bit, and that the runs did use it.
+// without it, bit for bit, that the runs did use it, and that closing the
+// last session hands back what it kept between runs.
 func TestRecyclerModel(t *testing.T) {
 	dir := modelDir(t)
 	input := u2netpInput(3)
+	var between recycleStats
 	run := func(recycle bool) []float32 {
 		cfg := DefaultConfig(dir)
-		cfg.Model, cfg.Recycle, cfg.RecycleKeep = ModelU2Netp, recycle, 0
+		cfg.Model, cfg.Recycle, cfg.RecycleKeep = ModelU2Netp, recycle, 1<<30
 		seg, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer seg.Close()
-		return runTwice(t, seg, input)
+		out := runTwice(t, seg, input)
+		between = readRecycleStats()
+		return out
 	}
 	before := readRecycleStats()
 	recycled := run(true)
-	used := readRecycleStats()
+	if between.Held == 0 {
+		t.Error("nothing kept after the runs, with 1 GiB to keep")
+	}
+	closed := readRecycleStats()
 	sameOutput(t, recycled, run(false), "on the recycler", "without it")
-	if used.Reused == before.Reused || used.Fresh == before.Fresh {
-		t.Errorf("the runs took nothing from the recycler: %+v before, %+v after", before, used)
+	if closed.Reused == before.Reused || closed.Fresh == before.Fresh {
+		t.Errorf("the runs took nothing from the recycler: %+v before, %+v after", before, closed)
 	}
-	if used.Live != 0 || used.Held != 0 {
-		t.Errorf("after the runs, with nothing to keep: %d bytes in use, %d kept; want none", used.Live, used.Held)
+	if closed.Live != 0 || closed.Held != 0 {
+		t.Errorf("after the session closed: %d bytes in use, %d kept; want none", closed.Live, closed.Held)
 	}
-	if after := readRecycleStats(); after.Fresh != used.Fresh {
-		t.Errorf("a session without the recycler allocated from it: %+v, then %+v", used, after)
+	if after := readRecycleStats(); after.Fresh != closed.Fresh {
+		t.Errorf("a session without the recycler allocated from it: %+v, then %+v", closed, after)
 	}
 }
 
