@@ -82,13 +82,16 @@ func TestExitCodes(t *testing.T) {
 	for _, tc := range []struct {
 		args           string
 		code           int
-		stdout, stderr bool // whether each has output
+		stdout, stderr bool   // whether each has output
+		says           string // in stderr, when set
 	}{
-		{"--help", 0, true, false},
-		{"process --help", 0, true, false},
-		{"--version", 0, true, false},
-		{"frobnicate", 2, false, true},
-		{"worker --public-url http://x", 2, false, true},
+		{"--help", 0, true, false, ""},
+		{"process --help", 0, true, false, ""},
+		{"--version", 0, true, false, ""},
+		{"frobnicate", 2, false, true, ""},
+		{"worker --public-url http://x", 2, false, true, ""},
+		{"serve --ort-arena exact", 2, false, true, `"exact" is not recycle, off, on or shrink`}, // the recycler replaced it
+		{"serve --ort-keep -1", 2, false, true, "--ort-keep: -1 is negative"},
 	} {
 		t.Run(tc.args, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -110,6 +113,9 @@ func TestExitCodes(t *testing.T) {
 			}
 			if got := stderr.String() != ""; got != tc.stderr {
 				t.Errorf("stderr %q: want output %v", stderr.String(), tc.stderr)
+			}
+			if !strings.Contains(stderr.String(), tc.says) {
+				t.Errorf("stderr %q, want it to say %q", stderr.String(), tc.says)
 			}
 		})
 	}
