@@ -95,7 +95,9 @@ func TestExitCodes(t *testing.T) {
 	} {
 		t.Run(tc.args, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), "SHOWROOM_TEST_MAIN="+tc.args)
+			// serve opens its data directory before it reads the engine's
+			// flags: a fresh one, not ./data.
+			cmd.Env = append(os.Environ(), "SHOWROOM_TEST_MAIN="+tc.args, "SHOWROOM_DATA_DIR="+t.TempDir())
 			var stdout, stderr syncbuf.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()
