@@ -42,11 +42,24 @@ func (m *Main) runAdmin(ctx context.Context, args []string) error {
 		fmt.Fprintln(m.Stderr, adminUsage)
 		return usageError("admin: no command given")
 	}
-	db, err := d.open(ctx, dataDir)
-	if err != nil {
-		return err
+	// The database is opened once a command's arguments are good, so
+	// that `admin user add --help` or a typo creates no ./data.
+	var opened *database
+	open := func() (*database, error) {
+		if opened == nil {
+			db, err := d.open(ctx, dataDir)
+			if err != nil {
+				return nil, err
+			}
+			opened = db
+		}
+		return opened, nil
 	}
-	defer db.Close()
+	defer func() {
+		if opened != nil {
+			opened.Close()
+		}
+	}()
 
 	switch cmd := strings.Join(rest[:min(2, len(rest))], " "); {
 	case cmd == "company add":
@@ -54,6 +67,10 @@ func (m *Main) runAdmin(ctx context.Context, args []string) error {
 			return usageError("usage: showroom admin company add NAME")
 		}
 		if err := validCompanyName(rest[2]); err != nil {
+			return err
+		}
+		db, err := open()
+		if err != nil {
 			return err
 		}
 		if _, err := db.CreateCompany(ctx, rest[2]); err != nil {
@@ -81,6 +98,10 @@ func (m *Main) runAdmin(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
+		db, err := open()
+		if err != nil {
+			return err
+		}
 		if err := createUser(ctx, db, company, username, password, systems, false); err != nil {
 			return err
 		}
@@ -104,12 +125,20 @@ func (m *Main) runAdmin(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
+		db, err := open()
+		if err != nil {
+			return err
+		}
 		if err := db.SetPassword(ctx, username, hash, time.Now()); err != nil {
 			return err
 		}
 		fmt.Fprintf(m.Stdout, "password of %q changed; the user's refresh tokens are revoked\n", username)
 		return nil
 	case cmd == "rotate-keys":
+		db, err := open()
+		if err != nil {
+			return err
+		}
 		keys, err := auth.NewKeyRing(ctx, db, auth.DefaultConfig().RefreshTTL)
 		if err != nil {
 			return err
@@ -121,7 +150,13 @@ func (m *Main) runAdmin(ctx context.Context, args []string) error {
 		fmt.Fprintf(m.Stdout, "new signing key %s; tokens signed by earlier keys stay valid until they expire\n", k.ID)
 		return nil
 	case cmd == "credits add" || cmd == "credits set" || cmd == "credits show":
-		return m.adminCredits(ctx, db, rest[1], rest[2:])
+		return m.adminCredits(ctx, func() (creditStore, error) {
+			db, err := open()
+			if err != nil {
+				return nil, err // not a nil *database in the interface
+			}
+			return db, nil
+		}, rest[1], rest[2:])
 	default:
 		fmt.Fprintln(m.Stderr, adminUsage)
 		return usageError(fmt.Sprintf("admin: unknown command %q", strings.Join(rest, " ")))
@@ -204,7 +239,9 @@ type creditStore interface {
 	Usage(ctx context.Context, companyID int64, recent int) (*showroom.Usage, error)
 }
 
-func (m *Main) adminCredits(ctx context.Context, db creditStore, verb string, args []string) error {
+// adminCredits runs `admin credits VERB`; open gives the database once the
+// arguments are good.
+func (m *Main) adminCredits(ctx context.Context, open func() (creditStore, error), verb string, args []string) error {
 	var company string
 	var unlimited bool
 	fs := m.newFlagSet("admin credits " + verb)
@@ -236,6 +273,10 @@ func (m *Main) adminCredits(ctx context.Context, db creditStore, verb string, ar
 		if n, err = strconv.ParseInt(rest[0], 10, 64); err != nil || (verb == "set" && n < 0) {
 			return usageError(fmt.Sprintf("%q is not a valid amount", rest[0]))
 		}
+	}
+	db, err := open()
+	if err != nil {
+		return err
 	}
 	c, err := db.FindCompany(ctx, company)
 	if err != nil {

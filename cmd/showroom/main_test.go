@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"image/png"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -359,6 +361,33 @@ func TestCommandLineErrors(t *testing.T) {
 	}
 	if out, _, err := run(t, nil, "", "version"); err != nil || !strings.HasPrefix(out, "showroom ") {
 		t.Errorf("version: %q %v", out, err)
+	}
+}
+
+// TestAdminOpensNothingUntilItMust: help and bad arguments to an admin
+// command leave the data directory alone; before, the database was
+// created before the command's flags were read, and `admin user add
+// --help` left a ./data behind.
+func TestAdminOpensNothingUntilItMust(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	for _, args := range [][]string{
+		{"user", "add", "--help"},
+		{"user", "add", "--company", "acme"},
+		{"user", "passwd"},
+		{"company", "add"},
+		{"company", "add", "a", "b"},
+		{"credits", "add", "--help"},
+		{"credits", "set", "--company", "acme", "-5"},
+		{"credits", "show"},
+		{"frobnicate"},
+	} {
+		_, _, err := run(t, nil, "", append([]string{"admin", "--data-dir", dir}, args...)...)
+		if err != nil && exitCode(err) != 2 {
+			t.Errorf("admin %v: %v, want help or a usage error", args, err)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("admin %v touched the data directory: %v", args, err)
+		}
 	}
 }
 
