@@ -140,7 +140,7 @@ func TestProcessFolder(t *testing.T) {
 		".car.jpg":     drawnCarJPEG(t),
 		"notes.txt":    []byte("shot on a Tuesday"),
 	})
-	env := map[string]string{"SHOWROOM_MODEL": "u2netp"}
+	env := map[string]string{"SHOWROOM_MODEL": "u2netp", "SHOWROOM_DATA_DIR": t.TempDir()}
 	stdout, stderr, err := run(t, env, "", "process", "--config", "free_cutout", "--out", out, dir)
 	if err != nil {
 		t.Fatalf("%v\n%s\n%s", err, stdout, stderr)

@@ -613,7 +613,7 @@ func TestProcessCommand(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	bad := filepath.Join(dir, "notaphoto.jpg")
 	os.WriteFile(bad, []byte("not a photo"), 0o644)
-	env := map[string]string{"SHOWROOM_MODEL": "u2netp"}
+	env := map[string]string{"SHOWROOM_MODEL": "u2netp", "SHOWROOM_DATA_DIR": t.TempDir()}
 
 	stdout, _, err := run(t, env, "", append([]string{"process", "--config", "free_cutout", "--out", out, "--jobs", "2"}, photos...)...)
 	if err != nil || !strings.Contains(stdout, "2 done, 0 already done") {
