@@ -372,21 +372,27 @@ func riverLeader(t testing.TB, db *pgx.Conn) string {
 }
 
 // waitRunningOn waits until at least done processing jobs have completed
-// and the River client clientID runs one, and returns that job's Showroom
-// id.
+// and the River client clientID, which runs one job at a time, runs one,
+// and returns that job's Showroom id.
 func waitRunningOn(t testing.TB, db *pgx.Conn, clientID string, done int) string {
 	t.Helper()
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
-		var completed int
+		var completed, onIt int
 		var running *string
+		// River records completions in batches: a job the worker has
+		// finished can still read as running for a moment. One job at a
+		// time runs on the worker, so wait until one alone reads so, or
+		// the kill would have River run the finished one again too.
 		err := db.QueryRow(context.Background(), `SELECT
 			(SELECT count(*) FROM river_job WHERE kind = 'showroom_process' AND state = 'completed'),
+			(SELECT count(*) FROM river_job WHERE kind = 'showroom_process' AND state = 'running'
+				AND attempted_by[array_length(attempted_by, 1)] = $1),
 			(SELECT args->>'job_id' FROM river_job WHERE kind = 'showroom_process' AND state = 'running'
-				AND attempted_by[array_length(attempted_by, 1)] = $1 LIMIT 1)`, clientID).Scan(&completed, &running)
+				AND attempted_by[array_length(attempted_by, 1)] = $1 LIMIT 1)`, clientID).Scan(&completed, &onIt, &running)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if completed >= done && running != nil {
+		if completed >= done && onIt == 1 && running != nil {
 			return *running
 		}
 		if time.Now().After(deadline) {
