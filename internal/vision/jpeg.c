@@ -35,6 +35,18 @@ static void sr_error_exit(j_common_ptr cinfo) {
 	sr_fail(cinfo, code == JERR_NO_BACKING_STORE || code == JERR_OUT_OF_MEMORY ? SR_TOO_LARGE : SR_CORRUPT);
 }
 
+// sr_error_init makes err the error manager of a libjpeg call that
+// reports into msg (msg_len bytes) and jumps back to err->jump on failure.
+static struct jpeg_error_mgr *sr_error_init(struct sr_error *err, char *msg, size_t msg_len) {
+	jpeg_std_error(&err->pub);
+	err->pub.error_exit = sr_error_exit;
+	err->result = SR_CORRUPT;
+	err->msg = msg;
+	err->msg_len = msg_len;
+	msg[0] = 0;
+	return &err->pub;
+}
+
 // sr_warning_is_harmless tells the warnings after which the image is still
 // whole: garbage between header segments or after the last scan's data
 // (before EOI: common in camera files), metadata libjpeg does not know or
@@ -98,13 +110,8 @@ int sr_jpeg_decode(const unsigned char *data, size_t len, unsigned char *out, in
 	struct sr_progress progress;
 	*icc = NULL;
 	*icc_len = 0;
-	msg[0] = 0;
-	cinfo.err = jpeg_std_error(&err.pub);
-	err.pub.error_exit = sr_error_exit;
+	cinfo.err = sr_error_init(&err, msg, msg_len);
 	err.pub.emit_message = sr_emit_message;
-	err.result = SR_CORRUPT;
-	err.msg = msg;
-	err.msg_len = msg_len;
 	if (setjmp(err.jump)) {
 		jpeg_destroy_decompress(&cinfo);
 		if (*icc) {
@@ -355,10 +362,7 @@ int sr_jpeg_encode(const unsigned char *pix, int w, int h, int stride, int quali
 	struct sr_error err;
 	*out = NULL;
 	*out_len = 0;
-	cinfo.err = jpeg_std_error(&err.pub);
-	err.pub.error_exit = sr_error_exit;
-	err.msg = msg;
-	err.msg_len = msg_len;
+	cinfo.err = sr_error_init(&err, msg, msg_len);
 	if (setjmp(err.jump)) {
 		jpeg_destroy_compress(&cinfo);
 		free(*out);
