@@ -150,13 +150,7 @@ func (m *Main) runAdmin(ctx context.Context, args []string) error {
 		fmt.Fprintf(m.Stdout, "new signing key %s; tokens signed by earlier keys stay valid until they expire\n", k.ID)
 		return nil
 	case cmd == "credits add" || cmd == "credits set" || cmd == "credits show":
-		return m.adminCredits(ctx, func() (creditStore, error) {
-			db, err := open()
-			if err != nil {
-				return nil, err // not a nil *database in the interface
-			}
-			return db, nil
-		}, rest[1], rest[2:])
+		return m.adminCredits(ctx, open, rest[1], rest[2:])
 	default:
 		fmt.Fprintln(m.Stderr, adminUsage)
 		return usageError(fmt.Sprintf("admin: unknown command %q", strings.Join(rest, " ")))
@@ -231,17 +225,9 @@ func (l *stringList) Set(s string) error {
 	return nil
 }
 
-// creditStore is what the credits commands need.
-type creditStore interface {
-	FindCompany(ctx context.Context, name string) (*showroom.Company, error)
-	SetCredits(ctx context.Context, companyID int64, balance *int64) error
-	AddCredits(ctx context.Context, companyID int64, n int64) error
-	Usage(ctx context.Context, companyID int64, recent int) (*showroom.Usage, error)
-}
-
 // adminCredits runs `admin credits VERB`; open gives the database once the
 // arguments are good.
-func (m *Main) adminCredits(ctx context.Context, open func() (creditStore, error), verb string, args []string) error {
+func (m *Main) adminCredits(ctx context.Context, open func() (*database, error), verb string, args []string) error {
 	var company string
 	var unlimited bool
 	fs := m.newFlagSet("admin credits " + verb)
