@@ -21,6 +21,7 @@ import (
 	"github.com/showroom/showroom/internal/blob"
 	"github.com/showroom/showroom/internal/river"
 	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/syncbuf"
 )
 
 // invert is a real, small runner: it decodes the PNG photo and encodes its
@@ -72,7 +73,7 @@ type fixture struct {
 
 	mu      sync.Mutex
 	started []string // the job of each run, in the order they started
-	log     bytes.Buffer
+	log     syncbuf.Buffer
 
 	// finishes and charged count what every queue on the database told its
 	// observer: the metrics.
@@ -81,18 +82,10 @@ type fixture struct {
 }
 
 // Write keeps the queue's log, written from its workers.
-func (f *fixture) Write(p []byte) (int, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.log.Write(p)
-}
+func (f *fixture) Write(p []byte) (int, error) { return f.log.Write(p) }
 
 // logText is the queue's log so far.
-func (f *fixture) logText() string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.log.String()
-}
+func (f *fixture) logText() string { return f.log.String() }
 
 // logged returns the queue's log records whose message is msg.
 func (f *fixture) logged(t *testing.T, msg string) []map[string]any {
