@@ -79,7 +79,8 @@ func (a addBackground) layout(s *Scene, img *image.NRGBA, ow, oh float64) {
 	csc, ground := a.onFloor(st, ow, oh, horizon)
 	availW := (1 - a.left - a.right) * ow
 	x := a.left*ow + availW/2 + csc*(st.left-st.right)/2
-	s.Place = Placement{Anchor: st.anchor, To: Point{x, ground}, Scale: csc, Angle: s.Level}
+	s.Place = Placement{Anchor: st.anchor, To: Point{x, ground}, Scale: csc, Angle: s.Level}.
+		onPixels(math.Max(st.width(), st.height()))
 }
 
 // floorGap is how far below the wall–floor line the far wheels stand, per

@@ -326,6 +326,52 @@ func TestRunConcurrently(t *testing.T) {
 	}
 }
 
+// TestRenderByCopy checks that a car PlaceCar puts on whole pixels is
+// drawn with its photographed pixels, and that copying them gives the
+// bytes bilinear sampling gives there, glass and shadow included.
+func TestRenderByCopy(t *testing.T) {
+	car := testCar(t)
+	e := newTestEngine(t, &fakeSegmenter{car: car}, mapContent{})
+	s := scene(t, e, car, det(), Step{"processorName": DetectCarShadow},
+		Step{"processorName": SemiTransparentWindows, "windowTransparency": 0.5},
+		Step{"processorName": CleanBackground, "enableShadow": true, "color": "#FFFFFF"},
+		Step{"processorName": PlaceCar, "background": "#FFFFFF", "carWidth": 0.95, "carHeight": 1.0})
+	dx, dy, ok := s.Place.shift()
+	if !ok {
+		t.Fatalf("PlaceCar left the car at %+v, not on whole pixels", s.Place)
+	}
+	if s.Glass == nil || s.Shadow == nil {
+		t.Fatal("the scene has no glass or no shadow to draw")
+	}
+	copied, copiedAlpha := Render(s)
+	defer vision.Recycle(copied)
+	drawByCopy = false
+	sampled, sampledAlpha := Render(s)
+	drawByCopy = true
+	defer vision.Recycle(sampled)
+	if !bytes.Equal(copied.Pix, sampled.Pix) || copiedAlpha != sampledAlpha {
+		t.Error("the car drawn by copy differs from the car sampled")
+	}
+	// Where the matte is whole and there is no glass, the car is the
+	// photo.
+	same, whole := 0, 0
+	for y := range copied.Rect.Dy() {
+		for x := range copied.Rect.Dx() {
+			px, py := x+dx, y+dy
+			if !(image.Point{px, py}).In(s.Box) || s.Matte.GrayAt(px, py).Y != 255 || s.Glass.GrayAt(px, py).Y != 0 {
+				continue
+			}
+			whole++
+			if bytes.Equal(copied.Pix[copied.PixOffset(x, y):][:4], s.Photo.Pix[s.Photo.PixOffset(px, py):][:4]) {
+				same++
+			}
+		}
+	}
+	if whole == 0 || same < whole*99/100 {
+		t.Errorf("%d of %d opaque car pixels are the photo's", same, whole)
+	}
+}
+
 // TestRenderOnRecycledBuffers renders scenes whose canvas and car layer
 // come from buffers an earlier photo left dirty: every pixel must be
 // written, so the result is the same as on fresh ones.

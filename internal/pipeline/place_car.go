@@ -52,7 +52,8 @@ func (p placeCar) apply(ctx context.Context, r *run, s *Scene) error {
 	// The far wheels on the horizon, unless that would put the car over
 	// the canvas's edge.
 	y := math.Max(math.Min(p.horizon*ch, ch-sc*st.below), sc*st.above)
-	s.Place = Placement{Anchor: st.anchor, To: Point{cw/2 + sc*(st.left-st.right)/2, y}, Scale: sc, Angle: s.Level}
+	s.Place = Placement{Anchor: st.anchor, To: Point{cw/2 + sc*(st.left-st.right)/2, y}, Scale: sc, Angle: s.Level}.
+		onPixels(math.Max(st.width(), st.height()))
 	return nil
 }
 

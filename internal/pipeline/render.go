@@ -60,6 +60,16 @@ func Render(s *Scene) (*image.NRGBA, bool) {
 		shadowArea = s.canvasArea(s.Shadow.bounds(gsx, gsy))
 	}
 
+	// A car on whole pixels at its photographed size (Placement.onPixels)
+	// needs no resampling where it is opaque and clear of glass: there the
+	// result is its own pixel, whatever lies under it, and is copied.
+	var copyDX, copyDY int
+	copyCar := false
+	if car != nil && car.k == 1 && drawByCopy {
+		copyDX, copyDY, copyCar = place.shift()
+	}
+	clearGlass := glassT == 0 && glassB == 1
+
 	floorRow := s.floorWeights()
 	// A flat background is written as bytes where nothing covers it.
 	var flat []byte
@@ -109,6 +119,20 @@ func Render(s *Scene) (*image.NRGBA, bool) {
 					}
 					continue
 				}
+				// On whole pixels the car's sample is its pixel: none
+				// where it is clear, the pixel itself where it is opaque
+				// without glass.
+				var carPx []uint8
+				if copyCar && inCar {
+					carPx = car.pixel(x+copyDX, y+copyDY)
+					switch {
+					case carPx == nil || carPx[3] == 0:
+						inCar = false
+					case carPx[3] == 255 && (clearGlass || !car.glassAt(x+copyDX, y+copyDY)):
+						copy(row[4*x:4*x+4], carPx)
+						continue
+					}
+				}
 				// Background, premultiplied linear.
 				br, bgc, bb, ba := bg.at(s, x, y, px, py)
 				covered := false
@@ -120,7 +144,12 @@ func Render(s *Scene) (*image.NRGBA, bool) {
 					}
 				}
 				if inCar {
-					cr, cg, cb, ca := car.sample(px, py)
+					var cr, cg, cb, ca float32
+					if carPx != nil {
+						cr, cg, cb, ca = premultipliedLinear(carPx)
+					} else {
+						cr, cg, cb, ca = car.sample(px, py)
+					}
 					if ca > 0 {
 						if car.glass != nil && (glassT > 0 || glassB != 1) {
 							if g := car.sampleGlass(px, py); g > 0 {
@@ -164,6 +193,10 @@ func Render(s *Scene) (*image.NRGBA, bool) {
 	}
 	return out, hasAlpha
 }
+
+// drawByCopy lets Render copy a car on whole pixels; tests turn it off to
+// check the copy gives the bytes sampling would.
+var drawByCopy = true
 
 // putPremultiplied writes the premultiplied linear colour (r, g, b, a) as
 // one straight-alpha sRGB pixel and reports whether it is opaque.
@@ -298,6 +331,23 @@ func (l *carLayer) sample(px, py float64) (r, g, b, a float32) {
 	return sampleNRGBA(l.img, (px-l.origin.X)/l.k, (py-l.origin.Y)/l.k, false)
 }
 
+// pixel returns the car's pixel at photo pixel (x, y), or nil outside
+// the layer. Only for a layer at full resolution (k 1).
+func (l *carLayer) pixel(x, y int) []uint8 {
+	ix, iy := x-int(l.origin.X), y-int(l.origin.Y)
+	if ix < 0 || iy < 0 || ix >= l.img.Rect.Dx() || iy >= l.img.Rect.Dy() {
+		return nil
+	}
+	i := iy*l.img.Stride + 4*ix
+	return l.img.Pix[i : i+4 : i+4]
+}
+
+// glassAt reports whether photo pixel (x, y) has any glass.
+func (l *carLayer) glassAt(x, y int) bool {
+	g := l.glass
+	return g != nil && (image.Point{x, y}).In(g.Rect) && g.Pix[g.PixOffset(x, y)] != 0
+}
+
 // sampleGlass returns how much glass (0..1) is at photo point (px, py).
 func (l *carLayer) sampleGlass(px, py float64) float32 {
 	return sampleGray(l.glass, px/l.k, py/l.k)
@@ -347,6 +397,13 @@ func sampleNRGBA(img *image.NRGBA, x, y float64, clampEdge bool) (r, g, b, a flo
 	at(x0, y0+1, (1-fx)*fy)
 	at(x0+1, y0+1, fx*fy)
 	return
+}
+
+// premultipliedLinear returns the straight-alpha sRGB pixel p as
+// premultiplied linear colour: sampleNRGBA's value at p's centre.
+func premultipliedLinear(p []uint8) (r, g, b, a float32) {
+	a = unitBytes[p[3]]
+	return srgbToLinear[p[0]] * a, srgbToLinear[p[1]] * a, srgbToLinear[p[2]] * a, a
 }
 
 // unitBytes maps a byte to 0..1.

@@ -150,6 +150,39 @@ func (p Placement) scale() float64 {
 	return p.Scale
 }
 
+// onPixels returns p drawing the car at its photographed size on whole
+// pixels when p is upright and its scale changes a car extent pixels
+// across by at most a pixel, as PlaceCar's canvas, shrunk so as not to
+// enlarge the car but to whole pixels, leaves it: resampling a car by
+// 0.9997 only blurs it by the changing sub-pixel offsets, while a car on
+// whole pixels keeps every pixel as photographed (and is drawn by copy).
+// The car grows or shrinks by at most that pixel and moves by at most
+// half a pixel.
+func (p Placement) onPixels(extent float64) Placement {
+	if p.Scale == 0 || p.Angle != 0 || math.Abs(p.Scale-1)*extent > 1 {
+		return p
+	}
+	// Whole numbers both, so that their difference is exact.
+	d := Point{math.Round(p.To.X - p.Anchor.X), math.Round(p.To.Y - p.Anchor.Y)}
+	p.Scale = 1
+	p.Anchor = Point{math.Round(p.Anchor.X), math.Round(p.Anchor.Y)}
+	p.To = Point{p.Anchor.X + d.X, p.Anchor.Y + d.Y}
+	return p
+}
+
+// shift returns the whole-pixel offset from canvas to photo pixels when p
+// draws the photo unscaled and upright on whole pixels (onPixels).
+func (p Placement) shift() (dx, dy int, ok bool) {
+	if p.Scale != 1 || p.Angle != 0 {
+		return 0, 0, false
+	}
+	fx, fy := p.Anchor.X-p.To.X, p.Anchor.Y-p.To.Y
+	if fx != math.Round(fx) || fy != math.Round(fy) {
+		return 0, 0, false
+	}
+	return int(fx), int(fy), true
+}
+
 // Poster is an overlay image drawn over the result: Scale of the canvas
 // width wide, at Position ("top-left", ..., "center"), Margin (a share of
 // the canvas width) from the edges.
