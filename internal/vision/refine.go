@@ -61,6 +61,13 @@ func applyCoefficients(img *image.NRGBA, a, b plane) *image.Gray {
 	}
 	x0, x1, fx := imaging.BilinearIndex(0, W, float64(a.w)/float64(W), 0, a.w)
 	y0, y1, fy := imaging.BilinearIndex(0, H, float64(a.h)/float64(H), 0, a.h)
+	// Away from the car the coefficients give 0 (a flat, b well under half
+	// a level), and out is 0 already: only the rows and columns that
+	// interpolate from a cell of the box where some do not are worked out.
+	live := liveCells(a, b)
+	if live.Empty() {
+		return out
+	}
 	// The output columns interpolated between coefficient columns k and
 	// k+1 are span[k] to span[k+1]: x0 never falls as x rises.
 	span := make([]int, a.w+1)
@@ -75,16 +82,21 @@ func applyCoefficients(img *image.NRGBA, a, b plane) *image.Gray {
 	}
 	imaging.Parallel(H, func(lo, hi int) {
 		ra, rb := make([]float32, a.w), make([]float32, a.w)
+		// Columns k and k+1 are interpolated for k in kLo..kHi-1.
+		kLo, kHi := max(live.Min.X-1, 0), live.Max.X
 		for y := lo; y < hi; y++ {
+			if y1[y] < live.Min.Y || y0[y] >= live.Max.Y {
+				continue
+			}
 			// Interpolate the two coefficient rows once per output row.
 			r0, r1, f := y0[y]*a.w, y1[y]*a.w, fy[y]
-			for x := range a.w {
+			for x := kLo; x < min(kHi+1, a.w); x++ {
 				ra[x] = a.p[r0+x] + f*(a.p[r1+x]-a.p[r0+x])
 				rb[x] = b.p[r0+x] + f*(b.p[r1+x]-b.p[r0+x])
 			}
 			src := img.Pix[y*img.Stride:]
 			dst := out.Pix[y*out.Stride : y*out.Stride+W]
-			for k := range a.w {
+			for k := kLo; k < kHi; k++ {
 				xa, xb := span[k], span[k+1]
 				if xa >= xb {
 					continue
@@ -114,6 +126,22 @@ func applyCoefficients(img *image.NRGBA, a, b plane) *image.Gray {
 		}
 	})
 	return out
+}
+
+// liveCells returns the box of the coefficient cells that can give a
+// pixel other than 0: a not flat, or b not well under half a level (a
+// quarter: no rounding of b·255 + 0.5 reaches 1).
+func liveCells(a, b plane) image.Rectangle {
+	var r image.Rectangle
+	for y := range a.h {
+		row := y * a.w
+		for x := range a.w {
+			if !flat(a.p[row+x]) || b.p[row+x] >= 0.25/255 {
+				r = r.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	return r
 }
 
 // flat reports whether a guided-filter slope is too small to matter: the

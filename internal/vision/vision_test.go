@@ -5,11 +5,14 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // fill sets sal to v over r.
@@ -525,5 +528,58 @@ func BenchmarkModelPaths(b *testing.B) {
 			b.ReportMetric(mean, "dev-IoU")
 			b.ReportMetric(raw, "dev-raw-IoU")
 		})
+	}
+}
+
+// TestApplyCoefficientsSkipsOnlyZeros checks the refinement's upsampling,
+// which works out only the pixels near cells that can give more than 0,
+// against the plain formula at every pixel.
+func TestApplyCoefficientsSkipsOnlyZeros(t *testing.T) {
+	const W, H, w, h = 301, 203, 40, 27
+	img := image.NewNRGBA(image.Rect(0, 0, W, H))
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(rng.IntN(256))
+	}
+	a, b := newPlane(w, h), newPlane(w, h)
+	// A car of sloped and flat cells in the middle, tiny values around it.
+	for y := range h {
+		for x := range w {
+			i := y*w + x
+			switch {
+			case x >= 12 && x < 30 && y >= 8 && y < 20:
+				a.p[i], b.p[i] = float32(rng.NormFloat64()*0.3), 0.5+rng.Float32()/2
+			case x == 35 && y == 23:
+				b.p[i] = 1 // one cell on its own
+			default:
+				a.p[i], b.p[i] = float32(rng.NormFloat64()*1e-4), float32(rng.Float64()*0.2/255)
+			}
+		}
+	}
+	got := applyCoefficients(img, a, b)
+	x0, x1, fx := imaging.BilinearIndex(0, W, float64(w)/W, 0, w)
+	y0, y1, fy := imaging.BilinearIndex(0, H, float64(h)/H, 0, h)
+	bad := 0
+	for y := range H {
+		for x := range W {
+			at := func(p plane) float32 {
+				r0 := p.p[y0[y]*w+x0[x]] + fy[y]*(p.p[y1[y]*w+x0[x]]-p.p[y0[y]*w+x0[x]])
+				r1 := p.p[y0[y]*w+x1[x]] + fy[y]*(p.p[y1[y]*w+x1[x]]-p.p[y0[y]*w+x1[x]])
+				return r0 + fx[x]*(r1-r0)
+			}
+			ca, cb := at(a), at(b)
+			want := imaging.ToByte(cb)
+			if !flat(ca) {
+				s := img.Pix[y*img.Stride+4*x:]
+				lum := (0.299*float32(s[0]) + 0.587*float32(s[1]) + 0.114*float32(s[2])) / 255
+				want = imaging.ToByte(ca*lum + cb)
+			}
+			if got.Pix[y*got.Stride+x] != want {
+				bad++
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d pixels differ from the formula", bad, W*H)
 	}
 }
