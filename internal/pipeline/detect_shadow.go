@@ -17,6 +17,8 @@ type detectShadow struct{}
 
 func newDetectShadow(Params) step { return detectShadow{} }
 
+func (detectShadow) finds() string { return "shadow" }
+
 func (detectShadow) apply(ctx context.Context, r *run, s *Scene) error {
 	if !s.hasCar() {
 		return nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"sync"
 	"time"
 
 	"github.com/showroom/showroom/internal/showroom"
@@ -171,7 +172,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 		return nil, showroom.Errorf(showroom.EInvalidBody, "unknown output format %q: use jpeg, png or webp", req.Format)
 	}
 	res := &Result{}
-	lap := stopwatch(&res.Timings)
+	lap := &stopwatch{ts: &res.Timings, t: time.Now()}
 
 	photo, err := vision.Decode(ctx, req.Photo, vision.Limits{MinSide: vision.MinSide, MaxPixels: e.cfg.MaxPixels, MaxBytes: e.cfg.MaxDecodeBytes})
 	if err != nil {
@@ -180,32 +181,36 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 	// The scene and its layers are gone with this call; only the encoded
 	// result leaves it.
 	defer vision.Recycle(photo)
-	lap("decode")
+	lap.lap("decode")
 	s := NewScene(photo)
 	r := &run{e: e, company: req.Company}
-	for i, st := range steps {
+	for i := 0; i < len(steps); {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		t := time.Now()
-		if err := st.apply(ctx, r, s); err != nil {
+		group := steps[i : i+analysesTogether(steps[i:])]
+		took, err := applyTogether(ctx, r, s, group)
+		if err != nil {
 			return nil, err
 		}
-		lap(names[i])
+		for k, d := range took {
+			lap.add(names[i+k], d)
+			if e.cfg.Observe != nil {
+				e.cfg.Observe(names[i+k], d)
+			}
+		}
 		if r.modelWait > 0 {
 			// Part of the step's time just recorded, said apart.
 			res.Timings = append(res.Timings, Timing{ModelWaitTiming, r.modelWait})
 			r.modelWait = 0
 		}
-		if e.cfg.Observe != nil {
-			e.cfg.Observe(names[i], time.Since(t))
-		}
+		i += len(group)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	img, hasAlpha := Render(s)
-	lap("render")
+	lap.lap("render")
 	res.Image, res.MediaType, err = encode(img, hasAlpha, req.Format, req.Quality)
 	res.Width, res.Height = img.Rect.Dx(), img.Rect.Dy()
 	// The encoder keeps no reference to the canvas: its buffer can serve
@@ -214,18 +219,92 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	lap("encode")
+	lap.lap("encode")
 	return res, nil
 }
 
-// stopwatch returns a function that appends the time since its last call.
-func stopwatch(ts *[]Timing) func(name string) {
-	t := time.Now()
-	return func(name string) {
-		now := time.Now()
-		*ts = append(*ts, Timing{name, now.Sub(t)})
-		t = now
+// stopwatch appends the stages' times to ts.
+type stopwatch struct {
+	ts *[]Timing
+	t  time.Time // when the stage under way began
+}
+
+// lap appends the time since the last stage ended.
+func (w *stopwatch) lap(name string) {
+	now := time.Now()
+	*w.ts = append(*w.ts, Timing{name, now.Sub(w.t)})
+	w.t = now
+}
+
+// add appends a stage timed apart (one of steps that ran together) and
+// starts the next stage now.
+func (w *stopwatch) add(name string, d time.Duration) {
+	*w.ts = append(*w.ts, Timing{name, d})
+	w.t = time.Now()
+}
+
+// analysis is a step that reads only the photo, the car's matte, box and
+// raw answer and the working grid, and writes scene fields that no other
+// kind of analysis reads or writes: analyses of different kinds in a row
+// can run at the same time (two of one kind stay in order, the later one
+// replacing the earlier's answer).
+type analysis interface {
+	step
+	// finds names what the analysis finds, one name a kind.
+	finds() string
+}
+
+// analysesTogether returns how many of steps, from the first, can run at
+// the same time: the run of analyses of different kinds it starts, or 1.
+func analysesTogether(steps []step) int {
+	seen := map[string]bool{}
+	n := 0
+	for _, st := range steps {
+		a, ok := st.(analysis)
+		if !ok || seen[a.finds()] {
+			break
+		}
+		seen[a.finds()] = true
+		n++
 	}
+	return max(n, 1)
+}
+
+// applyTogether applies group to s, each step in a goroutine of its own when
+// there are several (analysesTogether), and returns each step's time. The
+// working grid they share is made first: it is made lazily, on first use.
+func applyTogether(ctx context.Context, r *run, s *Scene, group []step) ([]time.Duration, error) {
+	took := make([]time.Duration, len(group))
+	if len(group) == 1 {
+		t := time.Now()
+		err := group[0].apply(ctx, r, s)
+		took[0] = time.Since(t)
+		return took, err
+	}
+	t := time.Now()
+	if s.hasCar() {
+		s.workGrid()
+	}
+	grid := time.Since(t)
+	errs := make([]error, len(group))
+	var wg sync.WaitGroup
+	for k, st := range group {
+		wg.Go(func() {
+			t := time.Now()
+			errs[k] = st.apply(ctx, r, s)
+			took[k] = time.Since(t)
+		})
+	}
+	wg.Wait()
+	// The grid is the first step's cost, as it is when the steps go one
+	// after the other.
+	took[0] += grid
+	for _, err := range errs {
+		if err != nil {
+			return nil, err // the first in the configuration's order
+		}
+	}
+	return took, nil
 }
 
 // loadContent loads a company's content as NRGBA.

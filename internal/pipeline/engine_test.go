@@ -326,6 +326,63 @@ func TestRunConcurrently(t *testing.T) {
 	}
 }
 
+// TestAnalysesRunTogether checks which steps the engine runs at the same
+// time, and that running them so gives the picture running them one after
+// the other gives.
+func TestAnalysesRunTogether(t *testing.T) {
+	shadow, glass := Step{"processorName": DetectCarShadow}, Step{"processorName": SemiTransparentWindows}
+	clean := Step{"processorName": CleanBackground, "enableShadow": true}
+	for _, tt := range []struct {
+		steps []Step
+		want  []int // the groups' sizes
+	}{
+		{[]Step{det(), shadow, glass, clean}, []int{1, 2, 1}},
+		{[]Step{det(), glass, shadow}, []int{1, 2}},
+		{[]Step{det(), shadow, shadow, glass}, []int{1, 1, 2}},
+		{[]Step{det(), glass, clean, shadow}, []int{1, 1, 1, 1}},
+	} {
+		_, steps, err := Parse(stepsJSONTest(t, tt.steps...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for i := 0; i < len(steps); {
+			n := analysesTogether(steps[i:])
+			got, i = append(got, n), i+n
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s: groups %v, want %v", stepsJSONTest(t, tt.steps...), got, tt.want)
+		}
+	}
+
+	car := testCar(t)
+	e := newTestEngine(t, &fakeSegmenter{car: car}, mapContent{})
+	steps := []Step{det(), shadow, {"processorName": SemiTransparentWindows, "windowTransparency": 0.5},
+		clean, {"processorName": PlaceCar, "background": "#FFFFFF"}}
+	res, err := e.Run(context.Background(), Request{Company: "acme", Processors: stepsJSONTest(t, steps...),
+		Photo: pngBytes(t, car.Photo), Format: FormatPNG})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tm := range res.Timings {
+		names = append(names, tm.Name)
+	}
+	if want := []string{"decode", DetectCarMask, DetectCarShadow, SemiTransparentWindows, CleanBackground, PlaceCar, "render", "encode"}; !slices.Equal(names, want) {
+		t.Errorf("timings %v, want %v", names, want)
+	}
+	one := scene(t, e, car, steps...) // one step after the other
+	want, _ := Render(one)
+	defer vision.Recycle(want)
+	img, err := png.Decode(bytes.NewReader(res.Image))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := toNRGBA(img); !bytes.Equal(got.Pix, want.Pix) {
+		t.Error("the analyses run together give another picture than one after the other")
+	}
+}
+
 // TestRenderByCopy checks that a car PlaceCar puts on whole pixels is
 // drawn with its photographed pixels, and that copying them gives the
 // bytes bilinear sampling gives there, glass and shadow included.

@@ -17,6 +17,8 @@ func newWindows(p Params) step {
 	return windows{transparency: p.Float("windowTransparency"), brightness: p.Float("windowBrightness")}
 }
 
+func (windows) finds() string { return "glass" }
+
 func (w windows) apply(ctx context.Context, r *run, s *Scene) error {
 	if !s.hasCar() {
 		return nil
