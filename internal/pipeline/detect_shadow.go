@@ -146,11 +146,9 @@ func floorLevel(g *workGrid, box image.Rectangle, roi image.Rectangle, dist []fl
 		}
 		switch {
 		case len(ring) >= 8:
-			slices.Sort(ring)
-			ref[y] = ring[len(ring)/2]
+			ref[y] = kth(ring, len(ring)/2)
 		case len(wide) >= 8:
-			slices.Sort(wide)
-			ref[y] = wide[len(wide)*3/4]
+			ref[y] = kth(wide, len(wide)*3/4)
 		}
 	}
 	fillGaps(ref[roi.Min.Y:roi.Max.Y])

@@ -128,8 +128,7 @@ func (gg *glassGrid) features() ([]float32, []int) {
 		if len(v) == 0 {
 			return 0
 		}
-		slices.Sort(v)
-		return v[len(v)/2]
+		return kth(v, len(v)/2)
 	}
 	carLum := max(median(lums), 0.02)
 	var body [3]float32
@@ -180,10 +179,9 @@ func (gg *glassGrid) features() ([]float32, []int) {
 	r3 := max(int(0.12*unit), 3)
 	step := max(int(0.06*unit), 2)
 
-	var feats []float32
-	var idx []int
 	cx := float32(box.Min.X+box.Max.X) / 2
-	for y := box.Min.Y; y < box.Max.Y; y++ {
+	// One row's feature vectors and indexes.
+	row := func(y int) (feats []float32, idx []int) {
 		for x := box.Min.X; x < box.Max.X; x++ {
 			i := y*w + x
 			if !car[i] || gg.top[x] < 0 {
@@ -240,8 +238,17 @@ func (gg *glassGrid) features() ([]float32, []int) {
 			)
 			idx = append(idx, i)
 		}
+		return feats, idx
 	}
-	return feats, idx
+	// The rows are worked out in parallel, each into slices of its own,
+	// joined in row order.
+	rowFeats, rowIdx := make([][]float32, box.Dy()), make([][]int, box.Dy())
+	imaging.Parallel(box.Dy(), func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			rowFeats[y], rowIdx[y] = row(box.Min.Y + y)
+		}
+	})
+	return slices.Concat(rowFeats...), slices.Concat(rowIdx...)
 }
 
 // integral returns the summed-area table of v (w+1 by h+1).

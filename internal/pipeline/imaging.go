@@ -303,3 +303,50 @@ func smoothstep(lo, hi, x float64) float64 {
 	t := clamp01((x - lo) / (hi - lo))
 	return t * t * (3 - 2*t)
 }
+
+// kth returns the k-th smallest of v (from 0), the value v[k] would hold
+// sorted, by selection: on average linear where a sort is n log n. It
+// reorders v.
+func kth(v []float32, k int) float32 {
+	lo, hi := 0, len(v)-1
+	for lo < hi {
+		// Median of three as the pivot: a sorted run costs no more than a
+		// shuffled one.
+		mid := lo + (hi-lo)/2
+		if v[mid] < v[lo] {
+			v[mid], v[lo] = v[lo], v[mid]
+		}
+		if v[hi] < v[lo] {
+			v[hi], v[lo] = v[lo], v[hi]
+		}
+		if v[hi] < v[mid] {
+			v[hi], v[mid] = v[mid], v[hi]
+		}
+		pivot := v[mid]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] < pivot {
+				i++
+			}
+			for pivot < v[j] {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		// Now v[lo..j] <= pivot <= v[i..hi], and anything between equals
+		// the pivot.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return v[k]
+		}
+	}
+	return v[k]
+}
