@@ -196,7 +196,37 @@ func TestJPEGIsLibvipsBytes(t *testing.T) {
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s, quality %d: %d bytes, libvips writes %d other ones", c.name, q, len(got), len(want))
 			}
+			// The same a band of rows at a time, as Run streams them.
+			w, err := vision.NewJPEGWriter(c.img.Rect.Dx(), c.img.Rect.Dy(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for lo := c.img.Rect.Min.Y; lo < c.img.Rect.Max.Y; lo += 13 {
+				if err := w.WriteRows(c.img, lo, min(lo+13, c.img.Rect.Max.Y)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			banded, err := w.Finish()
+			w.Close()
+			if err != nil || !bytes.Equal(banded, want) {
+				t.Errorf("%s, quality %d, in bands: %d bytes (%v), libvips writes %d other ones", c.name, q, len(banded), err, len(want))
+			}
 		}
+	}
+	// Rows out of order, and too few, are refused.
+	w, err := vision.NewJPEGWriter(big.Rect.Dx(), big.Rect.Dy(), 90)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.WriteRows(big, 10, 20); err == nil {
+		t.Error("rows 10 to 20 written first")
+	}
+	if err := w.WriteRows(big, 0, 20); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Finish(); err == nil {
+		t.Error("finished after 20 rows of 219")
 	}
 }
 

@@ -356,43 +356,88 @@ void *sr_icc_to_srgb(const unsigned char *icc, unsigned int icc_len) {
 	return t;
 }
 
-int sr_jpeg_encode(const unsigned char *pix, int w, int h, int stride, int quality, unsigned char **out,
-                   unsigned long *out_len, char *msg, size_t msg_len) {
+struct sr_jpeg_writer {
 	struct jpeg_compress_struct cinfo;
 	struct sr_error err;
-	*out = NULL;
-	*out_len = 0;
-	cinfo.err = sr_error_init(&err, msg, msg_len);
-	if (setjmp(err.jump)) {
-		jpeg_destroy_compress(&cinfo);
-		free(*out);
-		*out = NULL;
-		return err.result;
+	unsigned char *out;
+	unsigned long out_len;
+	char msg[200];
+};
+
+// sr_writer_failed ends a writer call that libjpeg left by longjmp: the
+// writer is spent, its output dropped.
+static int sr_writer_failed(sr_jpeg_writer *wr) {
+	jpeg_destroy_compress(&wr->cinfo);
+	free(wr->out);
+	wr->out = NULL;
+	wr->out_len = 0;
+	return wr->err.result;
+}
+
+sr_jpeg_writer *sr_jpeg_writer_start(int w, int h, int quality, int *result) {
+	sr_jpeg_writer *wr = calloc(1, sizeof *wr);
+	if (!wr) {
+		*result = SR_NO_MEMORY;
+		return NULL;
 	}
-	jpeg_create_compress(&cinfo);
-	jpeg_mem_dest(&cinfo, out, out_len);
-	cinfo.image_width = w;
-	cinfo.image_height = h;
-	cinfo.input_components = 4;
-	cinfo.in_color_space = JCS_EXT_RGBX;
-	jpeg_set_defaults(&cinfo);
-	jpeg_set_quality(&cinfo, quality, TRUE);
-	cinfo.optimize_coding = TRUE;
-	cinfo.write_JFIF_header = FALSE; // libvips strips it with the metadata
+	wr->cinfo.err = sr_error_init(&wr->err, wr->msg, sizeof wr->msg);
+	if (setjmp(wr->err.jump)) {
+		*result = sr_writer_failed(wr);
+		return wr;
+	}
+	jpeg_create_compress(&wr->cinfo);
+	jpeg_mem_dest(&wr->cinfo, &wr->out, &wr->out_len);
+	wr->cinfo.image_width = w;
+	wr->cinfo.image_height = h;
+	wr->cinfo.input_components = 4;
+	wr->cinfo.in_color_space = JCS_EXT_RGBX;
+	jpeg_set_defaults(&wr->cinfo);
+	jpeg_set_quality(&wr->cinfo, quality, TRUE);
+	wr->cinfo.optimize_coding = TRUE;
+	wr->cinfo.write_JFIF_header = FALSE; // libvips strips it with the metadata
 	// libvips's default: chroma at full resolution from quality 90.
 	int sub = quality < 90 ? 2 : 1;
-	cinfo.comp_info[0].h_samp_factor = sub;
-	cinfo.comp_info[0].v_samp_factor = sub;
+	wr->cinfo.comp_info[0].h_samp_factor = sub;
+	wr->cinfo.comp_info[0].v_samp_factor = sub;
 	for (int c = 1; c < 3; c++) {
-		cinfo.comp_info[c].h_samp_factor = 1;
-		cinfo.comp_info[c].v_samp_factor = 1;
+		wr->cinfo.comp_info[c].h_samp_factor = 1;
+		wr->cinfo.comp_info[c].v_samp_factor = 1;
 	}
-	jpeg_start_compress(&cinfo, TRUE);
-	while (cinfo.next_scanline < cinfo.image_height) {
-		JSAMPROW row = (JSAMPROW)(pix + (size_t)cinfo.next_scanline * stride);
-		jpeg_write_scanlines(&cinfo, &row, 1);
+	jpeg_start_compress(&wr->cinfo, TRUE);
+	*result = SR_OK;
+	return wr;
+}
+
+int sr_jpeg_writer_rows(sr_jpeg_writer *wr, const unsigned char *pix, int stride, int n) {
+	if (setjmp(wr->err.jump)) {
+		return sr_writer_failed(wr);
 	}
-	jpeg_finish_compress(&cinfo);
-	jpeg_destroy_compress(&cinfo);
+	for (int i = 0; i < n; i++) {
+		JSAMPROW row = (JSAMPROW)(pix + (size_t)i * stride);
+		jpeg_write_scanlines(&wr->cinfo, &row, 1);
+	}
 	return SR_OK;
+}
+
+int sr_jpeg_writer_finish(sr_jpeg_writer *wr) {
+	if (setjmp(wr->err.jump)) {
+		return sr_writer_failed(wr);
+	}
+	jpeg_finish_compress(&wr->cinfo);
+	jpeg_destroy_compress(&wr->cinfo);
+	return SR_OK;
+}
+
+const unsigned char *sr_jpeg_writer_output(const sr_jpeg_writer *wr, unsigned long *len) {
+	*len = wr->out_len;
+	return wr->out;
+}
+
+const char *sr_jpeg_writer_message(const sr_jpeg_writer *wr) { return wr->msg; }
+
+void sr_jpeg_writer_free(sr_jpeg_writer *wr) {
+	if (wr) {
+		free(wr->out);
+		free(wr);
+	}
 }

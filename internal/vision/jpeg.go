@@ -119,19 +119,88 @@ func toSRGBFrom(profile []byte, img *image.NRGBA) {
 // of the image (docs/benchmarks.md). The chroma is subsampled 2×2 below
 // quality 90.
 func EncodeJPEG(img *image.NRGBA, quality int) ([]byte, error) {
-	w, h := img.Rect.Dx(), img.Rect.Dy()
-	if w == 0 || h == 0 {
+	w, err := NewJPEGWriter(img.Rect.Dx(), img.Rect.Dy(), quality)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	if err := w.WriteRows(img, img.Rect.Min.Y, img.Rect.Max.Y); err != nil {
+		return nil, err
+	}
+	return w.Finish()
+}
+
+// JPEGWriter is EncodeJPEG a band of rows at a time, top to bottom, so that
+// the rows can be compressed as they are made. Not for concurrent use; Close
+// frees it, whatever happened before.
+type JPEGWriter struct {
+	w          *C.sr_jpeg_writer
+	next, rows int // the next row to write, and how many in all
+	err        error
+}
+
+// NewJPEGWriter starts a width×height JPEG at quality (1-100).
+func NewJPEGWriter(width, height, quality int) (*JPEGWriter, error) {
+	if width <= 0 || height <= 0 {
 		return nil, errors.New("jpeg: empty image")
 	}
-	var out *C.uchar
-	var n C.ulong
-	var msg [200]C.char
-	pix := img.Pix[img.PixOffset(img.Rect.Min.X, img.Rect.Min.Y):]
-	rc := C.sr_jpeg_encode((*C.uchar)(unsafe.Pointer(&pix[0])), C.int(w), C.int(h), C.int(img.Stride),
-		C.int(quality), &out, &n, &msg[0], C.size_t(len(msg)))
-	if rc != C.SR_OK {
-		return nil, fmt.Errorf("jpeg: encoding: %s", C.GoString(&msg[0]))
+	var rc C.int
+	w := C.sr_jpeg_writer_start(C.int(width), C.int(height), C.int(quality), &rc)
+	if w == nil {
+		return nil, errors.New("jpeg: encoding: out of memory")
 	}
-	defer C.free(unsafe.Pointer(out))
+	j := &JPEGWriter{w: w, rows: height}
+	if rc != C.SR_OK {
+		defer j.Close()
+		return nil, j.fail()
+	}
+	return j, nil
+}
+
+// fail records the writer's message as its error, for good.
+func (j *JPEGWriter) fail() error {
+	j.err = fmt.Errorf("jpeg: encoding: %s", C.GoString(C.sr_jpeg_writer_message(j.w)))
+	return j.err
+}
+
+// WriteRows compresses img's rows lo to hi (image coordinates), which must
+// follow the rows written before; img must be as wide as the writer's
+// image.
+func (j *JPEGWriter) WriteRows(img *image.NRGBA, lo, hi int) error {
+	switch {
+	case j.err != nil:
+		return j.err
+	case lo-img.Rect.Min.Y != j.next || hi < lo || hi-img.Rect.Min.Y > j.rows:
+		return fmt.Errorf("jpeg: rows %d to %d written after %d of %d", lo, hi, j.next, j.rows)
+	case hi == lo:
+		return nil
+	}
+	pix := img.Pix[img.PixOffset(img.Rect.Min.X, lo):]
+	if rc := C.sr_jpeg_writer_rows(j.w, (*C.uchar)(unsafe.Pointer(&pix[0])), C.int(img.Stride), C.int(hi-lo)); rc != C.SR_OK {
+		return j.fail()
+	}
+	j.next += hi - lo
+	return nil
+}
+
+// Finish ends the JPEG once every row is written and returns the file.
+func (j *JPEGWriter) Finish() ([]byte, error) {
+	if j.err != nil {
+		return nil, j.err
+	}
+	if j.next != j.rows {
+		return nil, fmt.Errorf("jpeg: finished after %d of %d rows", j.next, j.rows)
+	}
+	if rc := C.sr_jpeg_writer_finish(j.w); rc != C.SR_OK {
+		return nil, j.fail()
+	}
+	var n C.ulong
+	out := C.sr_jpeg_writer_output(j.w, &n)
 	return C.GoBytes(unsafe.Pointer(out), C.int(n)), nil
+}
+
+// Close frees the writer.
+func (j *JPEGWriter) Close() {
+	C.sr_jpeg_writer_free(j.w)
+	j.w = nil
 }

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-// Results of sr_jpeg_decode.
+// Results of sr_jpeg_decode and the sr_jpeg_writer calls.
 enum {
 	SR_OK = 0,
 	// The file is not decodable here (CMYK or YCCK, a size that differs
@@ -20,6 +20,8 @@ enum {
 	SR_CANCELLED = 4,
 	// The file has more scans than allowed.
 	SR_TOO_MANY_SCANS = 5,
+	// A writer could not be allocated.
+	SR_NO_MEMORY = 6,
 };
 
 // sr_jpeg_decode decodes the w×h JPEG in data into out (w*h*4 bytes, RGBA
@@ -34,13 +36,26 @@ int sr_jpeg_decode(const unsigned char *data, size_t len, unsigned char *out, in
                    long max_memory, const int *cancel, unsigned char **icc, unsigned int *icc_len, char *msg,
                    size_t msg_len);
 
-// sr_jpeg_encode writes the w×h RGBA pixels in pix (stride bytes a row,
-// alpha ignored) as a baseline JPEG at quality, with optimised Huffman
-// tables and no metadata, chroma subsampled 2×2 below quality 90 and kept
-// whole from 90 (as libvips's jpegsave by default). *out is malloc'd (the
-// caller frees it), *out_len bytes long. On failure msg says why.
-int sr_jpeg_encode(const unsigned char *pix, int w, int h, int stride, int quality, unsigned char **out,
-                   unsigned long *out_len, char *msg, size_t msg_len);
+// sr_jpeg_writer writes RGBA pixels (alpha ignored) as a baseline JPEG as
+// their rows arrive, with optimised Huffman tables and no metadata, chroma
+// subsampled 2×2 below quality 90 and kept whole from 90 (as libvips's
+// jpegsave by default): sr_jpeg_writer_start, sr_jpeg_writer_rows for the
+// rows top to bottom, sr_jpeg_writer_finish, then sr_jpeg_writer_output
+// holds the file, until sr_jpeg_writer_free. A call that fails (its result
+// not SR_OK) spends the writer: sr_jpeg_writer_message says why, and only
+// sr_jpeg_writer_free is left to call.
+typedef struct sr_jpeg_writer sr_jpeg_writer;
+
+// sr_jpeg_writer_start begins a w×h JPEG at quality; *result says whether
+// it could. NULL only when the writer could not be allocated.
+sr_jpeg_writer *sr_jpeg_writer_start(int w, int h, int quality, int *result);
+// sr_jpeg_writer_rows compresses the next n rows, at pix, stride bytes
+// apart.
+int sr_jpeg_writer_rows(sr_jpeg_writer *wr, const unsigned char *pix, int stride, int n);
+int sr_jpeg_writer_finish(sr_jpeg_writer *wr);
+const unsigned char *sr_jpeg_writer_output(const sr_jpeg_writer *wr, unsigned long *len);
+const char *sr_jpeg_writer_message(const sr_jpeg_writer *wr);
+void sr_jpeg_writer_free(sr_jpeg_writer *wr);
 
 // sr_icc_to_srgb returns a transform from the RGB profile icc to sRGB for
 // RGBA pixels (alpha left as it is), safe to apply from several threads at
