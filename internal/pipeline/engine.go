@@ -209,9 +209,12 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	img, hasAlpha := Render(s)
+	img, hasAlpha, streamed, err := renderEncoding(s, req.Format, req.Quality)
 	lap.lap("render")
-	res.Image, res.MediaType, err = encode(img, hasAlpha, req.Format, req.Quality)
+	res.Image, res.MediaType = streamed, mediaTypes[FormatJPEG]
+	if err == nil && streamed == nil {
+		res.Image, res.MediaType, err = encode(img, hasAlpha, req.Format, req.Quality)
+	}
 	res.Width, res.Height = img.Rect.Dx(), img.Rect.Dy()
 	// The encoder keeps no reference to the canvas: its buffer can serve
 	// the next photo (a fresh one costs page faults, see vision.NewNRGBA).
@@ -221,6 +224,93 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 	}
 	lap.lap("encode")
 	return res, nil
+}
+
+// renderEncoding renders s and, when the result is sure to be an opaque
+// JPEG, compresses it as the rows are rendered: the encoder on one core
+// beside the renderer, instead of after it. Then out is the file (the
+// render's time includes the encoder's on the rows rendered, the encode's
+// what is left after the last row); else out is nil and the canvas is
+// still to encode.
+func renderEncoding(s *Scene, format string, quality int) (img *image.NRGBA, hasAlpha bool, out []byte, err error) {
+	if quality == 0 {
+		quality = DefaultQuality
+	}
+	if (format != "" && format != FormatJPEG) || quality < 1 || quality > 100 ||
+		len(s.Posters) > 0 || s.Output != nil || !s.opaqueBackground() {
+		img, hasAlpha = Render(s)
+		return img, hasAlpha, nil, nil
+	}
+	w, err := vision.NewJPEGWriter(s.Canvas.X, s.Canvas.Y, quality)
+	if err != nil {
+		img, hasAlpha = Render(s)
+		return img, hasAlpha, nil, fmt.Errorf("pipeline: encode jpeg: %w", err)
+	}
+	defer w.Close()
+	rows := newRowFrontier(s.Canvas.Y)
+	var written sync.WaitGroup
+	var writeErr error
+	written.Go(func() {
+		for next := 0; next < s.Canvas.Y && writeErr == nil; {
+			ready, img := rows.wait(next)
+			writeErr = w.WriteRows(img, next, ready)
+			next = ready
+		}
+	})
+	img, hasAlpha = renderRows(s, rows.mark)
+	written.Wait()
+	if hasAlpha {
+		// Not expected over an opaque background; encode sees to it.
+		return img, hasAlpha, nil, nil
+	}
+	if writeErr == nil {
+		out, writeErr = w.Finish()
+	}
+	if writeErr != nil {
+		return img, hasAlpha, nil, fmt.Errorf("pipeline: encode jpeg: %w", writeErr)
+	}
+	return img, hasAlpha, out, nil
+}
+
+// rowFrontier tells which of a canvas's rows are final, from the top: the
+// render marks bands done in any order, the encoder waits for the next.
+type rowFrontier struct {
+	mu    sync.Mutex
+	more  *sync.Cond
+	done  []bool
+	ready int // rows 0 to ready-1 are final
+	img   *image.NRGBA
+}
+
+func newRowFrontier(rows int) *rowFrontier {
+	f := &rowFrontier{done: make([]bool, rows)}
+	f.more = sync.NewCond(&f.mu)
+	return f
+}
+
+// mark records rows lo to hi of img as final.
+func (f *rowFrontier) mark(img *image.NRGBA, lo, hi int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.img = img
+	for y := lo; y < hi; y++ {
+		f.done[y] = true
+	}
+	for f.ready < len(f.done) && f.done[f.ready] {
+		f.ready++
+	}
+	f.more.Broadcast()
+}
+
+// wait returns once rows beyond from are final: up to which row, and the
+// canvas.
+func (f *rowFrontier) wait(from int) (int, *image.NRGBA) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for f.ready <= from {
+		f.more.Wait()
+	}
+	return f.ready, f.img
 }
 
 // stopwatch appends the stages' times to ts.

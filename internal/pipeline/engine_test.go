@@ -413,6 +413,48 @@ func TestAnalysesRunTogether(t *testing.T) {
 	}
 }
 
+// TestRenderEncodingStreams checks that an opaque JPEG is compressed as it
+// is rendered, into the bytes encoding the finished canvas gives, and that
+// every other result is left to encode.
+func TestRenderEncodingStreams(t *testing.T) {
+	car := testCar(t)
+	e := newTestEngine(t, &fakeSegmenter{car: car}, mapContent{})
+	white := []Step{det(), {"processorName": DetectCarShadow}, {"processorName": SemiTransparentWindows, "windowTransparency": 0.5},
+		{"processorName": CleanBackground, "enableShadow": true, "color": "#FFFFFF"}, {"processorName": PlaceCar, "background": "#FFFFFF"}}
+	for _, tt := range []struct {
+		name    string
+		steps   []Step
+		format  string
+		quality int
+		streams bool
+	}{
+		{"white", white, "", 0, true},
+		{"white, jpeg 75", white, FormatJPEG, 75, true},
+		{"white, png", white, FormatPNG, 0, false},
+		{"white, resized", append(slices.Clone(white), Step{"processorName": Resize, "width": 200.0}), "", 0, false},
+		{"cut out", []Step{det()}, FormatJPEG, 0, false},
+	} {
+		s := scene(t, e, car, tt.steps...)
+		img, hasAlpha, out, err := renderEncoding(s, tt.format, tt.quality)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if (out != nil) != tt.streams {
+			t.Errorf("%s: streamed %v, want %v", tt.name, out != nil, tt.streams)
+		}
+		if out != nil {
+			want, _, err := encode(img, hasAlpha, tt.format, tt.quality)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(out, want) {
+				t.Errorf("%s: the streamed JPEG differs from the finished canvas's", tt.name)
+			}
+		}
+		vision.Recycle(img)
+	}
+}
+
 // TestRenderByCopy checks that a car PlaceCar puts on whole pixels is
 // drawn with its photographed pixels, and that copying them gives the
 // bytes bilinear sampling gives there, glass and shadow included.

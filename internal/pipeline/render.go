@@ -20,6 +20,28 @@ import (
 // straight alpha bleeds the colour of transparent pixels into their
 // neighbours when sampled.
 func Render(s *Scene) (*image.NRGBA, bool) {
+	return renderRows(s, nil)
+}
+
+// opaqueBackground reports whether the background covers every canvas
+// pixel opaquely, so that the result is opaque whatever is drawn on it.
+func (s *Scene) opaqueBackground() bool {
+	switch s.Background.Kind {
+	case BackgroundColor:
+		return s.Background.Color.A == 255
+	case BackgroundImage:
+		return s.Background.Image.Opaque()
+	}
+	return false
+}
+
+// renderBand is how many canvas rows Render hands out at a time.
+const renderBand = 16
+
+// renderRows is Render, calling rowsDone (when not nil) with the canvas
+// and each band of rows, lo to hi, once they are final: from the render's
+// goroutines, in any order, before posters and the resize.
+func renderRows(s *Scene, rowsDone func(canvas *image.NRGBA, lo, hi int)) (*image.NRGBA, bool) {
 	W, H := s.Canvas.X, s.Canvas.Y
 	// Every pixel is written below: the canvas may be a recycled buffer.
 	out := vision.NewNRGBA(W, H)
@@ -86,7 +108,10 @@ func Render(s *Scene) (*image.NRGBA, bool) {
 	var bare [4]byte
 	bareOpaque := putPremultiplied(bare[:], bg.r, bg.g, bg.b, bg.a)
 
-	imaging.ParallelUneven(H, 16, func(lo, hi int) {
+	imaging.ParallelUneven(H, renderBand, func(lo, hi int) {
+		if rowsDone != nil {
+			defer rowsDone(out, lo, hi)
+		}
 		for y := lo; y < hi; y++ {
 			row := out.Pix[y*out.Stride : y*out.Stride+4*W]
 			// Only the row's span over the car's or the shadow's area is
