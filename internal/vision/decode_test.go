@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/davidbyttow/govips/v2/vips"
 
@@ -202,6 +203,38 @@ func TestDecodePhotosMatchLibvips(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameImage(t, filepath.Base(p), got, viaLibvips(t, data), 2, 0.05)
+	}
+}
+
+// TestDecodeStopsWithItsColourConversion cuts a 12 MP phone photo (Display
+// P3, so that its bands are converted to sRGB while the next are decoded)
+// short, and cancels one: the decode fails, and once more whole it gives
+// the same pixels as before.
+func TestDecodeStopsWithItsColourConversion(t *testing.T) {
+	data, err := os.ReadFile("../../../shared/testdata/large/cbr_view1.jpg")
+	if err != nil {
+		t.Skip("skipping: ../shared/testdata is not there (the photos are not in the repository)")
+	}
+	want, err := Decode(context.Background(), data, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPix := bytes.Clone(want.Pix)
+	Recycle(want)
+	if _, err := Decode(context.Background(), data[:len(data)/2], Limits{}); err == nil {
+		t.Error("half a photo decoded")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(5 * time.Millisecond); cancel() }()
+	if _, err := Decode(ctx, data, Limits{}); err == nil {
+		t.Log("the decode finished before it was cancelled")
+	}
+	got, err := Decode(context.Background(), data, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Pix, wantPix) {
+		t.Error("the photo decodes otherwise after a failed decode")
 	}
 }
 

@@ -10,7 +10,8 @@
 #include "jpeg.h"
 
 // libjpeg reports a fatal error by calling error_exit, which must not
-// return: it jumps back into sr_jpeg_decode with the result to give.
+// return: it jumps back into the reader or writer call under way, with the
+// result to give.
 struct sr_error {
 	struct jpeg_error_mgr pub;
 	jmp_buf jump;
@@ -102,61 +103,116 @@ static void sr_progress_monitor(j_common_ptr cinfo) {
 	}
 }
 
-int sr_jpeg_decode(const unsigned char *data, size_t len, unsigned char *out, int w, int h, int max_scans,
-                   long max_memory, const int *cancel, unsigned char **icc, unsigned int *icc_len, char *msg,
-                   size_t msg_len) {
+struct sr_jpeg_reader {
 	struct jpeg_decompress_struct cinfo;
+	int live; // cinfo is created and not yet destroyed
 	struct sr_error err;
 	struct sr_progress progress;
+	char msg[200];
+};
+
+// sr_reader_failed ends a reader call that libjpeg left by longjmp: the
+// reader is spent.
+static int sr_reader_failed(sr_jpeg_reader *r) {
+	jpeg_destroy_decompress(&r->cinfo);
+	r->live = 0;
+	r->progress.cancel = NULL;
+	return r->err.result;
+}
+
+sr_jpeg_reader *sr_jpeg_reader_start(const unsigned char *data, size_t len, int w, int h, int max_scans,
+                                     long max_memory, const int *cancel, unsigned char **icc,
+                                     unsigned int *icc_len, int *result) {
 	*icc = NULL;
 	*icc_len = 0;
-	cinfo.err = sr_error_init(&err, msg, msg_len);
-	err.pub.emit_message = sr_emit_message;
-	if (setjmp(err.jump)) {
-		jpeg_destroy_decompress(&cinfo);
+	sr_jpeg_reader *r = calloc(1, sizeof *r);
+	if (!r) {
+		*result = SR_NO_MEMORY;
+		return NULL;
+	}
+	r->cinfo.err = sr_error_init(&r->err, r->msg, sizeof r->msg);
+	r->err.pub.emit_message = sr_emit_message;
+	if (setjmp(r->err.jump)) {
 		if (*icc) {
 			free(*icc);
 			*icc = NULL;
 		}
-		return err.result;
+		*result = sr_reader_failed(r);
+		return r;
 	}
-	jpeg_create_decompress(&cinfo);
-	cinfo.mem->max_memory_to_use = max_memory;
-	progress.pub.progress_monitor = sr_progress_monitor;
-	progress.max_scans = max_scans;
-	progress.cancel = cancel;
-	cinfo.progress = &progress.pub;
-	jpeg_mem_src(&cinfo, data, len);
-	jpeg_save_markers(&cinfo, JPEG_APP0 + 2, 0xFFFF);
-	jpeg_read_header(&cinfo, TRUE);
-	if (cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK ||
-	    (int)cinfo.image_width != w || (int)cinfo.image_height != h) {
-		snprintf(msg, msg_len, "colour space %d, %ux%u", cinfo.jpeg_color_space, cinfo.image_width,
-		         cinfo.image_height);
-		jpeg_destroy_decompress(&cinfo);
-		return SR_UNSUPPORTED;
+	jpeg_create_decompress(&r->cinfo);
+	r->live = 1;
+	r->cinfo.mem->max_memory_to_use = max_memory;
+	r->progress.pub.progress_monitor = sr_progress_monitor;
+	r->progress.max_scans = max_scans;
+	r->progress.cancel = cancel;
+	r->cinfo.progress = &r->progress.pub;
+	jpeg_mem_src(&r->cinfo, data, len);
+	jpeg_save_markers(&r->cinfo, JPEG_APP0 + 2, 0xFFFF);
+	jpeg_read_header(&r->cinfo, TRUE);
+	if (r->cinfo.jpeg_color_space == JCS_CMYK || r->cinfo.jpeg_color_space == JCS_YCCK ||
+	    (int)r->cinfo.image_width != w || (int)r->cinfo.image_height != h) {
+		snprintf(r->msg, sizeof r->msg, "colour space %d, %ux%u", r->cinfo.jpeg_color_space,
+		         r->cinfo.image_width, r->cinfo.image_height);
+		jpeg_destroy_decompress(&r->cinfo);
+		r->live = 0;
+		r->progress.cancel = NULL;
+		*result = SR_UNSUPPORTED;
+		return r;
 	}
 	// Grey and YCbCr both convert to RGBA with an opaque alpha.
-	cinfo.out_color_space = JCS_EXT_RGBA;
-	jpeg_start_decompress(&cinfo);
+	r->cinfo.out_color_space = JCS_EXT_RGBA;
+	jpeg_start_decompress(&r->cinfo);
 	JOCTET *profile = NULL;
 	unsigned int profile_len = 0;
-	if (jpeg_read_icc_profile(&cinfo, &profile, &profile_len)) {
+	if (jpeg_read_icc_profile(&r->cinfo, &profile, &profile_len)) {
 		*icc = profile;
 		*icc_len = profile_len;
 	}
-	size_t stride = (size_t)w * 4;
-	while (cinfo.output_scanline < cinfo.output_height) {
-		JSAMPROW rows[16];
-		int n = 0;
-		for (; n < 16 && cinfo.output_scanline + n < cinfo.output_height; n++) {
-			rows[n] = out + (size_t)(cinfo.output_scanline + n) * stride;
-		}
-		jpeg_read_scanlines(&cinfo, rows, n);
+	r->progress.cancel = NULL;
+	*result = SR_OK;
+	return r;
+}
+
+int sr_jpeg_reader_rows(sr_jpeg_reader *r, unsigned char *out, size_t stride, int n, const int *cancel) {
+	if (setjmp(r->err.jump)) {
+		return sr_reader_failed(r);
 	}
-	jpeg_finish_decompress(&cinfo);
-	jpeg_destroy_decompress(&cinfo);
+	r->progress.cancel = cancel;
+	int end = (int)r->cinfo.output_scanline + n;
+	while ((int)r->cinfo.output_scanline < end) {
+		JSAMPROW rows[16];
+		int k = 0;
+		for (; k < 16 && (int)r->cinfo.output_scanline + k < end; k++) {
+			rows[k] = out + (size_t)((int)r->cinfo.output_scanline + k - (end - n)) * stride;
+		}
+		jpeg_read_scanlines(&r->cinfo, rows, k);
+	}
+	r->progress.cancel = NULL;
 	return SR_OK;
+}
+
+int sr_jpeg_reader_finish(sr_jpeg_reader *r, const int *cancel) {
+	if (setjmp(r->err.jump)) {
+		return sr_reader_failed(r);
+	}
+	r->progress.cancel = cancel;
+	jpeg_finish_decompress(&r->cinfo);
+	jpeg_destroy_decompress(&r->cinfo);
+	r->live = 0;
+	r->progress.cancel = NULL;
+	return SR_OK;
+}
+
+const char *sr_jpeg_reader_message(const sr_jpeg_reader *r) { return r->msg; }
+
+void sr_jpeg_reader_free(sr_jpeg_reader *r) {
+	if (r) {
+		if (r->live) {
+			jpeg_destroy_decompress(&r->cinfo); // abandoned before its end
+		}
+		free(r);
+	}
 }
 
 // Little CMS reports errors through a global handler; they are returned as
@@ -358,6 +414,7 @@ void *sr_icc_to_srgb(const unsigned char *icc, unsigned int icc_len) {
 
 struct sr_jpeg_writer {
 	struct jpeg_compress_struct cinfo;
+	int live; // cinfo is created and not yet destroyed
 	struct sr_error err;
 	unsigned char *out;
 	unsigned long out_len;
@@ -368,6 +425,7 @@ struct sr_jpeg_writer {
 // writer is spent, its output dropped.
 static int sr_writer_failed(sr_jpeg_writer *wr) {
 	jpeg_destroy_compress(&wr->cinfo);
+	wr->live = 0;
 	free(wr->out);
 	wr->out = NULL;
 	wr->out_len = 0;
@@ -386,6 +444,7 @@ sr_jpeg_writer *sr_jpeg_writer_start(int w, int h, int quality, int *result) {
 		return wr;
 	}
 	jpeg_create_compress(&wr->cinfo);
+	wr->live = 1;
 	jpeg_mem_dest(&wr->cinfo, &wr->out, &wr->out_len);
 	wr->cinfo.image_width = w;
 	wr->cinfo.image_height = h;
@@ -425,6 +484,7 @@ int sr_jpeg_writer_finish(sr_jpeg_writer *wr) {
 	}
 	jpeg_finish_compress(&wr->cinfo);
 	jpeg_destroy_compress(&wr->cinfo);
+	wr->live = 0;
 	return SR_OK;
 }
 
@@ -437,6 +497,9 @@ const char *sr_jpeg_writer_message(const sr_jpeg_writer *wr) { return wr->msg; }
 
 void sr_jpeg_writer_free(sr_jpeg_writer *wr) {
 	if (wr) {
+		if (wr->live) {
+			jpeg_destroy_compress(&wr->cinfo); // abandoned before its end
+		}
 		free(wr->out);
 		free(wr);
 	}

@@ -9,10 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"runtime"
 	"sync"
 	"unsafe"
-
-	"github.com/showroom/showroom/internal/imaging"
 )
 
 // errJPEGUnsupported means decodeJPEG cannot decode this file (CMYK or YCCK
@@ -23,7 +22,9 @@ var errJPEGUnsupported = errors.New("vision: JPEG variant left to libvips")
 // the returned image, and converts an embedded colour profile to sRGB with
 // Little CMS. It does what libvips's load, ICC transform and copy out do,
 // in one pass over the pixels instead of three: 12 MP in about a third of
-// the time (docs/benchmarks.md). EXIF orientation is the caller's.
+// the time (docs/benchmarks.md). The rows are decoded a band at a time and
+// each band's colours converted on another core while the next is decoded.
+// EXIF orientation is the caller's.
 //
 // It stops at scan maxScans+1 (errTooManyScans) and once stop is set
 // (errCancelled); libjpeg's whole-image buffers may take maxMemory bytes
@@ -34,25 +35,103 @@ func decodeJPEG(data []byte, w, h, maxScans int, maxMemory int64, stop *cancelFl
 	if len(data) == 0 {
 		return nil, errors.New("jpeg: no data")
 	}
-	img := newNRGBA(w, h)
+	// libjpeg reads data between the reader's calls: pinned until it is
+	// done (cgo lets C keep pointers to pinned memory). The output rows
+	// and the cancel flag are passed for one call at a time.
+	var pin runtime.Pinner
+	pin.Pin(&data[0])
+	defer pin.Unpin()
 	var icc *C.uchar
 	var iccLen C.uint
-	var msg [200]C.char
-	// Go memory passed to C for the call only: cgo's rules allow it, as
-	// no buffer holds Go pointers and C keeps none.
-	rc := C.sr_jpeg_decode((*C.uchar)(unsafe.Pointer(&data[0])), C.size_t(len(data)),
-		(*C.uchar)(unsafe.Pointer(&img.Pix[0])), C.int(w), C.int(h), C.int(maxScans), C.long(maxMemory),
-		stop.c(), &icc, &iccLen, &msg[0], C.size_t(len(msg)))
+	var rc C.int
+	r := C.sr_jpeg_reader_start((*C.uchar)(unsafe.Pointer(&data[0])), C.size_t(len(data)), C.int(w), C.int(h),
+		C.int(maxScans), C.long(maxMemory), stop.c(), &icc, &iccLen, &rc)
+	if r == nil {
+		return nil, errors.New("jpeg: out of memory")
+	}
+	defer C.sr_jpeg_reader_free(r)
+	failed := func(rc C.int) error {
+		return decodeError(rc, "jpeg", C.GoString(C.sr_jpeg_reader_message(r)))
+	}
+	if rc != C.SR_OK {
+		return nil, failed(rc)
+	}
+	var t unsafe.Pointer
+	if icc != nil {
+		var release func()
+		t, release = srgbTransform(C.GoBytes(unsafe.Pointer(icc), C.int(iccLen)))
+		C.free(unsafe.Pointer(icc))
+		defer release() // after the conversion, finished before any return
+	}
+	img := newNRGBA(w, h)
+	conv := convertBands(t, img, (h+decodeBand-1)/decodeBand)
+	for lo := 0; lo < h; lo += decodeBand {
+		n := min(decodeBand, h-lo)
+		if rc := C.sr_jpeg_reader_rows(r, (*C.uchar)(unsafe.Pointer(&img.Pix[lo*img.Stride])), C.size_t(img.Stride),
+			C.int(n), stop.c()); rc != C.SR_OK {
+			conv.finish()
+			Recycle(img)
+			return nil, failed(rc)
+		}
+		conv.add(lo, lo+n)
+	}
+	rc = C.sr_jpeg_reader_finish(r, stop.c())
+	conv.finish()
 	if rc != C.SR_OK {
 		Recycle(img)
-		return nil, decodeError(rc, "jpeg", C.GoString(&msg[0]))
-	}
-	if icc != nil {
-		profile := C.GoBytes(unsafe.Pointer(icc), C.int(iccLen))
-		C.free(unsafe.Pointer(icc))
-		toSRGBFrom(profile, img)
+		return nil, failed(rc)
 	}
 	return img, nil
+}
+
+// decodeBand is how many rows decodeJPEG decodes at a time.
+const decodeBand = 128
+
+// bandConverter converts bands of an image's rows to sRGB as they are
+// handed to it: on a goroutine of its own while they come, then also on
+// the caller's.
+type bandConverter struct {
+	t     unsafe.Pointer // the transform, or nil for none
+	img   *image.NRGBA
+	bands chan [2]int
+	done  sync.WaitGroup
+}
+
+// convertBands starts converting img's bands (at most n) with the
+// transform t; a nil t converts nothing.
+func convertBands(t unsafe.Pointer, img *image.NRGBA, n int) *bandConverter {
+	c := &bandConverter{t: t, img: img}
+	if t == nil {
+		return c
+	}
+	c.bands = make(chan [2]int, n)
+	c.done.Go(c.convert)
+	return c
+}
+
+func (c *bandConverter) convert() {
+	w := c.img.Rect.Dx()
+	for b := range c.bands {
+		C.sr_icc_apply(c.t, (*C.uchar)(unsafe.Pointer(&c.img.Pix[b[0]*c.img.Stride])), C.size_t((b[1]-b[0])*w))
+	}
+}
+
+// add hands over rows lo to hi.
+func (c *bandConverter) add(lo, hi int) {
+	if c.t != nil {
+		c.bands <- [2]int{lo, hi}
+	}
+}
+
+// finish converts the bands still waiting, on this goroutine too, and
+// returns once every band handed over is converted.
+func (c *bandConverter) finish() {
+	if c.t == nil {
+		return
+	}
+	close(c.bands)
+	c.convert()
+	c.done.Wait()
 }
 
 // Why a decode in C stopped, as decodeError tells it.
@@ -89,28 +168,27 @@ var profiles = struct {
 
 const maxCachedProfiles = 32
 
-// toSRGBFrom converts img, in the colours of the ICC profile, to sRGB in
-// place, rows split over the cores. A profile that is broken, not RGB, or
-// sRGB itself leaves img as it is.
-func toSRGBFrom(profile []byte, img *image.NRGBA) {
+// srgbTransform returns the transform from the colours of the ICC profile
+// to sRGB, or nil for a profile that is broken, not RGB, or sRGB itself,
+// and what to call once done with it: the cache keeps its transforms, and
+// when it is full an odd profile's transform is freed after its photo.
+func srgbTransform(profile []byte) (unsafe.Pointer, func()) {
 	profiles.Lock()
+	defer profiles.Unlock()
 	t, ok := profiles.m[string(profile)]
-	if !ok {
-		t = C.sr_icc_to_srgb((*C.uchar)(unsafe.Pointer(&profile[0])), C.uint(len(profile)))
-		if len(profiles.m) < maxCachedProfiles {
-			profiles.m[string(profile)] = t
-		} else if t != nil {
-			defer C.sr_icc_free(t)
+	if ok {
+		return t, func() {}
+	}
+	t = C.sr_icc_to_srgb((*C.uchar)(unsafe.Pointer(&profile[0])), C.uint(len(profile)))
+	if len(profiles.m) < maxCachedProfiles {
+		profiles.m[string(profile)] = t
+		return t, func() {}
+	}
+	return t, func() {
+		if t != nil {
+			C.sr_icc_free(t)
 		}
 	}
-	profiles.Unlock()
-	if t == nil {
-		return
-	}
-	w := img.Rect.Dx()
-	imaging.Parallel(img.Rect.Dy(), func(lo, hi int) {
-		C.sr_icc_apply(t, (*C.uchar)(unsafe.Pointer(&img.Pix[lo*img.Stride])), C.size_t((hi-lo)*w))
-	})
 }
 
 // EncodeJPEG writes img's pixels, alpha ignored, as a JPEG at quality

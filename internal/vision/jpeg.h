@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-// Results of sr_jpeg_decode and the sr_jpeg_writer calls.
+// Results of the sr_jpeg_reader and sr_jpeg_writer calls.
 enum {
 	SR_OK = 0,
 	// The file is not decodable here (CMYK or YCCK, a size that differs
@@ -20,21 +20,34 @@ enum {
 	SR_CANCELLED = 4,
 	// The file has more scans than allowed.
 	SR_TOO_MANY_SCANS = 5,
-	// A writer could not be allocated.
+	// A reader or writer could not be allocated.
 	SR_NO_MEMORY = 6,
 };
 
-// sr_jpeg_decode decodes the w×h JPEG in data into out (w*h*4 bytes, RGBA
-// with alpha 255). It stops (SR_TOO_MANY_SCANS) at scan max_scans+1; libjpeg's
-// whole-image buffers may take max_memory bytes (0: no limit), or
-// SR_TOO_LARGE; it stops (SR_CANCELLED) within an iMCU row once *cancel
-// is non-zero, read atomically (cancel may be NULL). An embedded ICC
-// profile is returned in *icc (malloc'd; the caller frees it) and
-// *icc_len; *icc is NULL when there is none. On failure msg (msg_len bytes)
-// says why.
-int sr_jpeg_decode(const unsigned char *data, size_t len, unsigned char *out, int w, int h, int max_scans,
-                   long max_memory, const int *cancel, unsigned char **icc, unsigned int *icc_len, char *msg,
-                   size_t msg_len);
+// sr_jpeg_reader decodes a w×h JPEG (not CMYK or YCCK: SR_UNSUPPORTED)
+// into RGBA, a band of rows at a time: sr_jpeg_reader_start, then
+// sr_jpeg_reader_rows for the rows top to bottom, then
+// sr_jpeg_reader_finish, and sr_jpeg_reader_free whatever happened. It
+// fails a decode that has more than max_scans scans (SR_TOO_MANY_SCANS),
+// that needs more than max_memory bytes of libjpeg's whole-image buffers
+// (SR_TOO_LARGE; 0 for no limit), or whose *cancel becomes non-zero during
+// a call (SR_CANCELLED; cancel may be NULL); a warning that leaves the image
+// whole is ignored, any other fails it (SR_CORRUPT). data must stay where it
+// is until the reader is freed; no other pointer is kept between calls. A
+// call that fails spends the reader: sr_jpeg_reader_message says why.
+typedef struct sr_jpeg_reader sr_jpeg_reader;
+
+// sr_jpeg_reader_start reads the header; the embedded ICC profile, if any,
+// is returned in *icc (malloc'd; the caller frees it) and *icc_len. NULL
+// only when the reader could not be allocated.
+sr_jpeg_reader *sr_jpeg_reader_start(const unsigned char *data, size_t len, int w, int h, int max_scans,
+                                     long max_memory, const int *cancel, unsigned char **icc,
+                                     unsigned int *icc_len, int *result);
+// sr_jpeg_reader_rows decodes the next n rows into out, stride bytes apart.
+int sr_jpeg_reader_rows(sr_jpeg_reader *r, unsigned char *out, size_t stride, int n, const int *cancel);
+int sr_jpeg_reader_finish(sr_jpeg_reader *r, const int *cancel);
+const char *sr_jpeg_reader_message(const sr_jpeg_reader *r);
+void sr_jpeg_reader_free(sr_jpeg_reader *r);
 
 // sr_jpeg_writer writes RGBA pixels (alpha ignored) as a baseline JPEG as
 // their rows arrive, with optimised Huffman tables and no metadata, chroma

@@ -21,7 +21,7 @@ static void sr_vips_error(char *msg, size_t msg_len, const char *what) {
 // sr_vips_load loads data lazily, for reading top to bottom. fail_on
 // truncated: a file that ends early fails (the deprecated "fail" flag does
 // not make every loader do so), while warnings that leave the image whole
-// do not, as with sr_jpeg_decode.
+// do not, as with the sr_jpeg_reader.
 static VipsImage *sr_vips_load(const unsigned char *data, size_t len, int type) {
 	VipsImage *out = NULL;
 	int rc = -1;
