@@ -613,44 +613,45 @@ func (c *remote) process(ctx context.Context, path string, photo []byte) ([]byte
 	}
 }
 
-// localRunner runs the pipeline in this process on the data directory's
-// library: a predefined configuration, or with --company one of that
-// company's own, with its content.
+// localRunner runs the pipeline in this process: a predefined
+// configuration with its built-in content, or with --company one of that
+// company's own, from the data directory's library, with its content.
 func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, func(), error) {
-	if _, ok := pipeline.PredefinedConfiguration(o.config); !ok && o.company == "" {
-		return nil, nil, fmt.Errorf("%q is not a predefined configuration; to run a company's own, give --company (and --data-dir)", o.config)
-	}
-	db, err := o.db.open(ctx, o.dataDir)
-	if err != nil {
-		return nil, nil, err
-	}
-	closers := []func(){func() { db.Close() }}
+	var closers []func()
 	closeAll := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
 			closers[i]()
 		}
 	}
-	blobs, err := openBlobs(ctx, o.blobURL, o.dataDir)
-	if err != nil {
-		closeAll()
-		return nil, nil, err
-	}
-	lib, err := library.New(library.DefaultConfig(), library.Deps{Companies: db, Content: db, Configurations: db, Blobs: blobs})
-	if err != nil {
-		closeAll()
-		return nil, nil, err
-	}
-	config, err := lib.Configuration(ctx, &showroom.Principal{Company: o.company}, o.config)
-	if err != nil {
-		closeAll()
-		return nil, nil, err
+	var processors json.RawMessage
+	var content pipeline.ContentLoader
+	if o.company == "" {
+		// No data directory is needed, nor made: a predefined
+		// configuration's content is built in.
+		predefined, ok := pipeline.PredefinedConfiguration(o.config)
+		if !ok {
+			return nil, nil, fmt.Errorf("%q is not a predefined configuration; to run a company's own, give --company (and --data-dir)", o.config)
+		}
+		processors, content = predefined.Processors, &pipeline.BuiltinContent{}
+	} else {
+		lib, closeLib, err := openLocalLibrary(ctx, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		closers = append(closers, closeLib)
+		config, err := lib.Configuration(ctx, &showroom.Principal{Company: o.company}, o.config)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		processors, content = config.Processors, lib
 	}
 	e := engineFlags{model: o.model, modelDir: o.modelDir, ortThreads: 2, ortKeep: vision.DefaultRecycleKeep >> 20,
 		maxPixels: 60_000_000, maxDecodeBytes: vision.DefaultMaxBytes}
 	// Loading IS-Net takes seconds with nothing else to show.
 	fmt.Fprintf(m.Stderr, "loading the model (%s)…\n", o.model)
 	loading := time.Now()
-	engine, closeEngine, err := newEngine(e, lib, nil)
+	engine, closeEngine, err := newEngine(e, content, nil)
 	if err != nil {
 		closeAll()
 		return nil, nil, err
@@ -659,11 +660,31 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 	closers = append(closers, closeEngine)
 	return func(ctx context.Context, photo []byte) ([]byte, string, error) {
 		res, err := engine.Run(ctx, pipeline.Request{
-			Company: o.company, Processors: config.Processors, Photo: photo, Format: o.format, Quality: o.quality,
+			Company: o.company, Processors: processors, Photo: photo, Format: o.format, Quality: o.quality,
 		})
 		if err != nil {
 			return nil, "", err
 		}
 		return res.Image, res.MediaType, nil
 	}, closeAll, nil
+}
+
+// openLocalLibrary opens the data directory's database and blobs (--data-dir,
+// --database, --blob-url) and the library over them, and what closes them.
+func openLocalLibrary(ctx context.Context, o processOptions) (*library.Service, func(), error) {
+	db, err := o.db.open(ctx, o.dataDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	blobs, err := openBlobs(ctx, o.blobURL, o.dataDir)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	lib, err := library.New(library.DefaultConfig(), library.Deps{Companies: db, Content: db, Configurations: db, Blobs: blobs})
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return lib, func() { db.Close() }, nil
 }

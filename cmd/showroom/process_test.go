@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"image"
 	"image/jpeg"
 	"image/png"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -613,11 +615,16 @@ func TestProcessCommand(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	bad := filepath.Join(dir, "notaphoto.jpg")
 	os.WriteFile(bad, []byte("not a photo"), 0o644)
-	env := map[string]string{"SHOWROOM_MODEL": "u2netp", "SHOWROOM_DATA_DIR": t.TempDir()}
+	// A predefined configuration needs no data directory: none is made.
+	unused := filepath.Join(dir, "unused-data")
+	env := map[string]string{"SHOWROOM_MODEL": "u2netp", "SHOWROOM_DATA_DIR": unused}
 
 	stdout, _, err := run(t, env, "", append([]string{"process", "--config", "free_cutout", "--out", out, "--jobs", "2"}, photos...)...)
 	if err != nil || !strings.Contains(stdout, "2 done, 0 already done") {
 		t.Fatalf("local batch: %v\n%s", err, stdout)
+	}
+	if _, err := os.Stat(unused); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a local batch of free_cutout made the data directory %s (%v)", unused, err)
 	}
 	for _, p := range photos {
 		if existingResult(out, p, "free_cutout", "") == "" {
