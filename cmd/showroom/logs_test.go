@@ -99,7 +99,8 @@ func TestLogs(t *testing.T) {
 		t.Errorf("login line: %v", line)
 	}
 	findLog(t, recs, map[string]any{"msg": "request", "route": "POST /login", "status": 429, "error_code": "TOO_MANY_REQUESTS"})
-	findLog(t, recs, map[string]any{"msg": "request", "route": "POST /login", "status": 200, "user": "alice"})
+	findLog(t, recs, map[string]any{"msg": "request", "route": "POST /login", "status": 200, "company": "acme", "user": "alice"})
+	findLog(t, recs, map[string]any{"msg": "request", "route": "POST /refresh", "status": 200, "company": "acme", "user": "alice"})
 	if line := findLog(t, recs, map[string]any{"msg": "request", "route": "GET /v1/me", "status": 401, "error_code": "INVALID_TOKEN"}); line != nil && line["user"] != nil {
 		t.Errorf("a refused token's line names a user: %v", line)
 	}

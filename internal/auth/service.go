@@ -70,6 +70,10 @@ type TokenResponse struct {
 	RefreshToken string `json:"refresh_token"`
 	TokenType    string `json:"token_type"`
 	ExpiresIn    int64  `json:"expires_in"`
+	// Username and Company say whose tokens these are, for the access
+	// log; they are not part of the response.
+	Username string `json:"-"`
+	Company  string `json:"-"`
 }
 
 // Service logs users in and hands out, refreshes and revokes tokens.
@@ -233,6 +237,8 @@ func (s *Service) issue(ctx context.Context, u *showroom.User, system string, no
 		RefreshToken: refresh,
 		TokenType:    "bearer",
 		ExpiresIn:    int64(math.Round(s.cfg.AccessTTL.Seconds())),
+		Username:     u.Username,
+		Company:      u.Company,
 	}, nil
 }
 
@@ -295,6 +301,8 @@ func (s *Service) Refresh(ctx context.Context, raw string) (*TokenResponse, erro
 		RefreshToken: raw,
 		TokenType:    "bearer",
 		ExpiresIn:    int64(math.Round(s.cfg.AccessTTL.Seconds())),
+		Username:     u.Username,
+		Company:      u.Company,
 	}, nil
 }
 

@@ -68,7 +68,7 @@ func (s *AuthServer) login(w http.ResponseWriter, r *http.Request) error {
 		s.logLoginFailure(r, f["username"], err)
 		return err
 	}
-	noteCaller(r.Context(), "", f["username"])
+	noteCaller(r.Context(), tok.Company, tok.Username)
 	writeTokens(w, tok)
 	return nil
 }
@@ -164,6 +164,7 @@ func (s *AuthServer) refresh(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	noteCaller(r.Context(), tok.Company, tok.Username)
 	writeTokens(w, tok)
 	return nil
 }

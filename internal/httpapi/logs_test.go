@@ -74,7 +74,7 @@ func TestRequestLog(t *testing.T) {
 	for _, want := range []map[string]any{
 		{"msg": "request", "method": "POST", "route": "POST /login", "status": 403, "error_code": showroom.EInvalidCredentials},
 		{"msg": "request", "route": "POST /login", "status": 429, "error_code": showroom.ETooManyRequests},
-		{"msg": "request", "route": "POST /login", "status": 200, "user": "bob"},
+		{"msg": "request", "route": "POST /login", "status": 200, "company": "acme", "user": "bob"},
 		{"msg": "request", "route": "GET /v1/me", "status": 401, "error_code": showroom.EInvalidToken},
 		{"msg": "request", "route": "GET /v1/content/{contentName}", "status": 404, "error_code": showroom.EContentNotFound, "company": "acme", "user": "bob"},
 		{"msg": "request", "route": "POST /refresh", "status": 401, "error_code": showroom.EInvalidToken},
