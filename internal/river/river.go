@@ -47,10 +47,10 @@ type Config struct {
 	// Retention is how long finished jobs and their results are kept.
 	Retention time.Duration
 	// PollInterval is how often idle workers look for new jobs. SQLite has
-	// no notifications, and River wakes its workers at once only for jobs
-	// inserted outside a transaction, while Submit inserts inside one (to
-	// admit and insert atomically): a job waits half this on average
-	// before it starts.
+	// no notifications: River's SQLite driver writes them to an outbox
+	// table that every process reads every 50 ms (fixed in the driver), so
+	// on SQLite a job waits for the first of that read and this poll before
+	// it starts. PostgreSQL notifies the workers on commit.
 	PollInterval time.Duration
 	// Work, when false, makes this process only enqueue (an API replica).
 	Work bool
