@@ -46,11 +46,12 @@ type Config struct {
 	MaxAttempts int
 	// Retention is how long finished jobs and their results are kept.
 	Retention time.Duration
-	// PollInterval is how often idle workers look for new jobs. SQLite has
-	// no notifications: River's SQLite driver writes them to an outbox
-	// table that every process reads every 50 ms (fixed in the driver), so
-	// on SQLite a job waits for the first of that read and this poll before
-	// it starts. PostgreSQL notifies the workers on commit.
+	// PollInterval is how often idle workers look for jobs nobody announced
+	// to them. A job is announced: PostgreSQL notifies on commit; on SQLite,
+	// River's driver writes notifications to an outbox table that each
+	// process reads every 50 ms, and the store wakes its own process's
+	// reader when it commits a job (sqlite.RiverDriver), so only another
+	// process on the same file waits for that read.
 	PollInterval time.Duration
 	// Work, when false, makes this process only enqueue (an API replica).
 	Work bool
@@ -72,9 +73,10 @@ func DefaultConfig() Config {
 		RescueAfter: 3 * time.Minute,
 		MaxAttempts: 3,
 		Retention:   7 * 24 * time.Hour,
-		// 200 ms cost a synchronous request 60 ms on average, 50 ms costs
-		// it 26 (issue 13); the idle server's polls take 4% of a core
-		// instead of 2%.
+		// Before jobs were announced to their own process's workers, 200
+		// ms cost a synchronous request 60 ms on average, 50 ms cost it 26
+		// (issue 13); the idle server's polls take 4% of a core instead of
+		// 2%. It now matters for jobs from other processes only.
 		PollInterval: 50 * time.Millisecond,
 		Work:         true,
 		Webhooks:     DefaultWebhookConfig(),
@@ -166,7 +168,11 @@ func New[TTx any](cfg Config, driver riverdriver.Driver[TTx], store showroom.Job
 		JobTimeout:           cfg.JobTimeout,
 		RescueStuckJobsAfter: cfg.RescueAfter,
 		FetchPollInterval:    cfg.PollInterval,
-		FetchCooldown:        min(cfg.PollInterval, 100*time.Millisecond),
+		// The least time between two fetches: a job announced just after
+		// a fetch (its notification, a finished job's free slot) is
+		// fetched this soon after it, not at the next poll. River's
+		// default, 100 ms, cost a synchronous request 8-32 ms.
+		FetchCooldown: min(cfg.PollInterval, 5*time.Millisecond),
 	}
 	if cfg.RetryBackoff > 0 {
 		rc.RetryPolicy = fixedRetry(cfg.RetryBackoff)

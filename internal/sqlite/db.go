@@ -43,7 +43,7 @@ type DB struct {
 	configLists *storecache.ConfigLists
 	// river is River's driver on the same file, and enqueue inserts River's
 	// row of each job CreateJob admits, in its transaction.
-	river   *riversqlite.Driver
+	river   *RiverDriver
 	enqueue *river.Enqueuer[*sql.Tx]
 	// rates holds the rate limits' token buckets (see TakeRate).
 	rates rateBuckets
@@ -114,7 +114,7 @@ func open(ctx context.Context, file string, busy time.Duration) (*DB, error) {
 	// requests at once, every query beyond them opened a connection (the
 	// pragmas, the schema read again) and closed it after.
 	sqldb.SetMaxIdleConns(maxIdleConns)
-	db := &DB{db: handle{sqldb}, configLists: storecache.NewConfigLists(), river: riversqlite.New(sqldb)}
+	db := &DB{db: handle{sqldb}, configLists: storecache.NewConfigLists(), river: newRiverDriver(riversqlite.New(sqldb))}
 	if err := db.migrate(ctx); err != nil {
 		sqldb.Close()
 		return nil, err
@@ -183,7 +183,7 @@ func (db *DB) SQL() *sql.DB { return db.db.DB }
 
 // RiverDriver returns River's driver on the same file, for the queue's
 // workers.
-func (db *DB) RiverDriver() *riversqlite.Driver { return db.river }
+func (db *DB) RiverDriver() *RiverDriver { return db.river }
 
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error { return db.db.PingContext(ctx) }

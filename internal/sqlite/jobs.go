@@ -39,7 +39,7 @@ func decodeTimings(s string) []showroom.Timing {
 
 // CreateJob implements showroom.JobStore.
 func (db *DB) CreateJob(ctx context.Context, j *showroom.Job, limits showroom.Admission) error {
-	return db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
 		// The transaction holds SQLite's write lock from its start, so the
 		// counts and the insert cannot interleave with another submission.
 		var all, own, waiting int
@@ -78,6 +78,11 @@ func (db *DB) CreateJob(ctx context.Context, j *showroom.Job, limits showroom.Ad
 		}
 		return db.enqueue.Enqueue(ctx, tx, j)
 	})
+	if err == nil {
+		// The job's River row is in: this process's workers look now.
+		db.river.commits.fire()
+	}
+	return err
 }
 
 const jobColumns = `j.id, j.company_id, c.name, j.created_by, j.configuration, j.processors, j.cost, j.format, j.quality,
