@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	"github.com/riverqueue/river/riverdriver"
@@ -43,19 +42,23 @@ type wakeableListener struct {
 // it was).
 func (l *wakeableListener) WaitForNotification(ctx context.Context) (*riverdriver.Notification, error) {
 	for {
-		woken := l.commits.next()
+		commit := l.commits.next()
 		wctx, cancel := context.WithCancel(ctx)
 		go func() {
 			select {
-			case <-woken:
+			case <-commit:
 				cancel()
 			case <-wctx.Done():
 			}
 		}()
 		n, err := l.Listener.WaitForNotification(wctx)
+		// Woken by a commit, whatever the cut-short wait returned (a read
+		// interrupted mid-query may fail otherwise than as cancelled):
+		// read the outbox again.
+		woken := err != nil && ctx.Err() == nil && wctx.Err() != nil
 		cancel()
-		if err != nil && ctx.Err() == nil && errors.Is(err, context.Canceled) {
-			continue // woken by a commit: read the outbox again
+		if woken {
+			continue
 		}
 		return n, err
 	}

@@ -16,6 +16,9 @@ type outboxListener struct {
 	riverdriver.Listener
 	mu     sync.Mutex
 	outbox []*riverdriver.Notification
+	// cutShort, when set, is what a wait cut short returns instead of the
+	// context's error, as a query interrupted mid-read may.
+	cutShort error
 }
 
 func (l *outboxListener) WaitForNotification(ctx context.Context) (*riverdriver.Notification, error) {
@@ -30,6 +33,11 @@ func (l *outboxListener) WaitForNotification(ctx context.Context) (*riverdriver.
 		l.mu.Unlock()
 		select {
 		case <-ctx.Done():
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			if l.cutShort != nil {
+				return nil, l.cutShort
+			}
 			return nil, ctx.Err()
 		case <-time.After(10 * time.Second):
 		}
@@ -65,6 +73,9 @@ func TestCommitWakesTheListener(t *testing.T) {
 		got <- n
 	}()
 	time.Sleep(20 * time.Millisecond) // the listener is waiting out its poll
+	inner.mu.Lock()
+	inner.cutShort = errors.New("interrupted")
+	inner.mu.Unlock()
 	inner.add(&riverdriver.Notification{Topic: "insert", Payload: "job"})
 	d.commits.fire()
 	select {
@@ -76,6 +87,9 @@ func TestCommitWakesTheListener(t *testing.T) {
 		t.Fatal("a commit did not wake the listener")
 	}
 
+	inner.mu.Lock()
+	inner.cutShort = nil
+	inner.mu.Unlock()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() {
