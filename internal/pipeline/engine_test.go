@@ -213,7 +213,7 @@ func TestJPEGIsLibvipsBytes(t *testing.T) {
 			}
 		}
 	}
-	// Rows out of order, and too few, are refused.
+	// Rows out of order, of another width, and too few, are refused.
 	w, err := vision.NewJPEGWriter(big.Rect.Dx(), big.Rect.Dy(), 90)
 	if err != nil {
 		t.Fatal(err)
@@ -221,6 +221,9 @@ func TestJPEGIsLibvipsBytes(t *testing.T) {
 	defer w.Close()
 	if err := w.WriteRows(big, 10, 20); err == nil {
 		t.Error("rows 10 to 20 written first")
+	}
+	if err := w.WriteRows(sub, sub.Rect.Min.Y, sub.Rect.Min.Y+5); err == nil {
+		t.Error("rows of a narrower image written")
 	}
 	if err := w.WriteRows(big, 0, 20); err != nil {
 		t.Fatal(err)

@@ -111,8 +111,8 @@ struct sr_jpeg_reader {
 	char msg[200];
 };
 
-// sr_reader_failed ends a reader call that libjpeg left by longjmp: the
-// reader is spent.
+// sr_reader_failed ends a reader call that failed (libjpeg left it by
+// longjmp, or the file is left to libvips): the reader is spent.
 static int sr_reader_failed(sr_jpeg_reader *r) {
 	jpeg_destroy_decompress(&r->cinfo);
 	r->live = 0;
@@ -154,9 +154,7 @@ sr_jpeg_reader *sr_jpeg_reader_start(const unsigned char *data, size_t len, int 
 	    (int)r->cinfo.image_width != w || (int)r->cinfo.image_height != h) {
 		snprintf(r->msg, sizeof r->msg, "colour space %d, %ux%u", r->cinfo.jpeg_color_space,
 		         r->cinfo.image_width, r->cinfo.image_height);
-		jpeg_destroy_decompress(&r->cinfo);
-		r->live = 0;
-		r->progress.cancel = NULL;
+		sr_reader_failed(r);
 		*result = SR_UNSUPPORTED;
 		return r;
 	}
@@ -179,12 +177,12 @@ int sr_jpeg_reader_rows(sr_jpeg_reader *r, unsigned char *out, size_t stride, in
 		return sr_reader_failed(r);
 	}
 	r->progress.cancel = cancel;
-	int end = (int)r->cinfo.output_scanline + n;
-	while ((int)r->cinfo.output_scanline < end) {
+	int first = (int)r->cinfo.output_scanline;
+	for (int done; (done = (int)r->cinfo.output_scanline - first) < n;) {
 		JSAMPROW rows[16];
 		int k = 0;
-		for (; k < 16 && (int)r->cinfo.output_scanline + k < end; k++) {
-			rows[k] = out + (size_t)((int)r->cinfo.output_scanline + k - (end - n)) * stride;
+		for (; k < 16 && done + k < n; k++) {
+			rows[k] = out + (size_t)(done + k) * stride;
 		}
 		jpeg_read_scanlines(&r->cinfo, rows, k);
 	}

@@ -213,6 +213,7 @@ func EncodeJPEG(img *image.NRGBA, quality int) ([]byte, error) {
 // frees it, whatever happened before.
 type JPEGWriter struct {
 	w          *C.sr_jpeg_writer
+	width      int
 	next, rows int // the next row to write, and how many in all
 	err        error
 }
@@ -227,7 +228,7 @@ func NewJPEGWriter(width, height, quality int) (*JPEGWriter, error) {
 	if w == nil {
 		return nil, errors.New("jpeg: encoding: out of memory")
 	}
-	j := &JPEGWriter{w: w, rows: height}
+	j := &JPEGWriter{w: w, width: width, rows: height}
 	if rc != C.SR_OK {
 		defer j.Close()
 		return nil, j.fail()
@@ -242,12 +243,13 @@ func (j *JPEGWriter) fail() error {
 }
 
 // WriteRows compresses img's rows lo to hi (image coordinates), which must
-// follow the rows written before; img must be as wide as the writer's
-// image.
+// follow the rows written before, in an image as wide as the writer's.
 func (j *JPEGWriter) WriteRows(img *image.NRGBA, lo, hi int) error {
 	switch {
 	case j.err != nil:
 		return j.err
+	case img.Rect.Dx() != j.width:
+		return fmt.Errorf("jpeg: rows %d pixels wide for a JPEG %d wide", img.Rect.Dx(), j.width)
 	case lo-img.Rect.Min.Y != j.next || hi < lo || hi-img.Rect.Min.Y > j.rows:
 		return fmt.Errorf("jpeg: rows %d to %d written after %d of %d", lo, hi, j.next, j.rows)
 	case hi == lo:
