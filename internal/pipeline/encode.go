@@ -44,11 +44,9 @@ func encode(img *image.NRGBA, hasAlpha bool, format string, quality int) ([]byte
 	if _, ok := mediaTypes[format]; !ok {
 		return nil, "", showroom.Errorf(showroom.EInvalidBody, "unknown output format %q: use jpeg, png or webp", format)
 	}
-	if quality == 0 {
-		quality = DefaultQuality
-	}
-	if quality < 1 || quality > 100 {
-		return nil, "", showroom.Errorf(showroom.EInvalidBody, "quality %d out of range 1-100", quality)
+	quality, err := outputQuality(quality)
+	if err != nil {
+		return nil, "", err
 	}
 	if format == FormatJPEG && !hasAlpha {
 		// libjpeg-turbo straight from the canvas: the same bytes as
@@ -61,6 +59,18 @@ func encode(img *image.NRGBA, hasAlpha bool, format string, quality int) ([]byte
 		return out, mediaTypes[format], nil
 	}
 	return encodeVips(img, hasAlpha, format, quality)
+}
+
+// outputQuality returns the quality a request asked for, DefaultQuality
+// when it named none, or INVALID_BODY out of 1-100.
+func outputQuality(quality int) (int, error) {
+	if quality == 0 {
+		return DefaultQuality, nil
+	}
+	if quality < 1 || quality > 100 {
+		return 0, showroom.Errorf(showroom.EInvalidBody, "quality %d out of range 1-100", quality)
+	}
+	return quality, nil
 }
 
 // encodeVips is encode through libvips, for PNG, WebP and a transparent

@@ -211,8 +211,11 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 	}
 	img, hasAlpha, streamed, err := renderEncoding(s, req.Format, req.Quality)
 	lap.lap("render")
-	res.Image, res.MediaType = streamed, mediaTypes[FormatJPEG]
-	if err == nil && streamed == nil {
+	switch {
+	case err != nil:
+	case streamed != nil:
+		res.Image, res.MediaType = streamed, mediaTypes[FormatJPEG]
+	default:
 		res.Image, res.MediaType, err = encode(img, hasAlpha, req.Format, req.Quality)
 	}
 	res.Width, res.Height = img.Rect.Dx(), img.Rect.Dy()
@@ -233,10 +236,9 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 // what is left after the last row); else out is nil and the canvas is
 // still to encode.
 func renderEncoding(s *Scene, format string, quality int) (img *image.NRGBA, hasAlpha bool, out []byte, err error) {
-	if quality == 0 {
-		quality = DefaultQuality
-	}
-	if (format != "" && format != FormatJPEG) || quality < 1 || quality > 100 ||
+	// A quality out of range is left for encode to refuse.
+	quality, qerr := outputQuality(quality)
+	if (format != "" && format != FormatJPEG) || qerr != nil ||
 		len(s.Posters) > 0 || s.Output != nil || !s.opaqueBackground() {
 		img, hasAlpha = Render(s)
 		return img, hasAlpha, nil, nil
