@@ -31,7 +31,9 @@ type EngineConfig struct {
 	Segmenter Segmenter
 	Content   ContentLoader
 	// MaxPixels refuses bigger photos (PAYLOAD_TOO_LARGE) from their
-	// header, before decoding; 0 means no limit.
+	// header, before decoding; 0 means no limit. It also bounds the
+	// canvas and the output, but never below MaxNamedSide² pixels
+	// (INVALID_CONFIGURATION, before they are drawn).
 	MaxPixels int
 	// MaxDecodeBytes refuses photos whose decode takes more memory
 	// (PAYLOAD_TOO_LARGE; see vision.Header.DecodedBytes), from their
@@ -69,7 +71,7 @@ type Request struct {
 	// Photo is the encoded JPEG, PNG or WebP photo.
 	Photo []byte
 	// Format is "", "jpeg", "png" or "webp"; "" is JPEG, or PNG when the
-	// result has transparency.
+	// result has transparency or a side past MaxJPEGSide.
 	Format string
 	// Quality is 1-100 for JPEG and WebP; 0 means DefaultQuality.
 	Quality int
@@ -184,14 +186,23 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 	lap.lap("decode")
 	s := NewScene(photo)
 	r := &run{e: e, company: req.Company}
+	var sized sizing
 	for i := 0; i < len(steps); {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		group := steps[i : i+analysesTogether(steps[i:])]
+		canvas, output := s.Canvas, s.Output
 		took, err := applyTogether(ctx, r, s, group)
 		if err != nil {
 			return nil, err
+		}
+		// Analyses run together never size: a group that did is one step.
+		if s.Canvas != canvas {
+			sized.canvas = fmt.Sprintf("%s at /%d", names[i], i)
+		}
+		if s.Output != output {
+			sized.output = fmt.Sprintf("%s at /%d", names[i], i)
 		}
 		for k, d := range took {
 			lap.add(names[i+k], d)
@@ -209,14 +220,20 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	img, hasAlpha, streamed, err := renderEncoding(s, req.Format, req.Quality)
+	// Sizes are only numbers until the render: refused here, nothing of
+	// their size has been allocated.
+	format := outputFormat(s, req.Format)
+	if err := checkSizes(s, format, e.outputPixels(), sized); err != nil {
+		return nil, err
+	}
+	img, hasAlpha, streamed, err := renderEncoding(s, format, req.Quality)
 	lap.lap("render")
 	switch {
 	case err != nil:
 	case streamed != nil:
 		res.Image, res.MediaType = streamed, mediaTypes[FormatJPEG]
 	default:
-		res.Image, res.MediaType, err = encode(img, hasAlpha, req.Format, req.Quality)
+		res.Image, res.MediaType, err = encode(img, hasAlpha, format, req.Quality)
 	}
 	res.Width, res.Height = img.Rect.Dx(), img.Rect.Dy()
 	// The encoder keeps no reference to the canvas: its buffer can serve

@@ -34,13 +34,9 @@ func (r resize) apply(ctx context.Context, _ *run, s *Scene) error {
 // resizeCanvas scales img to the output size o.
 func resizeCanvas(img *image.NRGBA, o OutputSize) *image.NRGBA {
 	W, H := img.Rect.Dx(), img.Rect.Dy()
-	w, h := o.Width, o.Height
-	switch {
-	case w == 0:
-		w = max(int(math.Round(float64(h)*float64(W)/float64(H))), 1)
-		return resample(img, img.Rect, w, h)
-	case h == 0:
-		h = max(int(math.Round(float64(w)*float64(H)/float64(W))), 1)
+	sz := o.size(img.Rect.Size())
+	w, h := sz.X, sz.Y
+	if o.Width == 0 || o.Height == 0 {
 		return resample(img, img.Rect, w, h)
 	}
 	switch o.Fit {
@@ -88,7 +84,22 @@ func opaque(img *image.NRGBA) bool {
 // resample scales the part r of img to w×h with a triangle filter as
 // wide as the reduction (plain bilinear when enlarging), on premultiplied
 // linear values, separably.
+//
+// The pass between is w×r.Dy() (rows first) or r.Dx()×h (columns first):
+// rows first, unless that widens while the columns narrow, where the pass
+// would be larger than both the part and the result (a 8×7,500,000 canvas
+// filled to 8192×8192 would need one of 61 billion values). Either way the
+// pass is no larger than the larger of the two, which checkSizes bounds.
 func resample(img *image.NRGBA, r image.Rectangle, w, h int) *image.NRGBA {
+	if w > r.Dx() && h < r.Dy() {
+		return resampleColumnsFirst(img, r, w, h)
+	}
+	return resampleRowsFirst(img, r, w, h)
+}
+
+// resampleRowsFirst is resample with the horizontal pass first: into
+// w×r.Dy() premultiplied linear values, then down into w×h.
+func resampleRowsFirst(img *image.NRGBA, r image.Rectangle, w, h int) *image.NRGBA {
 	tx, ty := imaging.ResampleTaps(r.Dx(), w), imaging.ResampleTaps(r.Dy(), h)
 	// Horizontal pass into premultiplied linear floats.
 	mid := make([]float32, 4*w*r.Dy())
@@ -122,6 +133,49 @@ func resample(img *image.NRGBA, r image.Rectangle, w, h int) *image.NRGBA {
 					cg += m[1] * wt
 					cb += m[2] * wt
 					ca += m[3] * wt
+				}
+				putLinear(out.Pix[y*out.Stride+4*x:], cr, cg, cb, ca, 1)
+			}
+		}
+	})
+	return out
+}
+
+// resampleColumnsFirst is resample with the vertical pass first: into
+// r.Dx()×h premultiplied linear values, then across into w×h.
+func resampleColumnsFirst(img *image.NRGBA, r image.Rectangle, w, h int) *image.NRGBA {
+	tx, ty := imaging.ResampleTaps(r.Dx(), w), imaging.ResampleTaps(r.Dy(), h)
+	W := r.Dx()
+	mid := make([]float32, 4*W*h)
+	imaging.Parallel(h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			t := ty[y]
+			m := mid[4*y*W : 4*(y+1)*W]
+			for j, wt := range t.W {
+				row := img.Pix[(r.Min.Y+t.Start+j)*img.Stride+4*r.Min.X:]
+				for x := range W {
+					p := row[4*x : 4*x+4 : 4*x+4]
+					a := float32(p[3]) / 255 * wt
+					m[4*x] += srgbToLinear[p[0]] * a
+					m[4*x+1] += srgbToLinear[p[1]] * a
+					m[4*x+2] += srgbToLinear[p[2]] * a
+					m[4*x+3] += a
+				}
+			}
+		}
+	})
+	out := image.NewNRGBA(image.Rect(0, 0, w, h))
+	imaging.Parallel(h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			m := mid[4*y*W:]
+			for x, t := range tx {
+				var cr, cg, cb, ca float32
+				for j, wt := range t.W {
+					p := m[4*(t.Start+j):]
+					cr += p[0] * wt
+					cg += p[1] * wt
+					cb += p[2] * wt
+					ca += p[3] * wt
 				}
 				putLinear(out.Pix[y*out.Stride+4*x:], cr, cg, cb, ca, 1)
 			}
