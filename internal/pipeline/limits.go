@@ -84,7 +84,7 @@ func (s *Scene) outputSize() image.Point {
 func checkSizes(s *Scene, format string, limit int64, sized sizing) error {
 	too := func(p image.Point, what, who string) error {
 		return showroom.Errorf(showroom.EInvalidConfig,
-			"%s would make %s of %dx%d pixels (%.1f megapixels) from this photo and content; at most %.1f megapixels are made: give the output's size, or use content of a less extreme shape",
+			"%s would make %s of %dx%d pixels (%.1f megapixels) from this photo and content; at most %.1f megapixels are made: name both of the output's sides",
 			by(who), what, p.X, p.Y, float64(p.X)*float64(p.Y)/1e6, float64(limit)/1e6)
 	}
 	// In floating point: the product of two sides worked out from an
