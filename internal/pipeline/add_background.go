@@ -40,9 +40,11 @@ func (a addBackground) apply(ctx context.Context, r *run, s *Scene) error {
 	case a.width == 0 && a.height == 0:
 		ow, oh = iw, ih
 	case a.width == 0:
-		ow = math.Round(oh * iw / ih)
+		// At least a pixel: a background 65,000 wide and 8 high covered
+		// 64 high is 1 wide, not empty.
+		ow = math.Max(math.Round(oh*iw/ih), 1)
 	case a.height == 0:
-		oh = math.Round(ow * ih / iw)
+		oh = math.Max(math.Round(ow*ih/iw), 1)
 	}
 	// Wheels found by an earlier PlaceCarProcessor are kept, with its
 	// levelling.
