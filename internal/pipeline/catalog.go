@@ -199,11 +199,12 @@ var catalog = []Processor{
 			num("marginTop", 0.05, 0, 0.45, "Least space above the car, as a share of the output height."),
 			num("marginBottom", 0.05, 0, 0.45, "Least space below the car, as a share of the output height. "+
 				"A wall–floor line at or below it leaves no floor: the car then stands on this margin."),
-			{Name: "outputWidth", Type: Integer, Min: bound(64), Max: bound(8192),
+			{Name: "outputWidth", Type: Integer, Min: bound(64), Max: bound(MaxNamedSide),
 				Description: "Width of the output in pixels, honoured exactly; with outputHeight unset the " +
-					"height follows the background's aspect. With neither set: the background's size, " +
+					"height follows the background's aspect (a background of an extreme shape can make that too " +
+					"large: the run then fails with 422 INVALID_CONFIGURATION). With neither set: the background's size, " +
 					"smaller where the car would be enlarged."},
-			{Name: "outputHeight", Type: Integer, Min: bound(64), Max: bound(8192),
+			{Name: "outputHeight", Type: Integer, Min: bound(64), Max: bound(MaxNamedSide),
 				Description: "Height of the output in pixels, honoured exactly; with outputWidth unset the " +
 					"width follows the background's aspect."},
 		},
@@ -225,11 +226,12 @@ var catalog = []Processor{
 	},
 	{
 		Name:        Resize,
-		Description: "Resizes the output. With only width or only height, the other follows the aspect ratio.",
+		Description: "Resizes the output. With only width or only height, the other follows the aspect ratio " +
+			"(an output too large from a photo of an extreme shape fails the run with 422 INVALID_CONFIGURATION).",
 		Requires:    []string{DetectCarMask},
 		Params: []Param{
-			{Name: "width", Type: Integer, Min: bound(16), Max: bound(8192), Description: "Output width in pixels."},
-			{Name: "height", Type: Integer, Min: bound(16), Max: bound(8192), Description: "Output height in pixels."},
+			{Name: "width", Type: Integer, Min: bound(16), Max: bound(MaxNamedSide), Description: "Output width in pixels."},
+			{Name: "height", Type: Integer, Min: bound(16), Max: bound(MaxNamedSide), Description: "Output height in pixels."},
 			{Name: "fit", Type: String, Kind: Enum, Default: "contain", Enum: []string{"contain", "cover", "fill"},
 				Description: "contain: fit inside and pad; cover: fill and crop; fill: stretch."},
 			colour("background", "#FFFFFF", "Colour of contain's padding, #RRGGBB."),
