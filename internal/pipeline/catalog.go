@@ -225,10 +225,10 @@ var catalog = []Processor{
 		},
 	},
 	{
-		Name:        Resize,
+		Name: Resize,
 		Description: "Resizes the output. With only width or only height, the other follows the aspect ratio " +
 			"(an output too large from a photo of an extreme shape fails the run with 422 INVALID_CONFIGURATION).",
-		Requires:    []string{DetectCarMask},
+		Requires: []string{DetectCarMask},
 		Params: []Param{
 			{Name: "width", Type: Integer, Min: bound(16), Max: bound(MaxNamedSide), Description: "Output width in pixels."},
 			{Name: "height", Type: Integer, Min: bound(16), Max: bound(MaxNamedSide), Description: "Output height in pixels."},
