@@ -59,6 +59,8 @@ func (e *engineFlags) registerAdmission(fs *flagSet) {
 // not register keep their defaults.
 type queueFlags struct {
 	workers       int
+	companyRuns   int
+	storageRetry  time.Duration
 	queueLength   int
 	companyShare  int
 	jobTimeout    time.Duration
@@ -75,7 +77,8 @@ type queueFlags struct {
 // newQueueFlags returns the defaults, for the flags a role leaves out.
 func newQueueFlags() queueFlags {
 	d := river.DefaultConfig()
-	return queueFlags{workers: d.Workers, queueLength: d.MaxQueued, companyShare: d.CompanyShare,
+	return queueFlags{workers: d.Workers, companyRuns: d.CompanyWorkers, storageRetry: d.StorageRetry,
+		queueLength: d.MaxQueued, companyShare: d.CompanyShare,
 		jobTimeout: d.JobTimeout, rescueAfter: d.RescueAfter, retention: d.Retention,
 		ratePerMinute: 600, rateBurst: 60, maxPhotoBytes: 25 << 20}
 }
@@ -93,6 +96,8 @@ func (q *queueFlags) registerAdmission(fs *flagSet) {
 // registerRuns adds how jobs run: for the roles that work (serve, worker).
 func (q *queueFlags) registerRuns(fs *flagSet) {
 	fs.Int(&q.workers, "workers", q.workers, "photos processed at once by this process")
+	fs.Int(&q.companyRuns, "company-workers", q.companyRuns, "jobs of one company running at once, in all processes together; its further jobs wait, untried, while other companies' run (0: one fewer than --workers, at least 1)")
+	fs.Duration(&q.storageRetry, "storage-retry", q.storageRetry, "how long a job waits out a blob store that does not answer, untried, before its attempt counts as failed")
 	fs.Duration(&q.jobTimeout, "job-timeout", q.jobTimeout, "a run taking longer is cancelled")
 	fs.Duration(&q.rescueAfter, "rescue-after", q.rescueAfter, "a job left running by a crashed process is retried after this (more than --job-timeout)")
 	fs.Duration(&q.retention, "job-retention", q.retention, "how long finished jobs and their results are kept")
@@ -107,6 +112,7 @@ func (q *queueFlags) registerWebhooks(fs *flagSet) {
 func (q *queueFlags) config(work bool) river.Config {
 	c := river.DefaultConfig()
 	c.Workers, c.MaxQueued, c.CompanyShare = q.workers, q.queueLength, q.companyShare
+	c.CompanyWorkers, c.StorageRetry = q.companyRuns, q.storageRetry
 	c.JobTimeout, c.RescueAfter, c.Retention = q.jobTimeout, q.rescueAfter, q.retention
 	c.Work = work
 	c.Webhooks.AllowPrivate = q.webhookAllowPrivate
@@ -167,7 +173,8 @@ func newEngine(e engineFlags, content pipeline.ContentLoader, m *metrics.Metrics
 const warmUpW, warmUpH = 4032, 3024
 
 // warmUp runs the engine's warm-up in the background from start: the
-// service answers not ready, and takes no job, until it is done.
+// service answers not ready, and its queue takes no job (Queue.StartWhen),
+// until it is done.
 type warmUp struct {
 	done chan struct{}
 }
@@ -202,23 +209,9 @@ func (w *warmUp) ready(context.Context) error {
 	}
 }
 
-// wait returns when the warm-up is done or ctx ends.
-func (w *warmUp) wait(ctx context.Context) error {
-	select {
-	case <-w.done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// runner adapts the engine to the queue; runs wait for the warm-up, so
-// that none competes with it for the cores.
-func runner(engine *pipeline.Engine, w *warmUp) river.Runner {
+// runner adapts the engine to the queue.
+func runner(engine *pipeline.Engine) river.Runner {
 	return func(ctx context.Context, j *showroom.Job, photo []byte) (*river.Output, error) {
-		if err := w.wait(ctx); err != nil {
-			return nil, err
-		}
 		res, err := engine.Run(ctx, pipeline.Request{
 			Company: j.Company, Processors: j.Processors, Photo: photo, Format: j.Format, Quality: j.Quality,
 		})
@@ -264,7 +257,7 @@ func processing(ctx context.Context, db *database, blobs blob.Store, lib *librar
 		// The warm-up ends soon after ctx does (it checks between
 		// processors); the model must outlive it.
 		closeEngine = func() { <-warm.done; closeFn() }
-		run = runner(engine, warm)
+		run = runner(engine)
 	}
 	qu, err := db.newQueue(q.config(work), blobs, run, log,
 		river.Observer{
@@ -278,7 +271,11 @@ func processing(ctx context.Context, db *database, blobs blob.Store, lib *librar
 		return nil, nil, err
 	}
 	qu.EnableWebhooks(river.Webhooks{Store: db, Render: httpapi.JobJSON})
-	if err := qu.Start(ctx); err != nil {
+	if warm != nil {
+		// A job taken now would wait out the warm-up here, held from
+		// the workers that could run it (issue 25).
+		qu.StartWhen(ctx, warm.done)
+	} else if err := qu.Start(ctx); err != nil {
 		closeEngine()
 		return nil, nil, fmt.Errorf("start the queue: %w", err)
 	}
@@ -290,7 +287,12 @@ func processing(ctx context.Context, db *database, blobs blob.Store, lib *librar
 		Webhooks: db, WebhookAllowPrivate: q.webhookAllowPrivate,
 	}
 	if warm != nil {
-		p.Ready = warm.ready
+		p.Ready = func(ctx context.Context) error {
+			if err := warm.ready(ctx); err != nil {
+				return err
+			}
+			return qu.Working(ctx)
+		}
 	}
 	return p, func(ctx context.Context) error {
 		defer closeEngine()

@@ -131,7 +131,7 @@ func TestRoleFlags(t *testing.T) {
 	decodes := []string{"max-upload-pixels", "max-upload-decode-bytes", "max-decodes"}
 	uploads := []string{"max-upload-bytes", "public-url"}
 	admission := []string{"queue-length", "company-queue-share", "rate-limit", "rate-burst", "max-photo-bytes"}
-	runs := []string{"workers", "job-timeout", "rescue-after", "job-retention"}
+	runs := []string{"workers", "company-workers", "storage-retry", "job-timeout", "rescue-after", "job-retention"}
 	http := []string{"addr", "system", "body-idle-timeout", "body-timeout"}
 	// The API checks callback URLs, the worker delivers to them.
 	webhooks := []string{"webhook-allow-private"}

@@ -157,11 +157,22 @@ func (db *DB) ListJobs(ctx context.Context, companyID int64, after string, limit
 }
 
 // StartJob implements showroom.JobStore.
-func (db *DB) StartJob(ctx context.Context, id string, at time.Time) (*showroom.Job, error) {
+func (db *DB) StartJob(ctx context.Context, id string, at time.Time, maxRunning int) (*showroom.Job, error) {
 	var j *showroom.Job
 	err := db.tx(ctx, func(tx pgx.Tx) error {
+		if maxRunning > 0 {
+			// Starts of one company's jobs take their turn on its row, so
+			// that two workers never both see it under its cap; the
+			// UPDATE's own snapshot, taken after the lock, counts the
+			// other's start.
+			if _, err := tx.Exec(ctx, `SELECT 1 FROM companies WHERE id = (SELECT company_id FROM jobs WHERE id = $1) FOR UPDATE`, id); err != nil {
+				return err
+			}
+		}
 		if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'running', attempts = attempts + 1, started_at = $1
-			WHERE id = $2 AND status IN ('queued', 'running')`, at, id); err != nil {
+			WHERE id = $2 AND (status = 'running' OR status = 'queued' AND ($3 <= 0 OR
+				(SELECT count(*) FROM jobs r WHERE r.company_id = jobs.company_id AND r.status = 'running') < $3))`,
+			at, id, maxRunning); err != nil {
 			return err
 		}
 		var err error
@@ -169,6 +180,13 @@ func (db *DB) StartJob(ctx context.Context, id string, at time.Time) (*showroom.
 		return err
 	})
 	return j, err
+}
+
+// RequeueJob implements showroom.JobStore.
+func (db *DB) RequeueJob(ctx context.Context, id string) error {
+	_, err := db.pool.Exec(ctx, `UPDATE jobs SET status = 'queued', attempts = greatest(attempts - 1, 0), started_at = NULL
+		WHERE id = $1 AND status = 'running'`, id)
+	return err
 }
 
 // SucceedJob implements showroom.JobStore.

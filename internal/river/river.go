@@ -36,6 +36,24 @@ type Config struct {
 	// that company is refused while others are still admitted. 0 is half
 	// of MaxQueued (at least 1).
 	CompanyShare int
+	// CompanyWorkers is how many of one company's jobs may run at once, in
+	// every process working on the database: a company at it leaves its
+	// further jobs queued, untried, and the workers take other companies'
+	// jobs, so that one company's slow photos never hold every worker.
+	// 0 is Workers-1 of this process, at least 1: one worker kept for the
+	// others when one process works (several should set it, see
+	// docs/deploy.md).
+	CompanyWorkers int
+	// CompanyWait is how long a job whose company is at its CompanyWorkers
+	// waits before it is looked at again.
+	CompanyWait time.Duration
+	// StorageBackoff is the first wait before a job whose blob store did
+	// not answer is tried again; each next wait doubles, up to 16 times it.
+	// Such a wait is not an attempt.
+	StorageBackoff time.Duration
+	// StorageRetry is how long a job waits out a blob store that does not
+	// answer before its attempt counts as failed.
+	StorageRetry time.Duration
 	// JobTimeout cancels a run that takes longer.
 	JobTimeout time.Duration
 	// RescueAfter is when a job left running by a dead worker is retried; it
@@ -67,12 +85,20 @@ type Config struct {
 // for: two runs at once, a queue of 32, half of it for any one company.
 func DefaultConfig() Config {
 	return Config{
-		Workers:     2,
-		MaxQueued:   32,
-		JobTimeout:  2 * time.Minute,
-		RescueAfter: 3 * time.Minute,
-		MaxAttempts: 3,
-		Retention:   7 * 24 * time.Hour,
+		Workers:   2,
+		MaxQueued: 32,
+		// A finished job frees its company's place this late at most
+		// while none of the others' jobs wait: long beside the 50 ms of a
+		// look, short beside a photo's seconds.
+		CompanyWait: time.Second,
+		// 1, 2, 4, 8, 16, 16... s: a two-minute outage costs a job about
+		// 8 s beyond it, and ten minutes of them are waited out.
+		StorageBackoff: time.Second,
+		StorageRetry:   10 * time.Minute,
+		JobTimeout:     2 * time.Minute,
+		RescueAfter:    3 * time.Minute,
+		MaxAttempts:    3,
+		Retention:      7 * 24 * time.Hour,
 		// Before jobs were announced to their own process's workers, 200
 		// ms cost a synchronous request 60 ms on average, 50 ms cost it 26
 		// (issue 13); the idle server's polls take 4% of a core instead of
@@ -92,6 +118,10 @@ func (c Config) Validate() error {
 		return errors.New("queue: the queue length must be at least 1")
 	case c.CompanyShare < 0 || c.CompanyShare > c.MaxQueued:
 		return errors.New("queue: a company's share of the queue must be from 1 to the queue length (0: half of it)")
+	case c.CompanyWorkers < 0:
+		return errors.New("queue: a company's running jobs must be at least 1 (0: one fewer than the workers)")
+	case c.CompanyWait <= 0 || c.StorageBackoff <= 0 || c.StorageRetry < 0:
+		return errors.New("queue: the company wait and storage backoff must be positive, the storage retry not negative")
 	case c.JobTimeout <= 0 || c.RescueAfter <= c.JobTimeout:
 		return errors.New("queue: the job timeout must be positive and the rescue delay longer than it")
 	case c.MaxAttempts < 1 || c.MaxAttempts >= riverAttempts:
@@ -137,6 +167,13 @@ type Queue struct {
 	hooks   *Webhooks // nil until EnableWebhooks
 	sender  *sender
 
+	// startMu orders a deferred start (StartWhen) with Stop: once stopped,
+	// a queue never starts.
+	startMu  sync.Mutex
+	started  bool
+	stopped  bool
+	stopping chan struct{} // closed by Stop
+
 	running atomic.Int64
 	// erred holds the River ids of jobs whose attempt just returned an
 	// error in this process, for processWorker.NextRetry.
@@ -162,7 +199,8 @@ func New[TTx any](cfg Config, driver riverdriver.Driver[TTx], store showroom.Job
 		return nil, err
 	}
 	q := &Queue{cfg: cfg, store: store, blobs: blobs, run: run, log: log, observe: observe, sender: newSender(cfg.Webhooks),
-		waiters: map[string]chan struct{}{}, cancels: map[string]context.CancelFunc{}}
+		stopping: make(chan struct{}),
+		waiters:  map[string]chan struct{}{}, cancels: map[string]context.CancelFunc{}}
 	rc := &river.Config{
 		Logger:               quiet(log),
 		JobTimeout:           cfg.JobTimeout,
@@ -226,13 +264,71 @@ func (q *Queue) Start(ctx context.Context) error {
 	if !q.cfg.Work {
 		return nil
 	}
-	return q.client.Start(context.WithoutCancel(ctx))
+	q.startMu.Lock()
+	defer q.startMu.Unlock()
+	if q.stopped {
+		return errStopped
+	}
+	if err := q.client.Start(context.WithoutCancel(ctx)); err != nil {
+		return err
+	}
+	q.started = true
+	return nil
+}
+
+// StartWhen starts the workers once ready is closed: a worker whose model
+// still warms up takes no job, which would wait out the warm-up held here
+// while other processes could run it. A start that fails is logged, and
+// Working keeps saying so; Stop or the end of ctx before ready starts
+// nothing.
+func (q *Queue) StartWhen(ctx context.Context, ready <-chan struct{}) {
+	if !q.cfg.Work {
+		return
+	}
+	go func() {
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			return
+		case <-q.stopping:
+			return
+		}
+		if err := q.Start(ctx); err != nil && !errors.Is(err, errStopped) {
+			q.log.ErrorContext(ctx, "the queue's workers did not start", "err", err)
+		}
+	}()
+}
+
+var errStopped = errors.New("queue: stopped")
+
+// Working is nil once the workers take jobs (always, for a queue that only
+// enqueues): a worker's /readyz asks it.
+func (q *Queue) Working(context.Context) error {
+	if !q.cfg.Work {
+		return nil
+	}
+	q.startMu.Lock()
+	defer q.startMu.Unlock()
+	if !q.started {
+		return errors.New("not taking jobs yet")
+	}
+	return nil
 }
 
 // Stop stops taking jobs and waits for running ones until ctx ends; then it
 // cancels them (they will be retried on the next start).
 func (q *Queue) Stop(ctx context.Context) error {
 	if !q.cfg.Work {
+		return nil
+	}
+	q.startMu.Lock()
+	started := q.started
+	if !q.stopped {
+		q.stopped = true
+		close(q.stopping)
+	}
+	q.startMu.Unlock()
+	if !started {
 		return nil
 	}
 	err := q.client.Stop(ctx)
@@ -259,6 +355,14 @@ func (q *Queue) admission() showroom.Admission {
 		share = max(q.cfg.MaxQueued/2, 1)
 	}
 	return showroom.Admission{MaxQueued: q.cfg.MaxQueued, CompanyShare: share}
+}
+
+// companyWorkers is the cap on one company's running jobs.
+func (q *Queue) companyWorkers() int {
+	if q.cfg.CompanyWorkers > 0 {
+		return q.cfg.CompanyWorkers
+	}
+	return max(q.cfg.Workers-1, 1)
 }
 
 func newJobID() string {

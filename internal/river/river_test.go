@@ -127,12 +127,29 @@ func (f *fixture) observer() river.Observer {
 
 func newFixture(t *testing.T, on backend, cfg river.Config) *fixture {
 	t.Helper()
+	return newFixtureWith(t, on, cfg, fixtureOptions{})
+}
+
+// fixtureOptions change what newFixtureWith makes.
+type fixtureOptions struct {
+	// blobs, when set, wraps the blob store the queue sees.
+	blobs func(river.Blobs) river.Blobs
+	// unstarted leaves the queue's workers to the test to start.
+	unstarted bool
+}
+
+func newFixtureWith(t *testing.T, on backend, cfg river.Config, opts fixtureOptions) *fixture {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	db := on.open(t)
 	blobs, err := blob.NewLocal(filepath.Join(dir, "blobs"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	var qblobs river.Blobs = blobs
+	if opts.blobs != nil {
+		qblobs = opts.blobs(blobs)
 	}
 	f := &fixture{db: db, blobs: blobs, held: make(chan struct{})}
 	log := slog.New(slog.NewJSONHandler(f, nil))
@@ -143,15 +160,17 @@ func newFixture(t *testing.T, on backend, cfg river.Config) *fixture {
 		f.mu.Unlock()
 		return run(ctx, j, photo)
 	}
-	f.q, err = db.newQueue(cfg, blobs, recorded, log, f.observer())
+	f.q, err = db.newQueue(cfg, qblobs, recorded, log, f.observer())
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.q.EnableWebhooks(river.Webhooks{Store: db, Render: func(j *showroom.Job) ([]byte, error) {
 		return json.Marshal(map[string]string{"id": j.ID, "status": string(j.Status)})
 	}})
-	if err := f.q.Start(ctx); err != nil {
-		t.Fatal(err)
+	if !opts.unstarted {
+		if err := f.q.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Cleanup(func() {
 		f.release()

@@ -3,6 +3,7 @@ package river
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/showroom/showroom/internal/blob"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -36,15 +38,22 @@ func (w *processWorker) Work(ctx context.Context, rj *river.Job[processArgs]) (e
 	q := w.q
 	defer func() {
 		var cancel *river.JobCancelError
-		if err != nil && !errors.As(err, &cancel) {
+		var snooze *river.JobSnoozeError
+		if err != nil && !errors.As(err, &cancel) && !errors.As(err, &snooze) {
 			q.erred.Store(rj.ID, struct{}{}) // River retries it: see NextRetry
 		}
 	}()
-	j, err := q.store.StartJob(ctx, rj.Args.JobID, time.Now())
+	j, err := q.store.StartJob(ctx, rj.Args.JobID, time.Now(), q.companyWorkers())
 	if showroom.ErrorCode(err) == showroom.EJobNotFound {
 		return river.JobCancel(err) // removed by retention while queued
 	} else if err != nil {
 		return err
+	}
+	if j.Status == showroom.JobQueued {
+		// Its company runs as many jobs as it may: the job waits, untried
+		// (River does not count a snooze as an attempt), and this worker
+		// looks at the next one, maybe another company's.
+		return river.JobSnooze(q.cfg.CompanyWait)
 	}
 	if j.Status != showroom.JobRunning {
 		return nil // finished by an earlier attempt, or cancelled while queued
@@ -72,6 +81,9 @@ func (w *processWorker) Work(ctx context.Context, rj *river.Job[processArgs]) (e
 	start := time.Now()
 	out, err := q.execute(ctx, j)
 	if err != nil {
+		if q.storageDown(ctx, err) {
+			return w.waitForStorage(ctx, rj, j, err, time.Since(start))
+		}
 		return w.fail(ctx, rj, j, err, time.Since(start))
 	}
 	j.ResultKey = "jobs/" + j.ID + "/result"
@@ -82,8 +94,12 @@ func (w *processWorker) Work(ctx context.Context, rj *river.Job[processArgs]) (e
 	// The result's key is the job's own: a retry after a crash overwrites the
 	// same blob, and only the transaction below makes it visible.
 	if err := q.blobs.Put(ctx, j.ResultKey, bytes.NewReader(out.Image)); err != nil {
-		return err
+		if ctx.Err() == nil {
+			err = &storageError{fmt.Errorf("store result: %w", err)}
+		}
+		return w.waitForStorage(ctx, rj, j, err, time.Since(start))
 	}
+	river.MetadataSet(ctx, outageKey, nil)
 	// River marks its row completed when Work returns. A crash before that
 	// runs the job again, and StartJob then finds it finished: recorded and
 	// charged once.
@@ -107,15 +123,91 @@ func (w *processWorker) Work(ctx context.Context, rj *river.Job[processArgs]) (e
 
 func (q *Queue) execute(ctx context.Context, j *showroom.Job) (*Output, error) {
 	r, err := q.blobs.Get(ctx, j.InputKey)
-	if err != nil {
-		return nil, fmt.Errorf("read photo: %w", err)
+	if errors.Is(err, blob.ErrNotFound) {
+		return nil, errMissingPhoto
+	} else if err != nil {
+		return nil, &storageError{fmt.Errorf("read photo: %w", err)}
 	}
 	photo, err := io.ReadAll(r)
 	r.Close()
 	if err != nil {
-		return nil, fmt.Errorf("read photo: %w", err)
+		return nil, &storageError{fmt.Errorf("read photo: %w", err)}
 	}
 	return q.run(ctx, j, photo)
+}
+
+// errMissingPhoto is a job whose photo is not in the blob store: no retry
+// brings it back.
+var errMissingPhoto = errors.New("the job's photo is not in the blob store")
+
+// storageError is a blob store that did not answer a job's read or write.
+type storageError struct{ err error }
+
+func (e *storageError) Error() string { return e.err.Error() }
+func (e *storageError) Unwrap() error { return e.err }
+
+// storageDown reports whether a run's err comes from a blob store that is
+// away: a read or write of the job's own blobs that failed, or an internal
+// failure of the run (loading a company's content, say) while the store
+// does not answer.
+func (q *Queue) storageDown(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false // cancelled or timed out: fail says what follows
+	}
+	var se *storageError
+	if errors.As(err, &se) || showroom.ErrorCode(err) == showroom.EUnavailable {
+		return true
+	}
+	r, ok := q.blobs.(interface{ Reachable(context.Context) error })
+	if !ok || showroom.ErrorCode(err) != showroom.EInternal || errors.Is(err, errMissingPhoto) {
+		return false
+	}
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	return r.Reachable(rctx) != nil
+}
+
+// outageKey is the River metadata of a job waiting out its blob store:
+// since when, and how many waits so far.
+const outageKey = "showroom_storage_outage"
+
+type outage struct {
+	Since time.Time `json:"since"`
+	Waits int       `json:"waits"`
+}
+
+// waitForStorage puts a job whose blob store did not answer back in the
+// queue, its attempt uncounted, to be tried again after a growing wait
+// (Config.StorageBackoff): an outage of the store is not the photo's
+// failure, and the job must not use up its attempts in the seconds of
+// River's first backoffs. Once it has waited Config.StorageRetry, the
+// attempt fails as any internal error does.
+func (w *processWorker) waitForStorage(ctx context.Context, rj *river.Job[processArgs], j *showroom.Job, err error, d time.Duration) error {
+	q := w.q
+	var md struct {
+		Outage outage `json:"showroom_storage_outage"` // outageKey
+	}
+	json.Unmarshal(rj.Metadata, &md)
+	o := md.Outage
+	now := time.Now()
+	if o.Since.IsZero() {
+		o.Since = now
+	}
+	if ctx.Err() != nil || now.Sub(o.Since) >= q.cfg.StorageRetry {
+		river.MetadataSet(ctx, outageKey, nil)
+		return w.fail(ctx, rj, j, err, d)
+	}
+	wait := q.cfg.StorageBackoff << min(o.Waits, 4)
+	o.Waits++
+	river.MetadataSet(ctx, outageKey, o)
+	if rerr := q.store.RequeueJob(context.WithoutCancel(ctx), j.ID); rerr != nil {
+		// Left running, the job is still tried again after the wait;
+		// only its record counts one more attempt.
+		q.log.WarnContext(ctx, "job not put back in the queue", "job_id", j.ID, "err", rerr)
+	}
+	q.log.WarnContext(ctx, "blob store unavailable; job waits for it", "job_id", j.ID, "company", j.Company,
+		"wait", wait, "outage_s", int(now.Sub(o.Since).Seconds()), "err", err)
+	return river.JobSnooze(wait)
 }
 
 // fail records why a run failed. A client's mistake (a photo without a car,
@@ -136,6 +228,8 @@ func (w *processWorker) fail(ctx context.Context, rj *river.Job[processArgs], j 
 		return err
 	case code != showroom.EInternal && errors.As(err, &e):
 		jerr = &showroom.JobError{Code: e.Code, Message: e.Message}
+	case errors.Is(err, errMissingPhoto):
+		jerr = &showroom.JobError{Code: showroom.EInternal, Message: "the photo could not be processed"}
 	case rj.Attempt >= q.cfg.MaxAttempts:
 		jerr = &showroom.JobError{Code: showroom.EInternal, Message: "the photo could not be processed"}
 	default:

@@ -96,8 +96,16 @@ type JobStore interface {
 	// job with ID after ("" for the first page).
 	ListJobs(ctx context.Context, companyID int64, after string, limit int) ([]*Job, error)
 	// StartJob marks j running and counts an attempt. It returns the job as
-	// stored; a job already succeeded or failed is returned unchanged.
-	StartJob(ctx context.Context, id string, at time.Time) (*Job, error)
+	// stored; a job already succeeded or failed is returned unchanged, and
+	// so is a queued one whose company has maxRunning jobs running already
+	// (maxRunning > 0), in every process: counting and starting are one
+	// step, so concurrent starts never run more of a company's jobs than
+	// that. A job running already (a retry) is started again regardless.
+	StartJob(ctx context.Context, id string, at time.Time, maxRunning int) (*Job, error)
+	// RequeueJob puts a running job back in the queue and uncounts the
+	// attempt StartJob counted: its run could not begin (the blob store
+	// did not answer). A job that is not running is left as it is.
+	RequeueJob(ctx context.Context, id string) error
 	// SucceedJob records the result and charges the job's cost, exactly once
 	// however often it is called (a run retried after a crash calls it
 	// again, and a rescued job may be run by two workers at once). When the

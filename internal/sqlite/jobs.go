@@ -169,11 +169,15 @@ func (db *DB) ListJobs(ctx context.Context, companyID int64, after string, limit
 }
 
 // StartJob implements showroom.JobStore.
-func (db *DB) StartJob(ctx context.Context, id string, at time.Time) (*showroom.Job, error) {
+// The transaction holds SQLite's write lock, so the count of the company's
+// running jobs and the start cannot interleave with another start.
+func (db *DB) StartJob(ctx context.Context, id string, at time.Time, maxRunning int) (*showroom.Job, error) {
 	var j *showroom.Job
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET status = 'running', attempts = attempts + 1, started_at = ?
-			WHERE id = ? AND status IN ('queued', 'running')`, ms(at), id); err != nil {
+			WHERE id = ? AND (status = 'running' OR status = 'queued' AND (? <= 0 OR
+				(SELECT count(*) FROM jobs r WHERE r.company_id = jobs.company_id AND r.status = 'running') < ?))`,
+			ms(at), id, maxRunning, maxRunning); err != nil {
 			return err
 		}
 		var err error
@@ -181,6 +185,13 @@ func (db *DB) StartJob(ctx context.Context, id string, at time.Time) (*showroom.
 		return err
 	})
 	return j, err
+}
+
+// RequeueJob implements showroom.JobStore.
+func (db *DB) RequeueJob(ctx context.Context, id string) error {
+	_, err := db.db.ExecContext(ctx, `UPDATE jobs SET status = 'queued', attempts = max(attempts - 1, 0), started_at = 0
+		WHERE id = ? AND status = 'running'`, id)
+	return unavailable(err)
 }
 
 // SucceedJob implements showroom.JobStore.

@@ -161,7 +161,7 @@ func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore, breakQueue func(t
 		}
 		// A running job is ahead of a new one too.
 		finish("a4", "a5")
-		if j, err := s.StartJob(ctx, "a6", now); err != nil || j.Status != showroom.JobRunning {
+		if j, err := s.StartJob(ctx, "a6", now, 0); err != nil || j.Status != showroom.JobRunning {
 			t.Fatalf("StartJob = %+v, %v", j, err)
 		}
 		if got := create(a, "a7"); got != 2 {
@@ -233,7 +233,7 @@ func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore, breakQueue func(t
 		if err := s.CreateJob(ctx, j, unbounded); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := s.StartJob(ctx, "j1", now); err != nil || got.Status != showroom.JobRunning || got.Attempts != 1 {
+		if got, err := s.StartJob(ctx, "j1", now, 0); err != nil || got.Status != showroom.JobRunning || got.Attempts != 1 {
 			t.Fatalf("StartJob = %+v, %v", got, err)
 		}
 		j.ResultKey, j.ResultType, j.FinishedAt = "out/j1", "image/png", now
@@ -251,7 +251,7 @@ func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore, breakQueue func(t
 		if got.Status != showroom.JobSucceeded || got.ResultKey != "out/j1" || len(got.Timings) != 1 || got.Timings[0].Duration != 1500*time.Microsecond {
 			t.Errorf("succeeded job %+v", got)
 		}
-		if again, _ := s.StartJob(ctx, "j1", now); again.Status != showroom.JobSucceeded || again.Attempts != 1 {
+		if again, _ := s.StartJob(ctx, "j1", now, 0); again.Status != showroom.JobSucceeded || again.Attempts != 1 {
 			t.Errorf("StartJob of a finished job changed it: %+v", again)
 		}
 		// The balance fell below the cost while a job ran: no charge, failed.
@@ -301,6 +301,84 @@ func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore, breakQueue func(t
 		s.SetCredits(ctx, a.ID, nil)
 		if u, _ := s.Usage(ctx, a.ID, 10); !u.Unlimited {
 			t.Errorf("SetCredits(nil) did not restore unlimited")
+		}
+	})
+
+	t.Run("a company's running cap", func(t *testing.T) {
+		s := newStore(t)
+		a, b := mustCompany(t, s, "a"), mustCompany(t, s, "b")
+		for _, id := range []string{"a1", "a2", "a3"} {
+			if err := s.CreateJob(ctx, newJob(a, id, 0, now), unbounded); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.CreateJob(ctx, newJob(b, "b1", 0, now), unbounded); err != nil {
+			t.Fatal(err)
+		}
+		start := func(id string, want showroom.JobStatus, attempts int) {
+			t.Helper()
+			j, err := s.StartJob(ctx, id, now, 2)
+			if err != nil || j.Status != want || j.Attempts != attempts {
+				t.Fatalf("StartJob(%s) with a cap of 2 = %+v, %v; want %s after %d attempts", id, j, err, want, attempts)
+			}
+		}
+		start("a1", showroom.JobRunning, 1)
+		start("a2", showroom.JobRunning, 1)
+		start("a3", showroom.JobQueued, 0)  // a runs 2: a3 waits, no attempt counted
+		start("b1", showroom.JobRunning, 1) // another company's is not held back
+		start("a2", showroom.JobRunning, 2) // a retry of a running job is not capped
+		if _, err := s.FailJob(ctx, "a1", &showroom.JobError{Code: showroom.ENoCarDetected, Message: "no car"}, nil, now); err != nil {
+			t.Fatal(err)
+		}
+		start("a3", showroom.JobRunning, 1) // a1 finished: a's cap has room
+		// A run that could not begin goes back to the queue, its attempt
+		// uncounted, and frees its place under the cap.
+		if err := s.RequeueJob(ctx, "a3"); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.FindJob(ctx, a.ID, "a3"); got.Status != showroom.JobQueued || got.Attempts != 0 || !got.StartedAt.IsZero() {
+			t.Errorf("requeued job %+v, want queued, no attempt, not started", got)
+		}
+		start("a3", showroom.JobRunning, 1)
+		if err := s.RequeueJob(ctx, "a1"); err != nil { // failed: stays so
+			t.Fatal(err)
+		}
+		if got, _ := s.FindJob(ctx, a.ID, "a1"); got.Status != showroom.JobFailed {
+			t.Errorf("RequeueJob of a failed job made it %s", got.Status)
+		}
+	})
+
+	t.Run("the running cap holds under parallel starts", func(t *testing.T) {
+		s := newStore(t)
+		a := mustCompany(t, s, "a")
+		const jobs, cap = 8, 3
+		for i := range jobs {
+			if err := s.CreateJob(ctx, newJob(a, fmt.Sprint("p", i), 0, now), unbounded); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var started sync.WaitGroup
+		var mu sync.Mutex
+		running := 0
+		for i := range jobs {
+			started.Add(1)
+			go func() {
+				defer started.Done()
+				j, err := s.StartJob(ctx, fmt.Sprint("p", i), now, cap)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if j.Status == showroom.JobRunning {
+					mu.Lock()
+					running++
+					mu.Unlock()
+				}
+			}()
+		}
+		started.Wait()
+		if running != cap {
+			t.Errorf("%d of a's jobs started at once with a cap of %d", running, cap)
 		}
 	})
 

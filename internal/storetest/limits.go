@@ -212,7 +212,7 @@ func SharedJobs(t *testing.T, open func(t *testing.T) JobsStore) {
 			t.Fatal(err)
 		}
 		for _, s := range []JobsStore{a, b} { // started by both workers: the rescued run and the slow one
-			if _, err := s.StartJob(ctx, j.ID, now); err != nil {
+			if _, err := s.StartJob(ctx, j.ID, now, 0); err != nil {
 				t.Fatal(err)
 			}
 		}
