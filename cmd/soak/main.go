@@ -40,6 +40,8 @@ type config struct {
 	companies      int
 	clients        int
 	flood          int
+	bombers        int
+	letGo          time.Duration
 	credits        int64
 	think          time.Duration
 	workers        int
@@ -72,6 +74,8 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&c.companies, "companies", 4, "companies, the last of which floods")
 	fs.IntVar(&c.clients, "clients", 3, "concurrent clients sending photos for each ordinary company (each also has one editing content and configurations)")
 	fs.IntVar(&c.flood, "flood", 16, "concurrent clients of the flooding company")
+	fs.IntVar(&c.bombers, "bombers", 2, "concurrent clients of a company sending nothing but hostile requests (giant canvases, PNG text bombs, bodies never sent; 0: none)")
+	fs.DurationVar(&c.letGo, "let-go", 30*time.Second, "how soon the service must close a connection whose announced body never comes, on a route that reads none")
 	fs.Int64Var(&c.credits, "credits", 10, "credit balance of the first company, so that it runs out (0: unlimited like the others)")
 	fs.DurationVar(&c.think, "think", 200*time.Millisecond, "an ordinary client's mean pause between calls")
 	fs.IntVar(&c.workers, "workers", 2, "worker processes (one job at a time each); the first is killed mid-run")
@@ -97,7 +101,7 @@ func parseFlags(args []string) (config, error) {
 	switch {
 	case fs.NArg() > 0:
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
-	case c.companies < 2 || c.clients < 1 || c.flood < 1:
+	case c.companies < 2 || c.clients < 1 || c.flood < 1 || c.bombers < 0:
 		return c, errors.New("at least 2 companies, 1 client each and 1 flooding client")
 	case c.workers < 2:
 		return c, errors.New("at least 2 workers, so that one keeps working while the other is down")
@@ -118,6 +122,7 @@ type soak struct {
 
 	authURL, baseURL string
 	photos           []photo
+	bombs            *bombs
 	http             *http.Client
 	ledger           *ledger
 	jobs             *jobBook
@@ -193,6 +198,10 @@ func run(ctx context.Context, cfg config, out io.Writer) (passed bool, err error
 	if err != nil {
 		return false, err
 	}
+	if s.bombs, err = makeBombs(); err != nil {
+		return false, err
+	}
+	s.bombs.drainFor = cfg.letGo
 	dataDir := cfg.dataDir
 	if dataDir == "" {
 		if dataDir, err = os.MkdirTemp("", "showroom-soak-"); err != nil {
@@ -258,7 +267,7 @@ func (s *soak) setup(ctx context.Context) ([][]*client, error) {
 func (s *soak) drive(ctx context.Context, clients [][]*client) error {
 	t0 := s.ledger.t0
 	s.trafficStart = time.Since(t0)
-	s.event("traffic starts: %d companies, %s floods with %d clients", len(s.companies), s.companies[len(s.companies)-1].name, s.cfg.flood)
+	s.event("traffic starts: %d companies, %s floods with %d clients", len(s.companies), s.flooder().name, s.cfg.flood)
 	stopTimer := time.AfterFunc(s.cfg.duration, func() { close(s.stop) })
 	defer stopTimer.Stop()
 	var chaos sync.WaitGroup
@@ -273,6 +282,8 @@ func (s *soak) drive(ctx context.Context, clients [][]*client) error {
 			switch {
 			case co.flood:
 				mix = floodMix
+			case co.bomb:
+				mix = bombMix
 			case j == 0:
 				mix = editMix
 			}
@@ -334,6 +345,19 @@ func (s *soak) start(ctx context.Context) error {
 		}
 		s.companies = append(s.companies, co)
 	}
+	if cfg.bombers > 0 {
+		// Unlimited credits, so that its bombs reach the service's limits.
+		co := &company{name: "bomber", bomb: true, password: randomPassword(), tint: 200}
+		if _, err := s.cl.Run("", "admin", "company", "add", co.name); err != nil {
+			return err
+		}
+		name := userName(co.name, 1)
+		if _, err := s.cl.Run(co.password+"\n", "admin", "user", "add", "--company", co.name, "--username", name); err != nil {
+			return err
+		}
+		co.users = []string{name}
+		s.companies = append(s.companies, co)
+	}
 	// The queue's length is the API's to enforce; the run limits are the
 	// workers' (startWorker).
 	auth, err := s.cl.StartAuth("auth")
@@ -368,8 +392,11 @@ func (s *soak) startWorker(name string) (*cluster.Proc, error) {
 // second client edits, the rest send photos.
 func (s *soak) setupCompany(ctx context.Context, co *company) ([]*client, error) {
 	n := 1 + s.cfg.clients + 1
-	if co.flood {
+	switch {
+	case co.flood:
 		n = 1 + s.cfg.flood
+	case co.bomb:
+		n = 1 + s.cfg.bombers
 	}
 	cs := make([]*client, n)
 	for i := range cs {
@@ -451,6 +478,24 @@ func (s *soak) progress(ctx context.Context) {
 		fmt.Fprintf(os.Stderr, "soak: %s requests: %d ok, %d pushback, %d refused, %d failures\n",
 			fmtDur(time.Since(s.ledger.t0)), n[ok], n[pushback], n[refused], n[failure])
 	}
+}
+
+// flooder is the company that floods the service with photos.
+func (s *soak) flooder() *company {
+	for _, co := range s.companies {
+		if co.flood {
+			return co
+		}
+	}
+	panic("soak: no flooding company")
+}
+
+// bomberText says, for the report, what the bombing company does.
+func (s *soak) bomberText() string {
+	if s.cfg.bombers == 0 {
+		return "no company sends hostile requests"
+	}
+	return fmt.Sprintf("bomber sends nothing but the hostile requests of issue 25 with %d clients", s.cfg.bombers)
 }
 
 func randomPassword() string {

@@ -18,12 +18,12 @@ func (s *soak) report(w io.Writer, audits []audit) bool {
 	var problems []string
 	problem := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 
-	flood := s.companies[len(s.companies)-1]
-	fmt.Fprintf(w, "## Soak\n\n%v of traffic from %d companies (%s floods with %d clients; the others have %d clients sending photos and one editing "+
+	flood := s.flooder()
+	fmt.Fprintf(w, "## Soak\n\n%v of traffic from %d companies (%s floods with %d clients; %s; the others have %d clients sending photos and one editing "+
 		"content and configurations; %s has a budget of %d credits), "+
 		"%d worker processes (%s, one job at a time each), --queue-length %d, --rate-limit %d/min (burst %d), "+
 		"--job-timeout %v, --rescue-after %v; the accepted jobs drained %v after the traffic stopped. %d photos (%s).\n\n",
-		cfg.duration, len(s.companies), flood.name, cfg.flood, cfg.clients, s.companies[0].name, cfg.credits,
+		cfg.duration, len(s.companies), flood.name, cfg.flood, s.bomberText(), cfg.clients, s.companies[0].name, cfg.credits,
 		cfg.workers, cfg.model, cfg.queueLength, cfg.rateLimit, cfg.rateBurst, cfg.jobTimeout, cfg.rescueAfter,
 		(s.drainEnd - s.trafficEnd).Round(time.Second), len(s.photos), photoNames(s.photos))
 

@@ -1,9 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -70,5 +76,57 @@ func TestMemorySlope(t *testing.T) {
 		if !m.wholeHalf || math.Abs(m.slope-tc.climb) > 15 {
 			t.Errorf("climb %v MB/min: slope %.1f (whole half %v)", tc.climb, m.slope, m.wholeHalf)
 		}
+	}
+}
+
+// The bombs are what they claim: valid images (so that the service, not a
+// parse error, is what refuses them) of the announced shape.
+func TestBombs(t *testing.T) {
+	b, err := makeBombs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		w, h int
+	}{
+		{"tall", b.tall, 8, 65000},
+		{"flat", b.flat, 4000, 8},
+		{"wide", b.wide, 4000, 400},
+		{"PNG text", b.textPNG, 64, 64},
+		{"comment", b.comment, 800, 500},
+	} {
+		cfg, _, err := image.DecodeConfig(bytes.NewReader(tc.data))
+		if err != nil || cfg.Width != tc.w || cfg.Height != tc.h {
+			t.Errorf("%s: %dx%d, %v; want %dx%d", tc.name, cfg.Width, cfg.Height, err, tc.w, tc.h)
+		}
+	}
+	if _, err := png.Decode(bytes.NewReader(b.textPNG)); err != nil { // checks every chunk's CRC
+		t.Errorf("PNG text: %v", err)
+	}
+	if n := bytes.Count(b.textPNG, []byte("zTXt")) + bytes.Count(b.textPNG, []byte("iTXt")); n < 100 || len(b.textPNG) > 2<<20 {
+		t.Errorf("PNG text: %d text chunks in %d bytes", n, len(b.textPNG))
+	}
+	if _, err := jpeg.Decode(bytes.NewReader(b.comment)); err != nil {
+		t.Errorf("comment: %v", err)
+	}
+}
+
+// bodyNeverSent tells a server that lets such a connection go from one
+// that holds it.
+func TestBodyNeverSent(t *testing.T) {
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) })
+	holds := httptest.NewServer(handler)
+	defer holds.Close()
+	letsGo := httptest.NewUnstartedServer(handler)
+	letsGo.Config.ReadTimeout = 200 * time.Millisecond
+	letsGo.Start()
+	defer letsGo.Close()
+	if why, _ := bodyNeverSent(context.Background(), letsGo.URL+"/healthz", 2*time.Second); why != "" {
+		t.Errorf("a server with a short read timeout: %s", why)
+	}
+	if why, _ := bodyNeverSent(context.Background(), holds.URL+"/healthz", 500*time.Millisecond); why == "" {
+		t.Error("a server that waits for the body: not reported")
 	}
 }

@@ -15,6 +15,7 @@ import (
 type company struct {
 	name     string
 	flood    bool
+	bomb     bool  // sends the hostile requests of bombs.go
 	credits  int64 // 0: unlimited
 	users    []string
 	password string
@@ -170,10 +171,15 @@ func (c *client) processAsync(ctx context.Context) {
 			return ""
 		}})
 	if a.class == ok {
-		var j jobRecord
-		json.Unmarshal(res.body, &j)
-		c.s.jobs.accept(j.ID, c.co, at.Sub(c.s.ledger.t0))
+		c.acceptJob(res.body, at)
 	}
+}
+
+// acceptJob books the job of a 202's body, for the follower to see end.
+func (c *client) acceptJob(body []byte, at time.Time) {
+	var j jobRecord
+	json.Unmarshal(body, &j)
+	c.s.jobs.accept(j.ID, c.co, at.Sub(c.s.ledger.t0))
 }
 
 func (c *client) listContent(ctx context.Context) {
@@ -263,6 +269,17 @@ func (c *client) setup(ctx context.Context) error {
 		{method: "POST", url: c.url("/v1/configuration/cutout"), body: []byte(cutoutConfig), ctype: "application/json"},
 		{method: "POST", url: c.url("/v1/configuration/studio"), body: []byte(fmt.Sprintf(studioConfig, 0.6)), ctype: "application/json"},
 	}
+	if err := c.setupSteps(ctx, steps); err != nil {
+		return err
+	}
+	if c.co.bomb {
+		return c.setupBombs(ctx)
+	}
+	return nil
+}
+
+// setupSteps makes each call in turn, waiting while the service pushes back.
+func (c *client) setupSteps(ctx context.Context, steps []request) error {
 	for _, r := range steps {
 		r.op, r.success, r.check = "setup", []int{201}, checkJSONObject
 		for try := 0; ; try++ {
