@@ -41,6 +41,12 @@ func seeds(f *testing.F) [][]byte {
 		noisePNG(f, 12, 10, true),
 		grey.Bytes(),
 		visiontest.PNGHeader(2000, 2000, 16, 6),
+		// Compressed text chunks, which no decoder may inflate, and a
+		// comment ahead of a JPEG's frame header, or no frame header.
+		visiontest.TextBombPNG(9, 9, 3, 1<<16, "zTXt"),
+		visiontest.TextBombPNG(9, 9, 3, 1<<16, "iTXt"),
+		visiontest.Commented(jpg, 1000),
+		visiontest.WithoutFrame(jpg),
 		noiseWebP(f, 12, 10),
 	}
 }
