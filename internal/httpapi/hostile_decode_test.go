@@ -331,6 +331,49 @@ func withOrientation(t testing.TB, jpg []byte, o int) []byte {
 	return append(out, jpg[2:]...)
 }
 
+// A PNG of 100 compressed text chunks, each of 8 MB of text in 8 kB (0.8
+// MB in all), took 30-50 s of CPU and 2-4 GB as content and three attempts
+// past the job's timeout as a photo. Text is never read: the upload is
+// accepted (201, stored byte for byte) and the photo processed, in
+// milliseconds of decoding, whichever kind of text chunk carries the bomb.
+func TestPNGTextBomb(t *testing.T) {
+	e := newEnvWith(t, library.DefaultConfig(), withEngine(runnerConfig(), carSegmenter{}))
+	e.addUser("acme", "alice")
+	alice := e.bearer("alice")
+	for _, typ := range []string{"zTXt", "iTXt"} {
+		bomb := visiontest.TextBombPNG(480, 300, 100, 8<<20, typ)
+		start := visiontest.CPUTime()
+		var rec struct{ Width, Height int }
+		e.upload(alice, "bomb", "BACKGROUND_SIMPLE", bomb, "image/png").wantStatus(201).decode(&rec)
+		if rec.Width != 480 || rec.Height != 300 {
+			t.Errorf("%s: stored as %dx%d, want 480x300", typ, rec.Width, rec.Height)
+		}
+		if got := e.do("GET", "/v1/content/bomb", nil, alice).wantStatus(200).body; !bytes.Equal(got, bomb) {
+			t.Errorf("%s: read back %d bytes of %d", typ, len(got), len(bomb))
+		}
+		e.do("DELETE", "/v1/content/bomb", nil, alice).wantStatus(204)
+		if d := visiontest.CPUTime() - start; d > time.Second {
+			t.Errorf("%s: uploaded in %v of CPU", typ, d)
+		}
+
+		start = visiontest.CPUTime()
+		process := func(query string) *response {
+			return e.do("POST", "/v1/process/single/free_cutout"+query, bytes.NewReader(bomb), with(alice, "Content-Type", "image/png"))
+		}
+		out, _, err := image.DecodeConfig(bytes.NewReader(process("").wantStatus(200).body))
+		if err != nil || out.Width != 480 || out.Height != 300 {
+			t.Errorf("%s: processed to %dx%d (%v), want 480x300", typ, out.Width, out.Height, err)
+		}
+		job := awaitJob(t, e, alice, process("?async=true").wantStatus(202))
+		if job.Status != "succeeded" || job.Attempts != 1 {
+			t.Errorf("%s: async job %+v, want succeeded on its first attempt", typ, job)
+		}
+		if d := visiontest.CPUTime() - start; d > 5*time.Second {
+			t.Errorf("%s: processed twice in %v of CPU", typ, d)
+		}
+	}
+}
+
 // A JPEG whose frame header comes after a megabyte of comment (camera
 // metadata can be that long) is judged from it before the answer, as any
 // other: processed when it is whole, refused before 202 with the answer a
