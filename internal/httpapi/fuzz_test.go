@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/showroom/showroom/internal/library"
+	"github.com/showroom/showroom/internal/vision/visiontest"
 )
 
 // FuzzUpload sends the upload endpoint any name, content type and bytes.
@@ -19,7 +20,11 @@ func FuzzUpload(f *testing.F) {
 	png := pngBytes(f, 16, 12)
 	jpg := jpegBytes(f, 16, 12)
 	for _, b := range [][]byte{png, jpg, png[:len(png)/2], jpg[:40], pngHeaderOnly(100_000, 100_000),
-		pngHeaderOnly(0, 5), []byte("GIF89a"), []byte("RIFF\x00\x00\x00\x00WEBPVP8 "), nil} {
+		pngHeaderOnly(0, 5), []byte("GIF89a"), []byte("RIFF\x00\x00\x00\x00WEBPVP8 "), nil,
+		// Compressed text a decoder must not inflate; a JPEG's frame header
+		// after a long comment, or missing.
+		visiontest.TextBombPNG(16, 12, 3, 1<<16, "zTXt"), visiontest.TextBombPNG(16, 12, 3, 1<<16, "iTXt"),
+		visiontest.Commented(jpg, 70_000), visiontest.WithoutFrame(jpg)} {
 		f.Add("bg", "background", b)
 	}
 	f.Add("default_x", "background", png)

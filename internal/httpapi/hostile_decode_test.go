@@ -330,3 +330,127 @@ func withOrientation(t testing.TB, jpg []byte, o int) []byte {
 	out := append([]byte{0xFF, 0xD8}, append(seg, app1...)...)
 	return append(out, jpg[2:]...)
 }
+
+// A PNG of 100 compressed text chunks, each of 8 MB of text in 8 kB (0.8
+// MB in all), took 30-50 s of CPU and 2-4 GB as content and three attempts
+// past the job's timeout as a photo. Text is never read: the upload is
+// accepted (201, stored byte for byte) and the photo processed, in
+// milliseconds of decoding, whichever kind of text chunk carries the bomb.
+func TestPNGTextBomb(t *testing.T) {
+	e := newEnvWith(t, library.DefaultConfig(), withEngine(runnerConfig(), carSegmenter{}))
+	e.addUser("acme", "alice")
+	alice := e.bearer("alice")
+	for _, typ := range []string{"zTXt", "iTXt"} {
+		bomb := visiontest.TextBombPNG(480, 300, 100, 8<<20, typ)
+		start := visiontest.CPUTime()
+		var rec struct{ Width, Height int }
+		e.upload(alice, "bomb", "BACKGROUND_SIMPLE", bomb, "image/png").wantStatus(201).decode(&rec)
+		if rec.Width != 480 || rec.Height != 300 {
+			t.Errorf("%s: stored as %dx%d, want 480x300", typ, rec.Width, rec.Height)
+		}
+		if got := e.do("GET", "/v1/content/bomb", nil, alice).wantStatus(200).body; !bytes.Equal(got, bomb) {
+			t.Errorf("%s: read back %d bytes of %d", typ, len(got), len(bomb))
+		}
+		e.do("DELETE", "/v1/content/bomb", nil, alice).wantStatus(204)
+		if d := visiontest.CPUTime() - start; d > time.Second {
+			t.Errorf("%s: uploaded in %v of CPU", typ, d)
+		}
+
+		start = visiontest.CPUTime()
+		process := func(query string) *response {
+			return e.do("POST", "/v1/process/single/free_cutout"+query, bytes.NewReader(bomb), with(alice, "Content-Type", "image/png"))
+		}
+		out, _, err := image.DecodeConfig(bytes.NewReader(process("").wantStatus(200).body))
+		if err != nil || out.Width != 480 || out.Height != 300 {
+			t.Errorf("%s: processed to %dx%d (%v), want 480x300", typ, out.Width, out.Height, err)
+		}
+		job := awaitJob(t, e, alice, process("?async=true").wantStatus(202))
+		if job.Status != "succeeded" || job.Attempts != 1 {
+			t.Errorf("%s: async job %+v, want succeeded on its first attempt", typ, job)
+		}
+		if d := visiontest.CPUTime() - start; d > 5*time.Second {
+			t.Errorf("%s: processed twice in %v of CPU", typ, d)
+		}
+	}
+}
+
+// A JPEG whose frame header comes after a megabyte of comment (camera
+// metadata can be that long) is judged from it before the answer, as any
+// other: processed when it is whole, refused before 202 with the answer a
+// synchronous request gets when it is not, at once, no job queued.
+func TestPhotoHeaderAfterLongMetadata(t *testing.T) {
+	e := newEnvWith(t, library.DefaultConfig(), withEngine(runnerConfig(), carSegmenter{}))
+	e.addUser("acme", "alice")
+	alice := e.bearer("alice")
+	car := pipeline.NewSyntheticCar(480, 300, 0)
+	var photo bytes.Buffer
+	if err := jpeg.Encode(&photo, car.Photo, &jpeg.Options{Quality: 90}); err != nil {
+		t.Fatal(err)
+	}
+	process := func(body []byte, query string) *response {
+		return e.do("POST", "/v1/process/single/free_cutout"+query, bytes.NewReader(body), with(alice, "Content-Type", "image/jpeg"))
+	}
+
+	commented := visiontest.Commented(photo.Bytes(), 1<<20)
+	out, _, err := image.DecodeConfig(bytes.NewReader(process(commented, "").wantStatus(200).body))
+	if err != nil || out.Width != 480 || out.Height != 300 {
+		t.Errorf("processed to %dx%d (%v), want 480x300", out.Width, out.Height, err)
+	}
+	if job := awaitJob(t, e, alice, process(commented, "?async=true").wantStatus(202)); job.Status != "succeeded" {
+		t.Errorf("async job %+v, want succeeded", job)
+	}
+
+	for _, tc := range []struct {
+		what   string
+		body   []byte
+		status int
+		code   string
+		msg    string
+	}{
+		{"a frame header claiming 10,000 x 10,000", visiontest.Commented(jpegClaiming(t, 10_000, 10_000), 1<<20), 413,
+			showroom.EPayloadTooLarge, "the photo is 10000x10000, 100.0 megapixels; at most 60.0 are accepted"},
+		{"a frame header claiming 7 x 300", visiontest.Commented(jpegClaiming(t, 7, 300), 1<<20), 422,
+			showroom.EInvalidImage, "the photo is 7x300; each side must be at least 8 pixels"},
+		{"no frame header", visiontest.Commented(visiontest.WithoutFrame(photo.Bytes()), 1<<20), 422,
+			showroom.EInvalidImage, "the image's header cannot be read"},
+		{"no frame header, no comment", visiontest.WithoutFrame(photo.Bytes()), 422,
+			showroom.EInvalidImage, "the image's header cannot be read"},
+	} {
+		for _, query := range []string{"", "?async=true"} {
+			body := process(tc.body, query).wantError(tc.status, tc.code)
+			if body["message"] != tc.msg {
+				t.Errorf("%s%s: %q, want %q", tc.what, query, body["message"], tc.msg)
+			}
+		}
+	}
+	var list struct{ Jobs []any }
+	e.do("GET", "/v1/process/jobs", nil, alice).wantStatus(200).decode(&list)
+	if len(list.Jobs) != 2 {
+		t.Errorf("%d jobs queued, want the 2 of the whole photo", len(list.Jobs))
+	}
+}
+
+// asyncJob is what these tests read of a job record.
+type asyncJob struct {
+	ID       string `json:"id"`
+	Status   string `json:"status"`
+	Attempts int    `json:"attempts"`
+	Error    *struct {
+		ErrorCode string `json:"errorCode"`
+		Message   string `json:"message"`
+	} `json:"error"`
+}
+
+// awaitJob waits for the job an async answer accepted to finish.
+func awaitJob(t *testing.T, e *env, h map[string]string, accepted *response) asyncJob {
+	t.Helper()
+	var job asyncJob
+	accepted.decode(&job)
+	for deadline := time.Now().Add(30 * time.Second); job.Status != "succeeded" && job.Status != "failed"; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("job %+v still not done", job)
+		}
+		e.do("GET", "/v1/process/jobs/"+job.ID, nil, h).wantStatus(200).decode(&job)
+	}
+	return job
+}

@@ -1,14 +1,10 @@
 package httpapi
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"image"
-	"image/jpeg"
-	"image/png"
 	"io"
 	"mime"
 	"net/http"
@@ -16,10 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/image/webp"
-
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/vision"
 )
 
 // ConfigResolver finds the configuration a caller may run by name: a
@@ -198,40 +193,26 @@ func sniffPhoto(body io.Reader) (io.Reader, error) {
 	return io.MultiReader(bytes.NewReader(head), body), nil
 }
 
-// photoHeaderPeek is how much of a photo is read to find its size before
-// it is queued: enough for the metadata cameras write ahead of a JPEG's
-// frame header.
-const photoHeaderPeek = 256 << 10
-
 // checkPhotoHeader reads the photo's size from its header and refuses,
 // before anything is stored or queued, a photo too small to process or
-// over the pixel limit: the answer is the same for a synchronous and an
-// asynchronous request, and no worker's time goes to it. A header it
-// cannot read from the first bytes is left to the worker's decoder, which
-// refuses what is broken.
+// over the pixel limit, or a JPEG with no frame header, which no decoder
+// reads: the answer is the same for a synchronous and an asynchronous
+// request, and no worker's time goes to it. It reads as far as the header
+// is, however much metadata a JPEG has before it (up to the upload limit
+// body is bounded by); a PNG or WebP whose header it cannot find is left to
+// the worker's decoder, which refuses what is broken. The reader returned
+// gives the whole photo.
 func checkPhotoHeader(body io.Reader, maxPixels int) (io.Reader, error) {
-	br := bufio.NewReaderSize(body, photoHeaderPeek)
-	head, err := br.Peek(photoHeaderPeek)
-	if err != nil && err != io.EOF {
+	head, h, ok, err := vision.ReadHeader(body)
+	if err != nil {
 		return nil, err
 	}
-	var config func(io.Reader) (image.Config, error)
-	switch library.Sniff(head) {
-	case library.MediaJPEG:
-		config = jpeg.DecodeConfig
-	case library.MediaPNG:
-		config = png.DecodeConfig
-	case library.MediaWebP:
-		config = webp.DecodeConfig
-	}
-	if config != nil {
-		if c, err := config(bytes.NewReader(head)); err == nil {
-			if err := showroom.CheckPhotoSize(c.Width, c.Height, maxPixels); err != nil {
-				return nil, err
-			}
+	if ok {
+		if err := showroom.CheckPhotoSize(h.Width, h.Height, maxPixels); err != nil {
+			return nil, err
 		}
 	}
-	return br, nil
+	return io.MultiReader(bytes.NewReader(head), body), nil
 }
 
 // process runs a photo through a configuration: at once, answering the

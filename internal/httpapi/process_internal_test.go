@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/vision/visiontest"
 )
 
 func TestOutputFormat(t *testing.T) {
@@ -116,10 +117,11 @@ func TestCheckPhotoHeader(t *testing.T) {
 		}
 		return buf.Bytes()
 	}
-	// A photo bigger than the peek, so the reader handed on must give back
-	// what the peek read as well as the rest.
-	big := make([]byte, photoHeaderPeek+1000)
+	// A photo longer than one read, so the reader handed on must give back
+	// what the check read as well as the rest.
+	big := make([]byte, 1<<20)
 	copy(big, encode(64, 64))
+	jpg := visiontest.BaselineJPEG(64, 48)
 	for _, tc := range []struct {
 		name      string
 		photo     []byte
@@ -127,12 +129,19 @@ func TestCheckPhotoHeader(t *testing.T) {
 		code      string
 	}{
 		{"ordinary", encode(64, 48), 10_000, ""},
-		{"longer than the peek", big, 10_000, ""},
+		{"longer than a read", big, 10_000, ""},
 		{"too narrow", encode(7, 100), 0, showroom.EInvalidImage},
 		{"too low", encode(100, 7), 0, showroom.EInvalidImage},
 		{"over the pixel limit", encode(200, 100), 10_000, showroom.EPayloadTooLarge},
 		{"no limit", encode(200, 100), 0, ""},
 		{"header unreadable: left to the decoder", []byte("\x89PNG\r\n\x1a\nbroken"), 10_000, ""},
+		{"JPEG", jpg, 10_000, ""},
+		{"JPEG, 1 MB of comment before its frame header", visiontest.Commented(jpg, 1<<20), 10_000, ""},
+		{"JPEG, 1 MB of comment, over the pixel limit", visiontest.Commented(jpg, 1<<20), 3000, showroom.EPayloadTooLarge},
+		{"JPEG, 1 MB of comment, too narrow", visiontest.Commented(visiontest.BaselineJPEG(7, 48), 1<<20), 0, showroom.EInvalidImage},
+		{"JPEG without a frame header", visiontest.WithoutFrame(jpg), 10_000, showroom.EInvalidImage},
+		{"JPEG, 1 MB of comment and no frame header", visiontest.Commented(visiontest.WithoutFrame(jpg), 1<<20), 10_000, showroom.EInvalidImage},
+		{"JPEG cut in its comment", visiontest.Commented(jpg, 1<<20)[:500_000], 10_000, showroom.EInvalidImage},
 	} {
 		r, err := checkPhotoHeader(bytes.NewReader(tc.photo), tc.maxPixels)
 		if got := showroom.ErrorCode(err); err != nil && got != tc.code || err == nil && tc.code != "" {

@@ -24,6 +24,8 @@ func FuzzInspect(f *testing.F) {
 		visiontest.ProgressiveJPEG(16, 16, 1, 4), visiontest.ProgressiveJPEG(16, 16, 4, 4),
 		visiontest.ProgressiveJPEG(16, 16, 1, 50), pngb.Bytes(),
 		visiontest.PNGHeader(3000, 3000, 16, 6), visiontest.PNGHeader(100, 100, 8, 3),
+		visiontest.TextBombPNG(9, 9, 3, 1<<16, "zTXt"), visiontest.TextBombPNG(9, 9, 3, 1<<16, "iTXt"),
+		visiontest.Commented(jpg, 1000), visiontest.WithoutFrame(jpg),
 		[]byte("RIFF\x10\x00\x00\x00WEBPVP8X\x0a\x00\x00\x00\x10\x00\x00\x00\xff\x0f\x00\xff\x0f\x00"),
 		[]byte("GIF89a"), nil,
 	} {

@@ -75,23 +75,27 @@ var formats = map[vips.ImageType]C.int{
 // INVALID_IMAGE; one over lim.MaxPixels or lim.MaxBytes is
 // PAYLOAD_TOO_LARGE. It takes microseconds: a caller may do it before
 // waiting for a turn to decode.
+//
+// A PNG's text chunks are never read: see withoutPNGText.
 func Inspect(data []byte, lim Limits) (Header, error) {
-	h, _, _, err := inspect(data, lim)
+	h, _, _, _, err := inspect(data, lim)
 	return h, err
 }
 
-func inspect(data []byte, lim Limits) (h Header, orientation int, typ C.int, err error) {
+// inspect is Inspect, returning besides the header what the decoder is to
+// read: data, or a PNG's bytes without its text chunks.
+func inspect(data []byte, lim Limits) (h Header, orientation int, typ C.int, decodable []byte, err error) {
 	if err := vipsStart(); err != nil {
-		return h, 0, 0, showroom.Internal(fmt.Errorf("vision: starting libvips: %w", err))
+		return h, 0, 0, nil, showroom.Internal(fmt.Errorf("vision: starting libvips: %w", err))
 	}
 	typ, ok := formats[vips.DetermineImageType(data)]
 	if !ok || len(data) == 0 {
-		return h, 0, 0, invalidImage("the image is not a JPEG, PNG or WebP", fmt.Errorf("%d bytes", len(data)))
+		return h, 0, 0, nil, invalidImage("the image is not a JPEG, PNG or WebP", fmt.Errorf("%d bytes", len(data)))
 	}
 	var layout jpegLayout
 	if typ == C.SR_VIPS_JPEG {
 		if layout, err = walkJPEG(data, lim.maxScans()); err != nil {
-			return h, 0, 0, invalidImage(fmt.Sprintf("the JPEG has more than %d scans", lim.maxScans()), err)
+			return h, 0, 0, nil, invalidImage(fmt.Sprintf("the JPEG has more than %d scans", lim.maxScans()), err)
 		}
 	}
 	// What the header claims is judged before a library reads on: a PNG
@@ -99,21 +103,24 @@ func inspect(data []byte, lim Limits) (h Header, orientation int, typ C.int, err
 	if q, ok := quickHeader(data, layout.sof); ok {
 		q.CoefficientBytes = layout.coefficientBytes
 		if err := lim.check(q); err != nil {
-			return h, 0, 0, err
+			return h, 0, 0, nil, err
 		}
 	}
+	if typ == C.SR_VIPS_PNG {
+		data = withoutPNGText(data)
+	}
 	if h, orientation, err = readHeader(data, typ); err != nil {
-		return h, 0, 0, invalidImage("the image's header cannot be read", err)
+		return h, 0, 0, nil, invalidImage("the image's header cannot be read", err)
 	}
 	h.CoefficientBytes = layout.coefficientBytes
-	return h, orientation, typ, lim.check(h)
+	return h, orientation, typ, data, lim.check(h)
 }
 
 func decode(ctx context.Context, data []byte, lim Limits, keepAlpha bool) (*image.NRGBA, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	hdr, orientation, typ, err := inspect(data, lim)
+	hdr, orientation, typ, data, err := inspect(data, lim)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/png"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/davidbyttow/govips/v2/vips"
@@ -41,6 +42,12 @@ func seeds(f *testing.F) [][]byte {
 		noisePNG(f, 12, 10, true),
 		grey.Bytes(),
 		visiontest.PNGHeader(2000, 2000, 16, 6),
+		// Compressed text chunks, which no decoder may inflate, and a
+		// comment ahead of a JPEG's frame header, or no frame header.
+		visiontest.TextBombPNG(9, 9, 3, 1<<16, "zTXt"),
+		visiontest.TextBombPNG(9, 9, 3, 1<<16, "iTXt"),
+		visiontest.Commented(jpg, 1000),
+		visiontest.WithoutFrame(jpg),
 		noiseWebP(f, 12, 10),
 	}
 }
@@ -129,6 +136,37 @@ func FuzzWalkJPEG(f *testing.F) {
 		}
 		if q, ok := quickHeader(data, l.sof); ok && (q.Width < 0 || q.Height < 0) {
 			t.Fatalf("header %+v", q)
+		}
+	})
+}
+
+// FuzzReadHeader: reading a header from a stream never panics, takes a
+// prefix of the stream, refuses only what the decoder refuses too, and
+// reads the size the decoder finds.
+func FuzzReadHeader(f *testing.F) {
+	for _, s := range seeds(f) {
+		f.Add(s)
+	}
+	f.Add(visiontest.Commented(visiontest.BaselineJPEG(40, 24), 70_000))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		read, h, ok, err := ReadHeader(iotest.HalfReader(bytes.NewReader(data)))
+		if !bytes.HasPrefix(data, read) {
+			t.Fatalf("read %d bytes that are not the stream's first", len(read))
+		}
+		if err != nil && showroom.ErrorCode(err) != showroom.EInvalidImage {
+			t.Fatalf("%v", err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		img, derr := Decode(ctx, data, Limits{MaxPixels: fuzzLimits.MaxPixels})
+		if err != nil && derr == nil {
+			t.Fatalf("refused (%v) what decodes to %v", err, img.Rect)
+		}
+		if derr == nil {
+			defer Recycle(img)
+			if hdr, _ := Inspect(data, Limits{}); ok && (h.Width != hdr.Width || h.Height != hdr.Height) {
+				t.Fatalf("read %dx%d, the decoder %dx%d", h.Width, h.Height, hdr.Width, hdr.Height)
+			}
 		}
 	})
 }

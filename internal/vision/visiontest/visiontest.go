@@ -7,11 +7,13 @@ package visiontest
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/binary"
 	"hash/crc32"
 	"image"
 	"image/color"
 	"image/jpeg"
+	"image/png"
 	"math/bits"
 	"syscall"
 	"time"
@@ -159,6 +161,68 @@ func PNGHeader(w, h int, bitDepth, colorType byte) []byte {
 	chunk(&b, "IDAT", []byte{0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01}) // zlib of nothing
 	chunk(&b, "IEND", nil)
 	return b.Bytes()
+}
+
+// TextBombPNG returns a valid w×h grey PNG carrying n compressed text
+// chunks before its image data, each of which inflates to inflated bytes
+// of text: typ "zTXt" or "iTXt" (a compressed international one). Deflate
+// packs a run of one byte about a thousand to one, so 100 chunks of 8 MB
+// are a file of under a megabyte that asks a decoder reading its text for
+// 800 MB of inflating.
+func TextBombPNG(w, h, n, inflated int, typ string) []byte {
+	var text bytes.Buffer
+	z, _ := zlib.NewWriterLevel(&text, zlib.BestCompression)
+	z.Write(bytes.Repeat([]byte("a"), inflated))
+	z.Close()
+	var data []byte
+	switch typ {
+	case "zTXt": // keyword, NUL, method 0, the zlib stream
+		data = append([]byte("Comment\x00\x00"), text.Bytes()...)
+	case "iTXt": // keyword, NUL, compressed, method 0, language, NUL, translated keyword, NUL
+		data = append([]byte("Comment\x00\x01\x00\x00\x00"), text.Bytes()...)
+	default:
+		panic("visiontest: no text chunk " + typ)
+	}
+	var img bytes.Buffer
+	png.Encode(&img, image.NewGray(image.Rect(0, 0, w, h)))
+	raw := img.Bytes()
+	ihdrEnd := 8 + 8 + 13 + 4 // signature, IHDR's length and type, its data, its CRC
+	var b bytes.Buffer
+	b.Write(raw[:ihdrEnd])
+	for range n {
+		chunk(&b, typ, data)
+	}
+	b.Write(raw[ihdrEnd:])
+	return b.Bytes()
+}
+
+// Commented returns jpg with comment (COM) segments of n bytes in all
+// right after its start marker, ahead of the frame header: a segment holds
+// at most 65,533 bytes, so a large comment takes several, as cameras and
+// editors write long metadata.
+func Commented(jpg []byte, n int) []byte {
+	var b bytes.Buffer
+	b.Write(jpg[:2])
+	for n > 0 {
+		k := min(n, 65533)
+		segment(&b, 0xFE, bytes.Repeat([]byte{'c'}, k))
+		n -= k
+	}
+	b.Write(jpg[2:])
+	return b.Bytes()
+}
+
+// WithoutFrame returns jpg with its frame header (its first SOFn segment)
+// cut out: no decoder can read its size.
+func WithoutFrame(jpg []byte) []byte {
+	for i := 2; i+4 <= len(jpg) && jpg[i] == 0xFF; {
+		m, n := jpg[i+1], int(binary.BigEndian.Uint16(jpg[i+2:]))
+		if m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC {
+			return append(append([]byte(nil), jpg[:i]...), jpg[i+2+n:]...)
+		}
+		i += 2 + n
+	}
+	return jpg
 }
 
 func segment(b *bytes.Buffer, marker byte, data []byte) {

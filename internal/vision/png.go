@@ -1,0 +1,51 @@
+package vision
+
+import "encoding/binary"
+
+// pngSignature opens every PNG file.
+const pngSignature = "\x89PNG\r\n\x1a\n"
+
+// withoutPNGText returns the PNG in data without its text chunks (tEXt,
+// zTXt, iTXt), or data itself when it has none. Showroom uses no text of
+// an image, but libpng, under libvips, inflates every compressed text chunk
+// while it reads the header, up to megabytes each, and libvips copies each
+// text into the image's metadata: a file of a hundred such chunks, under a
+// megabyte, took 30 s of CPU and 2.4 GB to decode. Dropping them before
+// any decoder sees the file bounds its header's work by its size, and
+// leaves the image as it was: text chunks carry no pixels, no colour
+// profile (iCCP) and no orientation (eXIf).
+//
+// The walk goes chunk by chunk, by their lengths, as libpng reads them, and
+// checks no CRC: a chunk it cannot read past (a length beyond the data, a
+// file cut short) ends the walk, and what follows is kept as it is, for the
+// decoder to refuse, since libpng cannot read past it either.
+func withoutPNGText(data []byte) []byte {
+	if len(data) < len(pngSignature) || string(data[:len(pngSignature)]) != pngSignature {
+		return data
+	}
+	var out []byte // nil until a text chunk is found
+	kept := 0      // data[kept:i] is what to copy to out before a text chunk
+	for i := len(pngSignature); i+8 <= len(data); {
+		n := binary.BigEndian.Uint32(data[i:])
+		end := i + 12 + int(n) // length, type, data, CRC
+		if n > 1<<31-1 || end > len(data) {
+			break
+		}
+		switch string(data[i+4 : i+8]) {
+		case "tEXt", "zTXt", "iTXt":
+			if out == nil {
+				out = make([]byte, 0, len(data))
+			}
+			out = append(out, data[kept:i]...)
+			kept = end
+		case "IEND":
+			i = len(data)
+			continue
+		}
+		i = end
+	}
+	if out == nil {
+		return data
+	}
+	return append(out, data[kept:]...)
+}
