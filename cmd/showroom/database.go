@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -41,6 +42,9 @@ type stores interface {
 	showroom.RateLimiter
 	showroom.WebhookStore
 	Ping(ctx context.Context) error
+	// CheckSchema says whether the database's migrations are this
+	// build's (httpapi.SchemaChecker): /readyz and every request ask.
+	CheckSchema(ctx context.Context) error
 	Close() error
 }
 
@@ -83,6 +87,19 @@ func (d databaseFlags) open(ctx context.Context, dataDir string) (*database, err
 	return &database{db, func(cfg river.Config, blobs river.Blobs, run river.Runner, log *slog.Logger, o river.Observer) (*river.Queue, error) {
 		return river.New(cfg, db.RiverDriver(), db, blobs, run, log, o)
 	}}, nil
+}
+
+// requireMigrated fails when the database has migrations pending, for the
+// roles that cannot start without the schema (the auth service reads its
+// signing keys at start, the worker's queue its tables), saying what to do
+// rather than which table was missing. A newer schema does not stop them:
+// /readyz says so, and the requests they serve are refused.
+func requireMigrated(ctx context.Context, db *database) error {
+	err := db.CheckSchema(ctx)
+	if errors.Is(err, showroom.ErrPendingMigrations) {
+		return fmt.Errorf("%w; run 'showroom migrate' (or start without --migrate=false)", errors.Unwrap(err))
+	}
+	return nil
 }
 
 // runMigrate applies pending migrations and exits: for deployments that

@@ -303,6 +303,9 @@ func (m *Main) runWorker(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
+	if err := requireMigrated(ctx, db); err != nil {
+		return err
+	}
 	mx := metrics.New()
 	proc, stopProc, err := processing(ctx, db, blobs, lib, e, q, true, mx, log)
 	if err != nil {
@@ -349,6 +352,9 @@ func (m *Main) runAuth(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
+	if err := requireMigrated(ctx, db); err != nil {
+		return err
+	}
 	svc, err := authService(ctx, db, a)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"io"
@@ -15,10 +16,13 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/showroom/showroom/internal/blob"
 	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
+	"github.com/showroom/showroom/internal/postgres"
+	"github.com/showroom/showroom/internal/postgres/pgtest"
 	"github.com/showroom/showroom/internal/sqlite"
 )
 
@@ -169,4 +173,119 @@ func TestReadyzMatchesOpenAPI(t *testing.T) {
 	e.do("GET", "/readyz", nil, nil).wantStatus(200)
 	e.do("GET", "/auth/readyz", nil, nil).wantStatus(200)
 	e.do("GET", "/healthz", nil, nil).wantStatus(200)
+}
+
+// TestSchemaGate: a process on a database whose schema is not the one its
+// build knows (PostgreSQL not migrated, as 'api --migrate=false' finds it
+// before 'showroom migrate'; a SQLite file a newer build migrated) says so
+// on /readyz and answers every request, the API's and the auth service's,
+// 503 SERVICE_UNAVAILABLE with Retry-After instead of failing each query
+// with 500; once the schema is right it serves.
+func TestSchemaGate(t *testing.T) {
+	ctx := context.Background()
+	const pending = "the database has pending migrations; run 'showroom migrate'"
+	const newer = "the database's schema is newer than this build of Showroom; run the build that migrated it"
+	cases := []struct {
+		name string
+		// open returns a database with the wrong schema and how to right it.
+		open    func(t *testing.T) (httpapi.Pinger, func())
+		message string
+	}{
+		{"postgres not migrated", func(t *testing.T) (httpapi.Pinger, func()) {
+			db, err := postgres.Open(ctx, pgtest.URL(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			return db, func() {
+				if err := db.Migrate(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, pending},
+		{"sqlite migrated by a newer build", func(t *testing.T) (httpapi.Pinger, func()) {
+			file := filepath.Join(t.TempDir(), "showroom.db")
+			db, err := sqlite.Open(ctx, file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			raw, err := sql.Open("sqlite", file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { raw.Close() })
+			if _, err := raw.Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, '999_future.sql', 0)`); err != nil {
+				t.Fatal(err)
+			}
+			return db, func() {
+				if _, err := raw.Exec(`DELETE FROM schema_migrations WHERE version = 999`); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, newer},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			log := slog.New(slog.NewTextHandler(io.Discard, nil))
+			db, fix := c.open(t)
+			api := httpapi.Handler(httpapi.NewAPIServer(httpapi.APIConfig{}, nil, db, log), log, nil, httpapi.BodyLimits{})
+			authServer := httpapi.Handler(httpapi.NewAuthServer(nil, db, log), log, nil, httpapi.BodyLimits{})
+			if code, _, checks := getReady(t, api); code != 503 || !reflect.DeepEqual(checks, map[string]string{"database": c.message}) {
+				t.Errorf("api /readyz: %d %v, want 503 with the database: %q", code, checks, c.message)
+			}
+			if code, _, checks := getReady(t, authServer); code != 503 || checks["database"] != c.message {
+				t.Errorf("auth /readyz: %d %v, want 503 with the database: %q", code, checks, c.message)
+			}
+			for _, req := range []struct {
+				h      http.Handler
+				method string
+				path   string
+			}{
+				{api, "GET", "/v1/me"},
+				{authServer, "POST", "/login"},
+			} {
+				rec := httptest.NewRecorder()
+				req.h.ServeHTTP(rec, httptest.NewRequest(req.method, req.path, strings.NewReader(`{}`)))
+				wantErrorBody(t, rec, 503, "SERVICE_UNAVAILABLE", c.message)
+				if got := rec.Header().Get("Retry-After"); got != "30" {
+					t.Errorf("%s %s: Retry-After %q, want 30", req.method, req.path, got)
+				}
+			}
+			rec := httptest.NewRecorder()
+			api.ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
+			if rec.Code != 200 {
+				t.Errorf("/healthz: %d, want 200: the process is alive", rec.Code)
+			}
+
+			fix()
+			if code, _, checks := getReady(t, api); code != 200 || checks["database"] != "ok" {
+				t.Errorf("api /readyz once the schema is right: %d %v", code, checks)
+			}
+			rec = httptest.NewRecorder()
+			api.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/me", nil))
+			if rec.Code != 401 {
+				t.Errorf("/v1/me without a token once the schema is right: %d %s, want 401", rec.Code, rec.Body)
+			}
+		})
+	}
+}
+
+// wantErrorBody checks that rec holds the contract's error body, every
+// field of it.
+func wantErrorBody(t *testing.T, rec *httptest.ResponseRecorder, status int, code, message string) {
+	t.Helper()
+	var body map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		t.Fatalf("%d %s: %v", rec.Code, rec.Body, err)
+	}
+	ts, _ := body["timestamp"].(float64)
+	if d := time.Since(time.UnixMilli(int64(ts))); d < -time.Minute || d > time.Minute {
+		t.Errorf("timestamp %v is not now", body["timestamp"])
+	}
+	delete(body, "timestamp")
+	want := map[string]any{"status": float64(status), "reason": http.StatusText(status), "errorCode": code, "message": message}
+	if rec.Code != status || !reflect.DeepEqual(body, want) {
+		t.Errorf("%d %v, want %d %v", rec.Code, body, status, want)
+	}
 }

@@ -238,6 +238,66 @@ func (db *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
+// CheckSchema compares the file's migrations, Showroom's and River's, with
+// this build's: nil when they are the same, else the EUnavailable error of
+// showroom.CheckMigrations. Open migrates, so only a file a newer build
+// has migrated fails it. Other errors mean it could not look.
+func (db *DB) CheckSchema(ctx context.Context) error {
+	known, err := knownVersions()
+	if err != nil {
+		return err
+	}
+	applied, err := db.versions(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return err
+	}
+	if err := showroom.CheckMigrations("showroom", known, applied); err != nil {
+		return err
+	}
+	if known, err = river.KnownMigrations(db.river); err != nil {
+		return err
+	}
+	if applied, err = db.versions(ctx, `SELECT version FROM river_migration WHERE line = 'main'`); err != nil {
+		return err
+	}
+	return showroom.CheckMigrations("river", known, applied)
+}
+
+// versions reads the applied migrations' versions with query.
+func (db *DB) versions(ctx context.Context, query string) ([]int, error) {
+	rows, err := db.db.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var vs []int
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		vs = append(vs, v)
+	}
+	return vs, rows.Err()
+}
+
+// knownVersions returns the versions of the migrations this build embeds.
+func knownVersions() ([]int, error) {
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	versions := make([]int, 0, len(names))
+	for _, name := range names {
+		v, err := strconv.Atoi(strings.SplitN(path.Base(name), "_", 2)[0])
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a number", name)
+		}
+		versions = append(versions, v)
+	}
+	return versions, nil
+}
+
 // tx runs fn in a transaction, committing if it returns nil.
 func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := db.db.BeginTx(ctx, nil)
