@@ -89,15 +89,21 @@ func (d databaseFlags) open(ctx context.Context, dataDir string) (*database, err
 	}}, nil
 }
 
-// requireMigrated fails when the database has migrations pending, for the
-// roles that cannot start without the schema (the auth service reads its
-// signing keys at start, the worker's queue its tables), saying what to do
-// rather than which table was missing. A newer schema does not stop them:
-// /readyz says so, and the requests they serve are refused.
-func requireMigrated(ctx context.Context, db *database) error {
+// checkSchema looks at the database's migrations at start. Pending ones
+// stop the roles that cannot start without the schema (required: the auth
+// service reads its signing keys at start, the worker's queue its tables),
+// saying what to do rather than which table was missing; an api starts,
+// not ready, and answers 503 until they are applied. A newer schema, the
+// previous release's processes during a rolling upgrade, is logged.
+func checkSchema(ctx context.Context, db *database, required bool, log *slog.Logger) error {
 	err := db.CheckSchema(ctx)
-	if errors.Is(err, showroom.ErrPendingMigrations) {
+	switch {
+	case errors.Is(err, showroom.ErrPendingMigrations) && required:
 		return fmt.Errorf("%w; run 'showroom migrate' (or start without --migrate=false)", errors.Unwrap(err))
+	case errors.Is(err, showroom.ErrPendingMigrations):
+		log.Warn("not ready until the database is migrated: run 'showroom migrate'", "err", errors.Unwrap(err))
+	case errors.Is(err, showroom.ErrNewerSchema):
+		log.Warn("the database's schema is newer than this build: a newer release migrated it; upgrade this process", "err", err)
 	}
 	return nil
 }

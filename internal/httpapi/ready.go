@@ -3,10 +3,12 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/showroom/showroom/internal/showroom"
@@ -45,8 +47,10 @@ const readyTimeout = 5 * time.Second
 
 // SchemaChecker is a database that can tell whether its schema is the one
 // this build knows: CheckSchema returns nil when it is, an EUnavailable
-// *showroom.Error saying what to do when not (pending migrations: run
-// 'showroom migrate'), another error when it could not look.
+// *showroom.Error saying what to do when migrations are pending (run
+// 'showroom migrate'), an error wrapping showroom.ErrNewerSchema when a
+// newer build has migrated it (served on: the migrations only add),
+// another error when it could not look.
 type SchemaChecker interface {
 	CheckSchema(ctx context.Context) error
 }
@@ -72,8 +76,8 @@ func NewReadiness(db Pinger, log *slog.Logger) *Readiness {
 }
 
 // Gate returns the error a request gets before any handler runs: the
-// schema's, while the database's schema is not the one this build knows
-// (an un-migrated database answers every query with a missing table).
+// schema's, while the database lacks migrations this build knows (an
+// un-migrated database answers every query with a missing table).
 // Nil otherwise, and when the database cannot be reached: that is each
 // request's own error to find.
 func (rd *Readiness) Gate(ctx context.Context) error {
@@ -133,7 +137,10 @@ func (g *schemaGate) look(ctx context.Context) error {
 	err := g.check(ctx)
 	var e *showroom.Error
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, showroom.ErrNewerSchema):
+		// A newer schema is the previous release's processes during a
+		// rolling upgrade: they keep serving (the process logs it at
+		// start).
 		g.err = nil
 	case errors.As(err, &e) && e.Code == showroom.EUnavailable:
 		g.err = e
@@ -156,6 +163,30 @@ func (rd *Readiness) AddDependency(name string, check func(context.Context) erro
 // which must say nothing secret. Call it before serving.
 func (rd *Readiness) AddReadyCheck(name string, check func(context.Context) error) {
 	rd.checks = append(rd.checks, &readyCheck{name: name, check: check})
+}
+
+// DefaultMinFreeBytes is the free space under which DiskSpace says not
+// ready: room for a few uploads and results, and for SQLite to finish
+// what it has begun.
+const DefaultMinFreeBytes = 100 << 20
+
+// DiskSpace returns a ready check of the file system that holds dir (the
+// data directory: the SQLite file, the blobs): it fails while less than
+// min bytes are free to the process (the blocks kept for root left out),
+// so that a load balancer turns away from the process before its writes
+// fail on a full disk. Its error is public: it says how much is free, not
+// where.
+func DiskSpace(dir string, min int64) func(context.Context) error {
+	return func(context.Context) error {
+		var st syscall.Statfs_t
+		if err := syscall.Statfs(dir, &st); err != nil {
+			return errors.New("the data directory's free space cannot be read")
+		}
+		if free := int64(st.Bavail) * int64(st.Bsize); free < min {
+			return fmt.Errorf("low on disk space: %d MiB free, under the %d MiB --min-free-bytes asks", free>>20, min>>20)
+		}
+		return nil
+	}
 }
 
 // readyBody is /readyz's answer.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,6 +24,7 @@ import (
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/postgres"
 	"github.com/showroom/showroom/internal/postgres/pgtest"
+	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/sqlite"
 )
 
@@ -175,100 +177,97 @@ func TestReadyzMatchesOpenAPI(t *testing.T) {
 	e.do("GET", "/healthz", nil, nil).wantStatus(200)
 }
 
-// TestSchemaGate: a process on a database whose schema is not the one its
-// build knows (PostgreSQL not migrated, as 'api --migrate=false' finds it
-// before 'showroom migrate'; a SQLite file a newer build migrated) says so
-// on /readyz and answers every request, the API's and the auth service's,
-// 503 SERVICE_UNAVAILABLE with Retry-After instead of failing each query
-// with 500; once the schema is right it serves.
+// TestSchemaGate: a process on a database that lacks migrations its build
+// knows (PostgreSQL not migrated, as 'api --migrate=false' finds it before
+// 'showroom migrate') says so on /readyz and answers every request, the
+// API's and the auth service's, 503 SERVICE_UNAVAILABLE with Retry-After
+// instead of failing each query with 500; once migrated it serves. A
+// database a newer build migrated (the previous release's processes
+// during a rolling upgrade) is served as it is.
 func TestSchemaGate(t *testing.T) {
 	ctx := context.Background()
 	const pending = "the database has pending migrations; run 'showroom migrate'"
-	const newer = "the database's schema is newer than this build of Showroom; run the build that migrated it"
-	cases := []struct {
-		name string
-		// open returns a database with the wrong schema and how to right it.
-		open    func(t *testing.T) (httpapi.Pinger, func())
-		message string
-	}{
-		{"postgres not migrated", func(t *testing.T) (httpapi.Pinger, func()) {
-			db, err := postgres.Open(ctx, pgtest.URL(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			return db, func() {
-				if err := db.Migrate(ctx); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}, pending},
-		{"sqlite migrated by a newer build", func(t *testing.T) (httpapi.Pinger, func()) {
-			file := filepath.Join(t.TempDir(), "showroom.db")
-			db, err := sqlite.Open(ctx, file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			raw, err := sql.Open("sqlite", file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { raw.Close() })
-			if _, err := raw.Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, '999_future.sql', 0)`); err != nil {
-				t.Fatal(err)
-			}
-			return db, func() {
-				if _, err := raw.Exec(`DELETE FROM schema_migrations WHERE version = 999`); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}, newer},
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	serve := func(db httpapi.Pinger) (api, authServer http.Handler) {
+		return httpapi.Handler(httpapi.NewAPIServer(httpapi.APIConfig{}, nil, db, log), log, nil, httpapi.BodyLimits{}),
+			httpapi.Handler(httpapi.NewAuthServer(nil, db, log), log, nil, httpapi.BodyLimits{})
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			log := slog.New(slog.NewTextHandler(io.Discard, nil))
-			db, fix := c.open(t)
-			api := httpapi.Handler(httpapi.NewAPIServer(httpapi.APIConfig{}, nil, db, log), log, nil, httpapi.BodyLimits{})
-			authServer := httpapi.Handler(httpapi.NewAuthServer(nil, db, log), log, nil, httpapi.BodyLimits{})
-			if code, _, checks := getReady(t, api); code != 503 || !reflect.DeepEqual(checks, map[string]string{"database": c.message}) {
-				t.Errorf("api /readyz: %d %v, want 503 with the database: %q", code, checks, c.message)
-			}
-			if code, _, checks := getReady(t, authServer); code != 503 || checks["database"] != c.message {
-				t.Errorf("auth /readyz: %d %v, want 503 with the database: %q", code, checks, c.message)
-			}
-			for _, req := range []struct {
-				h      http.Handler
-				method string
-				path   string
-			}{
-				{api, "GET", "/v1/me"},
-				{authServer, "POST", "/login"},
-			} {
-				rec := httptest.NewRecorder()
-				req.h.ServeHTTP(rec, httptest.NewRequest(req.method, req.path, strings.NewReader(`{}`)))
-				wantErrorBody(t, rec, 503, "SERVICE_UNAVAILABLE", c.message)
-				if got := rec.Header().Get("Retry-After"); got != "30" {
-					t.Errorf("%s %s: Retry-After %q, want 30", req.method, req.path, got)
-				}
-			}
-			rec := httptest.NewRecorder()
-			api.ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
-			if rec.Code != 200 {
-				t.Errorf("/healthz: %d, want 200: the process is alive", rec.Code)
-			}
 
-			fix()
-			if code, _, checks := getReady(t, api); code != 200 || checks["database"] != "ok" {
-				t.Errorf("api /readyz once the schema is right: %d %v", code, checks)
+	t.Run("postgres not migrated", func(t *testing.T) {
+		db, err := postgres.Open(ctx, pgtest.URL(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		api, authServer := serve(db)
+		if code, _, checks := getReady(t, api); code != 503 || !reflect.DeepEqual(checks, map[string]string{"database": pending}) {
+			t.Errorf("api /readyz: %d %v, want 503 with the database: %q", code, checks, pending)
+		}
+		if code, _, checks := getReady(t, authServer); code != 503 || checks["database"] != pending {
+			t.Errorf("auth /readyz: %d %v, want 503 with the database: %q", code, checks, pending)
+		}
+		for _, req := range []struct {
+			h      http.Handler
+			method string
+			path   string
+		}{
+			{api, "GET", "/v1/me"},
+			{authServer, "POST", "/login"},
+		} {
+			rec := httptest.NewRecorder()
+			req.h.ServeHTTP(rec, httptest.NewRequest(req.method, req.path, strings.NewReader(`{}`)))
+			wantErrorBody(t, rec, 503, "SERVICE_UNAVAILABLE", pending)
+			if got := rec.Header().Get("Retry-After"); got != "30" {
+				t.Errorf("%s %s: Retry-After %q, want 30", req.method, req.path, got)
 			}
-			rec = httptest.NewRecorder()
-			api.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/me", nil))
-			if rec.Code != 401 {
-				t.Errorf("/v1/me without a token once the schema is right: %d %s, want 401", rec.Code, rec.Body)
-			}
-		})
-	}
+		}
+		rec := httptest.NewRecorder()
+		api.ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
+		if rec.Code != 200 {
+			t.Errorf("/healthz: %d, want 200: the process is alive", rec.Code)
+		}
+
+		if err := db.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, checks := getReady(t, api); code != 200 || checks["database"] != "ok" {
+			t.Errorf("api /readyz once migrated: %d %v", code, checks)
+		}
+		rec = httptest.NewRecorder()
+		api.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/me", nil))
+		if rec.Code != 401 {
+			t.Errorf("/v1/me without a token once migrated: %d %s, want 401", rec.Code, rec.Body)
+		}
+	})
+
+	t.Run("sqlite migrated by a newer build", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "showroom.db")
+		db, err := sqlite.Open(ctx, file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		raw, err := sql.Open("sqlite", file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { raw.Close() })
+		if _, err := raw.Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, '999_future.sql', 0)`); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.CheckSchema(ctx); !errors.Is(err, showroom.ErrNewerSchema) {
+			t.Errorf("CheckSchema: %v, want ErrNewerSchema", err)
+		}
+		api, _ := serve(db)
+		if code, _, checks := getReady(t, api); code != 200 || checks["database"] != "ok" {
+			t.Errorf("api /readyz: %d %v, want 200", code, checks)
+		}
+		rec := httptest.NewRecorder()
+		api.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/me", nil))
+		if rec.Code != 401 {
+			t.Errorf("/v1/me without a token: %d %s, want 401", rec.Code, rec.Body)
+		}
+	})
 }
 
 // wantErrorBody checks that rec holds the contract's error body, every
@@ -287,5 +286,30 @@ func wantErrorBody(t *testing.T, rec *httptest.ResponseRecorder, status int, cod
 	want := map[string]any{"status": float64(status), "reason": http.StatusText(status), "errorCode": code, "message": message}
 	if rec.Code != status || !reflect.DeepEqual(body, want) {
 		t.Errorf("%d %v, want %d %v", rec.Code, body, status, want)
+	}
+}
+
+// TestReadyzDiskSpace: the data directory's disk check says ready with
+// room to spare and not ready, saying so, under its minimum (a minimum no
+// disk has stands in for a full one) or when the folder is gone.
+func TestReadyzDiskSpace(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name   string
+		dir    string
+		min    int64
+		code   int
+		prefix string
+	}{
+		{"room", dir, 1, 200, "ok"},
+		{"under the minimum", dir, math.MaxInt64, 503, "low on disk space: "},
+		{"no folder", filepath.Join(dir, "gone"), 1, 503, "the data directory's free space cannot be read"},
+	} {
+		api := httpapi.NewAPIServer(httpapi.APIConfig{}, nil, openSQLite(t), slog.New(slog.NewTextHandler(io.Discard, nil)))
+		api.AddReadyCheck("disk", httpapi.DiskSpace(c.dir, c.min))
+		code, _, checks := getReady(t, api)
+		if code != c.code || !strings.HasPrefix(checks["disk"], c.prefix) || checks["database"] != "ok" {
+			t.Errorf("%s: %d %v, want %d with disk %q...", c.name, code, checks, c.code, c.prefix)
+		}
 	}
 }

@@ -173,8 +173,9 @@ func (db *DB) CheckSchema(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := showroom.CheckMigrations("showroom", known, applied); err != nil {
-		return err
+	ours := showroom.CheckMigrations("showroom", known, applied)
+	if errors.Is(ours, showroom.ErrPendingMigrations) {
+		return ours
 	}
 	if known, err = river.KnownMigrations(db.river); err != nil {
 		return err
@@ -182,7 +183,10 @@ func (db *DB) CheckSchema(ctx context.Context) error {
 	if applied, err = db.versions(ctx, "river_migration", `SELECT version FROM river_migration WHERE line = 'main'`); err != nil {
 		return err
 	}
-	return showroom.CheckMigrations("river", known, applied)
+	if theirs := showroom.CheckMigrations("river", known, applied); theirs != nil {
+		return theirs
+	}
+	return ours
 }
 
 // versions reads the applied migrations' versions from table with query:

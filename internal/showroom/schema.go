@@ -20,12 +20,15 @@ var ErrNewerSchema = errors.New("the database's schema is newer than this build"
 const schemaRetry = 30 * time.Second
 
 // CheckMigrations compares the migrations a build knows with those applied
-// to its database, for one set of them (what: "showroom", "river"). Nil when
-// they are the same; otherwise an EUnavailable error whose message says what
-// the operator must do, wrapping ErrPendingMigrations or ErrNewerSchema. A
-// process on such a database answers no request but with it: its queries
-// would fail on tables and columns that are not there, or not as it knows
-// them.
+// to its database, for one set of them (what: "showroom", "river"). When
+// the database lacks some, it returns an EUnavailable error whose message
+// says what the operator must do, wrapping ErrPendingMigrations: a process
+// on such a database answers no request but with it, since its queries
+// would fail on tables and columns that are not there. When the database
+// has migrations this build does not know, it returns a plain error
+// wrapping ErrNewerSchema, to be logged, not refused: that is every
+// process of the previous release during a rolling upgrade, and the
+// migrations only add (docs/deploy.md), so they keep working.
 func CheckMigrations(what string, known, applied []int) error {
 	var pending, unknown []int
 	for _, v := range known {
@@ -39,14 +42,12 @@ func CheckMigrations(what string, known, applied []int) error {
 		}
 	}
 	switch {
-	case len(unknown) > 0:
-		return &Error{Code: EUnavailable, RetryAfter: schemaRetry,
-			Message: "the database's schema is newer than this build of Showroom; run the build that migrated it",
-			Cause:   fmt.Errorf("%w: %s migrations %v", ErrNewerSchema, what, unknown)}
 	case len(pending) > 0:
 		return &Error{Code: EUnavailable, RetryAfter: schemaRetry,
 			Message: "the database has pending migrations; run 'showroom migrate'",
 			Cause:   fmt.Errorf("%w: %s migrations %v", ErrPendingMigrations, what, pending)}
+	case len(unknown) > 0:
+		return fmt.Errorf("%w: %s migrations %v", ErrNewerSchema, what, unknown)
 	}
 	return nil
 }
