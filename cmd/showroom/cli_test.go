@@ -137,15 +137,15 @@ func TestRoleFlags(t *testing.T) {
 	webhooks := []string{"webhook-allow-private"}
 	join := func(sets ...[]string) []string { return slices.Concat(sets...) }
 	for role, want := range map[string][]string{
-		"serve": join(logs, http, []string{"blob-url", "max-login-checks", "trusted-proxies", "metrics-addr", "demo"}, engine, decodes, uploads, admission, runs, webhooks, []string{"content-cache-bytes"}),
+		"serve": join(logs, http, []string{"blob-url", "min-free-bytes", "max-login-checks", "trusted-proxies", "metrics-addr", "demo"}, engine, decodes, uploads, admission, runs, webhooks, []string{"content-cache-bytes"}),
 		// The auth service checks passwords and signs tokens: no system
 		// of its own (the login names it), no blobs, no queue.
 		"auth": join(logs, []string{"addr", "body-idle-timeout", "body-timeout", "max-login-checks", "trusted-proxies"}),
 		// The API enqueues: no model, no runs, no cache of decoded content.
-		"api": join(logs, http, []string{"blob-url", "metrics-addr", "auth-url"}, decodes, uploads, admission, []string{"max-pixels"}, webhooks),
+		"api": join(logs, http, []string{"blob-url", "min-free-bytes", "metrics-addr", "auth-url"}, decodes, uploads, admission, []string{"max-pixels"}, webhooks),
 		// The worker serves no API, only its probes and metrics on an
 		// address: no system or bodies, no admission, no uploads.
-		"worker": join(logs, []string{"addr", "blob-url", "metrics-addr"}, engine, runs, decodes, webhooks, []string{"content-cache-bytes"}),
+		"worker": join(logs, []string{"addr", "blob-url", "min-free-bytes", "metrics-addr"}, engine, runs, decodes, webhooks, []string{"content-cache-bytes"}),
 	} {
 		t.Run(role, func(t *testing.T) {
 			got := slices.Sorted(maps.Keys(roleFlags(t, role)))

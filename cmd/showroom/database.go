@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -41,6 +42,9 @@ type stores interface {
 	showroom.RateLimiter
 	showroom.WebhookStore
 	Ping(ctx context.Context) error
+	// CheckSchema says whether the database's migrations are this
+	// build's (httpapi.SchemaChecker): /readyz and every request ask.
+	CheckSchema(ctx context.Context) error
 	Close() error
 }
 
@@ -83,6 +87,25 @@ func (d databaseFlags) open(ctx context.Context, dataDir string) (*database, err
 	return &database{db, func(cfg river.Config, blobs river.Blobs, run river.Runner, log *slog.Logger, o river.Observer) (*river.Queue, error) {
 		return river.New(cfg, db.RiverDriver(), db, blobs, run, log, o)
 	}}, nil
+}
+
+// checkSchema looks at the database's migrations at start. Pending ones
+// stop the roles that cannot start without the schema (required: the auth
+// service reads its signing keys at start, the worker's queue its tables),
+// saying what to do rather than which table was missing; an api starts,
+// not ready, and answers 503 until they are applied. A newer schema, the
+// previous release's processes during a rolling upgrade, is logged.
+func checkSchema(ctx context.Context, db *database, required bool, log *slog.Logger) error {
+	err := db.CheckSchema(ctx)
+	switch {
+	case errors.Is(err, showroom.ErrPendingMigrations) && required:
+		return fmt.Errorf("%w; run 'showroom migrate' (or start without --migrate=false)", errors.Unwrap(err))
+	case errors.Is(err, showroom.ErrPendingMigrations):
+		log.Warn("not ready until the database is migrated: run 'showroom migrate'", "err", errors.Unwrap(err))
+	case errors.Is(err, showroom.ErrNewerSchema):
+		log.Warn("the database's schema is newer than this build: a newer release migrated it; upgrade this process", "err", err)
+	}
+	return nil
 }
 
 // runMigrate applies pending migrations and exits: for deployments that

@@ -28,9 +28,14 @@ func TestServeOnPostgres(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{"SHOWROOM_DATA_DIR": dir, "SHOWROOM_DATABASE_URL": url, "SHOWROOM_MODEL": "u2netp"}
 
-	// Not migrated and told not to: the server does not start.
-	if _, _, err := run(t, env, "", "serve", "--addr", "127.0.0.1:0", "--migrate=false"); err == nil {
-		t.Fatal("serve --migrate=false started on a database without tables")
+	// Not migrated and told not to: the server, the auth service and a
+	// worker do not start, and say what to do.
+	for _, role := range []string{"serve", "auth", "worker"} {
+		if _, _, err := run(t, env, "", role, "--addr", "127.0.0.1:0", "--migrate=false"); err == nil {
+			t.Fatalf("%s --migrate=false started on a database without tables", role)
+		} else if !strings.Contains(err.Error(), "pending migrations") || !strings.Contains(err.Error(), "run 'showroom migrate'") {
+			t.Errorf("%s --migrate=false on a database without tables: %v, want it to name the pending migrations and 'showroom migrate'", role, err)
+		}
 	}
 	if out, _, err := run(t, env, "", "migrate"); err != nil || !strings.Contains(out, "migrated") {
 		t.Fatalf("migrate: %q, %v", out, err)

@@ -37,6 +37,9 @@ type common struct {
 	body            httpapi.BodyLimits
 	// blobURL is set by the roles that keep blobs (registerBlobs).
 	blobURL string
+	// minFreeBytes is the data directory's free space under which the
+	// roles that write there say not ready (registerDisk).
+	minFreeBytes int64
 }
 
 // register adds the flags of every role; --addr only with an address to
@@ -65,6 +68,20 @@ func (c *common) registerBody(fs *flagSet) {
 	def := httpapi.DefaultBodyLimits()
 	fs.Duration(&c.body.Idle, "body-idle-timeout", def.Idle, "a request body from which nothing arrives for this long gets 408")
 	fs.Duration(&c.body.Total, "body-timeout", def.Total, "a request body not whole after this long gets 408")
+}
+
+// registerDisk adds --min-free-bytes, for the roles that write to the data
+// directory: the SQLite file, the blobs.
+func (c *common) registerDisk(fs *flagSet) {
+	fs.Int64(&c.minFreeBytes, "min-free-bytes", httpapi.DefaultMinFreeBytes, "free space on the data directory's disk under which /readyz says not ready, in bytes (while it holds the SQLite database or the blobs)")
+}
+
+// addDiskCheck adds the data directory's free space to rd's checks, when
+// the role keeps its database or its blobs there.
+func (c *common) addDiskCheck(rd *httpapi.Readiness) {
+	if c.db.url == "" || c.blobURL == "" {
+		rd.AddReadyCheck("disk", httpapi.DiskSpace(c.dataDir, c.minFreeBytes))
+	}
 }
 
 // registerBlobs adds --blob-url, for the roles that keep content, photos
@@ -144,6 +161,7 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	c.registerSystem(fs)
 	c.registerBody(fs)
 	c.registerBlobs(fs)
+	c.registerDisk(fs)
 	a.register(fs)
 	e.register(fs)
 	q.registerAdmission(fs)
@@ -165,6 +183,9 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
+	if err := checkSchema(ctx, db, true, log); err != nil {
+		return err
+	}
 	svc, err := authService(ctx, db, a)
 	if err != nil {
 		return err
@@ -176,6 +197,7 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	}
 	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system, PublicURL: l.publicURL}, svc.Verifier(), db, log)
 	api.AddDependency("blobs", blobs.Reachable)
+	c.addDiskCheck(api.Readiness)
 	api.EnableProcessing(proc)
 	api.EnableLibrary(lib)
 	if err := enableConsole(api, c.system); err != nil {
@@ -289,6 +311,7 @@ func (m *Main) runWorker(ctx context.Context, args []string) error {
 	fs := m.newFlagSet("worker")
 	c.register(fs, "127.0.0.1:8082")
 	c.registerBlobs(fs)
+	c.registerDisk(fs)
 	e.register(fs)
 	q.registerRuns(fs)
 	q.registerWebhooks(fs)
@@ -303,6 +326,9 @@ func (m *Main) runWorker(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
+	if err := checkSchema(ctx, db, true, log); err != nil {
+		return err
+	}
 	mx := metrics.New()
 	proc, stopProc, err := processing(ctx, db, blobs, lib, e, q, true, mx, log)
 	if err != nil {
@@ -310,6 +336,7 @@ func (m *Main) runWorker(ctx context.Context, args []string) error {
 	}
 	probes := httpapi.NewProbeServer(db, log)
 	probes.AddDependency("blobs", blobs.Reachable)
+	c.addDiskCheck(probes.Readiness)
 	probes.AddReadyCheck("model", proc.Ready)
 	h, err := mf.withMetrics(ctx, probes, mx, log)
 	if err != nil {
@@ -349,6 +376,9 @@ func (m *Main) runAuth(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
+	if err := checkSchema(ctx, db, true, log); err != nil {
+		return err
+	}
 	svc, err := authService(ctx, db, a)
 	if err != nil {
 		return err
@@ -370,6 +400,7 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 	c.registerSystem(fs)
 	c.registerBody(fs)
 	c.registerBlobs(fs)
+	c.registerDisk(fs)
 	q.registerAdmission(fs)
 	e.registerAdmission(fs)
 	q.registerWebhooks(fs)
@@ -389,6 +420,9 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
+	if err := checkSchema(ctx, db, false, log); err != nil {
+		return err
+	}
 	mx := metrics.New()
 	// The API only enqueues; 'showroom worker' processes.
 	proc, stopProc, err := processing(ctx, db, blobs, lib, e, q, false, mx, log)
@@ -398,6 +432,7 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 	verifier := auth.NewVerifier(auth.NewJWKSClient(strings.TrimSuffix(authURL, "/")+"/.well-known/jwks.json", nil))
 	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system, PublicURL: l.publicURL}, verifier, db, log)
 	api.AddDependency("blobs", blobs.Reachable)
+	c.addDiskCheck(api.Readiness)
 	api.EnableProcessing(proc)
 	api.EnableLibrary(lib)
 	if err := enableConsole(api, c.system); err != nil {

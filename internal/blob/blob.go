@@ -10,14 +10,50 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"path"
 	"regexp"
 	"strings"
+	"syscall"
+	"time"
+
+	"github.com/showroom/showroom/internal/showroom"
 )
 
 // ErrNotFound is returned for a key that holds no blob.
 var ErrNotFound = errors.New("blob not found")
+
+// ErrUnavailable is wrapped by the error of an operation the store could
+// not do for a while, though nothing is wrong with the request: an S3
+// server that refuses connections, times out or answers 5xx, a disk that
+// is full. Such an error is also a *showroom.Error with code EUnavailable
+// and a Retry-After, which the API answers 503: the client may retry.
+var ErrUnavailable = errors.New("blob store unavailable")
+
+// How long a client is told to wait before it retries: an S3 outage is
+// commonly over in seconds to minutes; a full disk waits for an operator.
+const (
+	retryUnreachable = 10 * time.Second
+	retryFull        = 60 * time.Second
+)
+
+// unavailable wraps err, an outage of the store, as ErrUnavailable.
+func unavailable(err error) error {
+	return &showroom.Error{Code: showroom.EUnavailable, RetryAfter: retryUnreachable,
+		Message: "the file store is unavailable; try again shortly", Cause: fmt.Errorf("%w: %w", ErrUnavailable, err)}
+}
+
+// full returns err as ErrUnavailable when it says the disk is full (or the
+// user's quota is), and err itself otherwise. A write that found no room
+// is no fault of the request: it can succeed once space is freed.
+func full(err error) error {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return &showroom.Error{Code: showroom.EUnavailable, RetryAfter: retryFull,
+			Message: "the server is out of storage space; try again later", Cause: fmt.Errorf("%w: %w", ErrUnavailable, err)}
+	}
+	return err
+}
 
 // Store keeps blobs by key. Keys are slash-separated paths of letters,
 // digits, '-', '_' and '.' made by NewKey, never by users; an invalid key

@@ -13,6 +13,9 @@ import (
 // Local is a Store in a folder of the local file system.
 type Local struct {
 	root string
+	// createTemp is os.CreateTemp; tests give files that fail as a full
+	// disk does.
+	createTemp func(dir, pattern string) (*os.File, error)
 }
 
 var _ Store = (*Local)(nil)
@@ -22,7 +25,7 @@ func NewLocal(root string) (*Local, error) {
 	if err := os.MkdirAll(root, 0o750); err != nil {
 		return nil, fmt.Errorf("blob store: %w", err)
 	}
-	return &Local{root: root}, nil
+	return &Local{root: root, createTemp: os.CreateTemp}, nil
 }
 
 // path returns key's file. A context already done stops the operation
@@ -40,7 +43,12 @@ func (l *Local) path(ctx context.Context, key string) (string, error) {
 // Put implements Store: the bytes go to a temporary file in the target's
 // folder, are synced, and the file is renamed into place, so a crash leaves
 // either the old blob or the new one, never a partial file under the key.
-func (l *Local) Put(ctx context.Context, key string, r io.Reader) (err error) {
+// A disk without room for them fails it with ErrUnavailable.
+func (l *Local) Put(ctx context.Context, key string, r io.Reader) error {
+	return full(l.put(ctx, key, r))
+}
+
+func (l *Local) put(ctx context.Context, key string, r io.Reader) (err error) {
 	p, err := l.path(ctx, key)
 	if err != nil {
 		return err
@@ -51,7 +59,7 @@ func (l *Local) Put(ctx context.Context, key string, r io.Reader) (err error) {
 	}
 	// The leading dot keeps temporary files apart from keys' last segments
 	// only by convention; they never match a key made by NewKey.
-	f, err := os.CreateTemp(dir, ".tmp-*")
+	f, err := l.createTemp(dir, ".tmp-*")
 	if err != nil {
 		return fmt.Errorf("blob store: %w", err)
 	}

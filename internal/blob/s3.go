@@ -5,14 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -100,6 +103,21 @@ func ParseS3URL(raw string) (S3Config, error) {
 	return c, c.Validate()
 }
 
+// How long a request waits on a server that is down, so that a client
+// learns of an outage (503, ErrUnavailable) in seconds, not after the
+// SDK's default 30 s connect timeout times its attempts and up to 20 s
+// between them. A server refusing connections fails at once, three times
+// within half a second; one that drops them takes three dial timeouts;
+// one that takes the request and never answers, three header timeouts.
+// Healthy S3 connects in milliseconds and answers a PutObject of tens of
+// megabytes within a second of its last byte.
+const (
+	s3DialTimeout   = time.Second
+	s3HeaderTimeout = 5 * time.Second
+	s3Attempts      = 3
+	s3MaxBackoff    = 250 * time.Millisecond
+)
+
 // S3 is a Store in an S3 bucket, on AWS or an S3-compatible server.
 type S3 struct {
 	client *s3.Client
@@ -135,6 +153,16 @@ func NewS3(ctx context.Context, cfg S3Config) (*S3, error) {
 			o.BaseEndpoint = aws.String(cfg.Endpoint)
 		}
 		o.UsePathStyle = cfg.PathStyle
+		o.HTTPClient = awshttp.NewBuildableClient().
+			WithDialerOptions(func(d *net.Dialer) { d.Timeout = s3DialTimeout }).
+			WithTransportOptions(func(t *http.Transport) {
+				t.TLSHandshakeTimeout = s3DialTimeout
+				t.ResponseHeaderTimeout = s3HeaderTimeout
+			})
+		o.Retryer = retry.NewStandard(func(r *retry.StandardOptions) {
+			r.MaxAttempts = s3Attempts
+			r.MaxBackoff = s3MaxBackoff
+		})
 	})
 	if _, err := client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(cfg.Bucket)}); err != nil {
 		return nil, bucketError(cfg, err)
@@ -190,7 +218,7 @@ func (s *S3) Put(ctx context.Context, key string, r io.Reader) error {
 	if !ok {
 		f, err := spool(ctx, r)
 		if err != nil {
-			return fmt.Errorf("blob store: put %s: %w", key, err)
+			return full(fmt.Errorf("blob store: put %s: %w", key, err))
 		}
 		defer func() {
 			f.Close()
@@ -199,7 +227,7 @@ func (s *S3) Put(ctx context.Context, key string, r io.Reader) error {
 		body = f
 	}
 	if _, err := s.client.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: obj, Body: body}); err != nil {
-		return fmt.Errorf("blob store: put %s: %w", key, err)
+		return outage(ctx, fmt.Errorf("blob store: put %s: %w", key, err))
 	}
 	return nil
 }
@@ -234,9 +262,9 @@ func (s *S3) Get(ctx context.Context, key string) (io.ReadCloser, error) {
 	if isNotFound(err) {
 		return nil, ErrNotFound
 	} else if err != nil {
-		return nil, fmt.Errorf("blob store: get %s: %w", key, err)
+		return nil, outage(ctx, fmt.Errorf("blob store: get %s: %w", key, err))
 	}
-	return out.Body, nil
+	return s3Body{ctx, out.Body}, nil
 }
 
 // Size implements Store with a HeadObject. S3 answers a HEAD without a
@@ -251,7 +279,7 @@ func (s *S3) Size(ctx context.Context, key string) (int64, error) {
 	if isNotFound(err) {
 		return 0, ErrNotFound
 	} else if err != nil {
-		return 0, fmt.Errorf("blob store: size %s: %w", key, err)
+		return 0, outage(ctx, fmt.Errorf("blob store: size %s: %w", key, err))
 	}
 	return aws.ToInt64(out.ContentLength), nil
 }
@@ -265,7 +293,7 @@ func (s *S3) Delete(ctx context.Context, key string) error {
 	}
 	_, err = s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: obj})
 	if err != nil && !isNotFound(err) {
-		return fmt.Errorf("blob store: delete %s: %w", key, err)
+		return outage(ctx, fmt.Errorf("blob store: delete %s: %w", key, err))
 	}
 	return nil
 }
@@ -277,6 +305,40 @@ func (s *S3) Reachable(ctx context.Context) error {
 		return fmt.Errorf("blob store: bucket %s: %w", s.bucket, err)
 	}
 	return nil
+}
+
+// outage returns err as ErrUnavailable when it says the server is away
+// for now: no answer at all (refused, reset, timed out, not resolved) or
+// a 5xx (InternalError, SlowDown, ServiceUnavailable), after the SDK's
+// retries. A 4xx stays as it is: a missing bucket or refused credentials
+// is the configuration's fault, not a passing one. So does the end of
+// ctx: the caller gave up.
+func outage(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	// The SDK wraps a request that got no answer in a ResponseError too,
+	// of status 0.
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) && re.HTTPStatusCode() > 0 && re.HTTPStatusCode() < 500 {
+		return err
+	}
+	return unavailable(err)
+}
+
+// s3Body is a GetObject's body: a connection lost while it is read is an
+// outage too.
+type s3Body struct {
+	ctx context.Context
+	io.ReadCloser
+}
+
+func (b s3Body) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		err = outage(b.ctx, err)
+	}
+	return n, err
 }
 
 // isNotFound reports whether err says the object is missing: NoSuchKey

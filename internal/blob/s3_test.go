@@ -6,12 +6,16 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -19,6 +23,7 @@ import (
 
 	"github.com/showroom/showroom/internal/blob"
 	"github.com/showroom/showroom/internal/blob/blobtest"
+	"github.com/showroom/showroom/internal/showroom"
 )
 
 func TestS3(t *testing.T) {
@@ -239,6 +244,81 @@ func TestMakefileInstallsVersitygw(t *testing.T) {
 	for _, line := range []string{"export " + blobtest.VersitygwEnv + " ?= $(VERSITYGW)\n", "\ntest: deps models versitygw\n"} {
 		if !strings.Contains(string(mk), line) {
 			t.Errorf("the Makefile lacks %q", line)
+		}
+	}
+}
+
+// TestS3Outage: while the server is away, answering 5xx or refusing
+// connections, every operation fails within two seconds with
+// ErrUnavailable, a SERVICE_UNAVAILABLE error the API answers 503 with
+// Retry-After; a missing object on a server that answers stays
+// ErrNotFound.
+func TestS3Outage(t *testing.T) {
+	srv := blobtest.StartS3(t)
+	bucket := srv.NewBucket(t)
+	target, err := url.Parse(srv.Endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The proxy keeps the Host header the request was signed with.
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var failing atomic.Bool
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if failing.Load() {
+			w.Header().Set("Content-Type", "application/xml")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, `<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>`)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	cfg := srv.Config(bucket)
+	cfg.Endpoint = front.URL
+	ctx := t.Context()
+	s, err := blob.NewS3(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put(ctx, "a/b", strings.NewReader("x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ctx, "a/missing"); !errors.Is(err, blob.ErrNotFound) {
+		t.Fatalf("Get of a missing object: %v, want ErrNotFound", err)
+	}
+
+	ops := map[string]func() error{
+		"Put":                   func() error { return s.Put(ctx, "a/c", strings.NewReader("x")) },
+		"Put of unknown length": func() error { return s.Put(ctx, "a/c", onlyReader{strings.NewReader("x")}) },
+		"Get": func() error {
+			rc, err := s.Get(ctx, "a/b")
+			if err == nil {
+				rc.Close()
+			}
+			return err
+		},
+		"Size":   func() error { _, err := s.Size(ctx, "a/b"); return err },
+		"Delete": func() error { return s.Delete(ctx, "a/b") },
+	}
+	for _, outage := range []struct {
+		name  string
+		start func()
+	}{
+		{"5xx", func() { failing.Store(true) }},
+		{"connection refused", front.Close},
+	} {
+		outage.start()
+		for name, op := range ops {
+			start := time.Now()
+			err := op()
+			took := time.Since(start)
+			var e *showroom.Error
+			if !errors.Is(err, blob.ErrUnavailable) || !errors.As(err, &e) || e.Code != showroom.EUnavailable || e.RetryAfter <= 0 {
+				t.Errorf("%s, %s: %v, want ErrUnavailable, SERVICE_UNAVAILABLE with a Retry-After", outage.name, name, err)
+			}
+			if took > 2*time.Second {
+				t.Errorf("%s, %s: took %v, want under 2s", outage.name, name, took)
+			}
 		}
 	}
 }

@@ -45,8 +45,9 @@ func NewAPIServer(cfg APIConfig, verifier TokenVerifier, db Pinger, log *slog.Lo
 		cfg.System = showroom.DefaultSystem
 	}
 	s := &APIServer{cfg: cfg, verifier: verifier, log: log, rt: newRouter(log), Readiness: NewReadiness(db, log)}
-	s.rt.handle("GET", "/healthz", healthz)
-	s.rt.handle("GET", "/readyz", s.Readiness.serve)
+	s.rt.gate = s.Readiness.Gate
+	s.rt.handleProbe("GET", "/healthz", healthz)
+	s.rt.handleProbe("GET", "/readyz", s.Readiness.serve)
 	s.rt.handle("GET", "/v1/me", s.authed(s.me))
 	s.rt.handle("GET", "/openapi.yaml", serveOpenAPI)
 	return s

@@ -48,12 +48,14 @@ type AuthServer struct {
 // forward, not their own.
 func NewAuthServer(svc Authenticator, db Pinger, log *slog.Logger, trusted ...netip.Prefix) http.Handler {
 	s := &AuthServer{svc: svc, log: log, rt: newRouter(log), trusted: trusted}
+	ready := NewReadiness(db, log)
+	s.rt.gate = ready.Gate
 	s.rt.handle("POST", "/login", s.login)
 	s.rt.handle("POST", "/refresh", s.refresh)
 	s.rt.handle("POST", "/logout", s.logout)
 	s.rt.handle("GET", "/.well-known/jwks.json", s.jwks)
-	s.rt.handle("GET", "/healthz", healthz)
-	s.rt.handle("GET", "/readyz", NewReadiness(db, log).serve)
+	s.rt.handleProbe("GET", "/healthz", healthz)
+	s.rt.handleProbe("GET", "/readyz", ready.serve)
 	return s.rt
 }
 

@@ -71,6 +71,13 @@ func newEnvConfig(t testing.TB, authCfg auth.Config, libCfg library.Config, opts
 // newEnvBody is newEnvConfig with the request bodies' time limits set.
 func newEnvBody(t testing.TB, authCfg auth.Config, libCfg library.Config, body httpapi.BodyLimits, opts ...envOption) *env {
 	t.Helper()
+	return newEnvStore(t, authCfg, libCfg, body, nil, opts...)
+}
+
+// newEnvStore is newEnvBody with the library's blob store wrapped by wrap
+// (when not nil), e.g. to make it fail.
+func newEnvStore(t testing.TB, authCfg auth.Config, libCfg library.Config, body httpapi.BodyLimits, wrap func(blob.Store) blob.Store, opts ...envOption) *env {
+	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "showroom.db"))
 	if err != nil {
@@ -91,7 +98,11 @@ func newEnvBody(t testing.TB, authCfg auth.Config, libCfg library.Config, body h
 	if err != nil {
 		t.Fatal(err)
 	}
-	lib, err := library.New(libCfg, library.Deps{Companies: db, Content: db, Configurations: db, Blobs: blobs})
+	var store blob.Store = blobs
+	if wrap != nil {
+		store = wrap(blobs)
+	}
+	lib, err := library.New(libCfg, library.Deps{Companies: db, Content: db, Configurations: db, Blobs: store})
 	if err != nil {
 		t.Fatal(err)
 	}

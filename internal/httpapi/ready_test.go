@@ -3,10 +3,12 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,10 +17,14 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/showroom/showroom/internal/blob"
 	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
+	"github.com/showroom/showroom/internal/postgres"
+	"github.com/showroom/showroom/internal/postgres/pgtest"
+	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/sqlite"
 )
 
@@ -169,4 +175,141 @@ func TestReadyzMatchesOpenAPI(t *testing.T) {
 	e.do("GET", "/readyz", nil, nil).wantStatus(200)
 	e.do("GET", "/auth/readyz", nil, nil).wantStatus(200)
 	e.do("GET", "/healthz", nil, nil).wantStatus(200)
+}
+
+// TestSchemaGate: a process on a database that lacks migrations its build
+// knows (PostgreSQL not migrated, as 'api --migrate=false' finds it before
+// 'showroom migrate') says so on /readyz and answers every request, the
+// API's and the auth service's, 503 SERVICE_UNAVAILABLE with Retry-After
+// instead of failing each query with 500; once migrated it serves. A
+// database a newer build migrated (the previous release's processes
+// during a rolling upgrade) is served as it is.
+func TestSchemaGate(t *testing.T) {
+	ctx := context.Background()
+	const pending = "the database has pending migrations; run 'showroom migrate'"
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	serve := func(db httpapi.Pinger) (api, authServer http.Handler) {
+		return httpapi.Handler(httpapi.NewAPIServer(httpapi.APIConfig{}, nil, db, log), log, nil, httpapi.BodyLimits{}),
+			httpapi.Handler(httpapi.NewAuthServer(nil, db, log), log, nil, httpapi.BodyLimits{})
+	}
+
+	t.Run("postgres not migrated", func(t *testing.T) {
+		db, err := postgres.Open(ctx, pgtest.URL(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		api, authServer := serve(db)
+		if code, _, checks := getReady(t, api); code != 503 || !reflect.DeepEqual(checks, map[string]string{"database": pending}) {
+			t.Errorf("api /readyz: %d %v, want 503 with the database: %q", code, checks, pending)
+		}
+		if code, _, checks := getReady(t, authServer); code != 503 || checks["database"] != pending {
+			t.Errorf("auth /readyz: %d %v, want 503 with the database: %q", code, checks, pending)
+		}
+		for _, req := range []struct {
+			h      http.Handler
+			method string
+			path   string
+		}{
+			{api, "GET", "/v1/me"},
+			{authServer, "POST", "/login"},
+		} {
+			rec := httptest.NewRecorder()
+			req.h.ServeHTTP(rec, httptest.NewRequest(req.method, req.path, strings.NewReader(`{}`)))
+			wantErrorBody(t, rec, 503, "SERVICE_UNAVAILABLE", pending)
+			if got := rec.Header().Get("Retry-After"); got != "30" {
+				t.Errorf("%s %s: Retry-After %q, want 30", req.method, req.path, got)
+			}
+		}
+		rec := httptest.NewRecorder()
+		api.ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
+		if rec.Code != 200 {
+			t.Errorf("/healthz: %d, want 200: the process is alive", rec.Code)
+		}
+
+		if err := db.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, checks := getReady(t, api); code != 200 || checks["database"] != "ok" {
+			t.Errorf("api /readyz once migrated: %d %v", code, checks)
+		}
+		rec = httptest.NewRecorder()
+		api.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/me", nil))
+		if rec.Code != 401 {
+			t.Errorf("/v1/me without a token once migrated: %d %s, want 401", rec.Code, rec.Body)
+		}
+	})
+
+	t.Run("sqlite migrated by a newer build", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "showroom.db")
+		db, err := sqlite.Open(ctx, file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		raw, err := sql.Open("sqlite", file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { raw.Close() })
+		if _, err := raw.Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, '999_future.sql', 0)`); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.CheckSchema(ctx); !errors.Is(err, showroom.ErrNewerSchema) {
+			t.Errorf("CheckSchema: %v, want ErrNewerSchema", err)
+		}
+		api, _ := serve(db)
+		if code, _, checks := getReady(t, api); code != 200 || checks["database"] != "ok" {
+			t.Errorf("api /readyz: %d %v, want 200", code, checks)
+		}
+		rec := httptest.NewRecorder()
+		api.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/me", nil))
+		if rec.Code != 401 {
+			t.Errorf("/v1/me without a token: %d %s, want 401", rec.Code, rec.Body)
+		}
+	})
+}
+
+// wantErrorBody checks that rec holds the contract's error body, every
+// field of it.
+func wantErrorBody(t *testing.T, rec *httptest.ResponseRecorder, status int, code, message string) {
+	t.Helper()
+	var body map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		t.Fatalf("%d %s: %v", rec.Code, rec.Body, err)
+	}
+	ts, _ := body["timestamp"].(float64)
+	if d := time.Since(time.UnixMilli(int64(ts))); d < -time.Minute || d > time.Minute {
+		t.Errorf("timestamp %v is not now", body["timestamp"])
+	}
+	delete(body, "timestamp")
+	want := map[string]any{"status": float64(status), "reason": http.StatusText(status), "errorCode": code, "message": message}
+	if rec.Code != status || !reflect.DeepEqual(body, want) {
+		t.Errorf("%d %v, want %d %v", rec.Code, body, status, want)
+	}
+}
+
+// TestReadyzDiskSpace: the data directory's disk check says ready with
+// room to spare and not ready, saying so, under its minimum (a minimum no
+// disk has stands in for a full one) or when the folder is gone.
+func TestReadyzDiskSpace(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name   string
+		dir    string
+		min    int64
+		code   int
+		prefix string
+	}{
+		{"room", dir, 1, 200, "ok"},
+		{"under the minimum", dir, math.MaxInt64, 503, "low on disk space: "},
+		{"no folder", filepath.Join(dir, "gone"), 1, 503, "the data directory's free space cannot be read"},
+	} {
+		api := httpapi.NewAPIServer(httpapi.APIConfig{}, nil, openSQLite(t), slog.New(slog.NewTextHandler(io.Discard, nil)))
+		api.AddReadyCheck("disk", httpapi.DiskSpace(c.dir, c.min))
+		code, _, checks := getReady(t, api)
+		if code != c.code || !strings.HasPrefix(checks["disk"], c.prefix) || checks["database"] != "ok" {
+			t.Errorf("%s: %d %v, want %d with disk %q...", c.name, code, checks, c.code, c.prefix)
+		}
+	}
 }

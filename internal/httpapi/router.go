@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -23,6 +24,10 @@ type router struct {
 	mux     *http.ServeMux
 	log     *slog.Logger
 	methods map[string][]string // path pattern -> methods
+	// gate, if set, runs before every route but the probes': its error is
+	// the answer (Readiness.Gate: the database's schema is not this
+	// build's).
+	gate func(context.Context) error
 }
 
 func newRouter(log *slog.Logger) *router {
@@ -37,14 +42,32 @@ func newRouter(log *slog.Logger) *router {
 // handle routes method and path to h, which takes the query parameters
 // params and no others.
 func (rt *router) handle(method, path string, h handlerFunc, params ...string) {
-	rt.route(method, path, strictQuery(h, params))
+	rt.route(method, path, rt.gated(strictQuery(h, params)))
+}
+
+// handleProbe routes method and path to h, a liveness or readiness probe,
+// which answers whatever the gate says: it is how an operator learns why.
+func (rt *router) handleProbe(method, path string, h handlerFunc) {
+	rt.route(method, path, strictQuery(h, nil))
+}
+
+// gated runs h once the gate, if any, lets the request through.
+func (rt *router) gated(h handlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if rt.gate != nil {
+			if err := rt.gate(r.Context()); err != nil {
+				return err
+			}
+		}
+		return h(w, r)
+	}
 }
 
 // handlePage routes method and path to h, a web page: it takes any query
 // string, since links to a page carry parameters of their own (a mail's
 // utm_source) that are no option of the API's.
 func (rt *router) handlePage(method, path string, h handlerFunc) {
-	rt.route(method, path, h)
+	rt.route(method, path, rt.gated(h))
 }
 
 func (rt *router) route(method, path string, h handlerFunc) {

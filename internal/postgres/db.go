@@ -159,6 +159,67 @@ func migrate(ctx context.Context, tx pgx.Tx) error {
 	return nil
 }
 
+// CheckSchema compares the database's migrations, Showroom's and River's,
+// with this build's: nil when they are the same, else the EUnavailable
+// error of showroom.CheckMigrations (pending migrations, or a newer
+// schema). Other errors mean it could not look. A role started with
+// --migrate=false serves only once it is nil.
+func (db *DB) CheckSchema(ctx context.Context) error {
+	known, err := knownVersions()
+	if err != nil {
+		return err
+	}
+	applied, err := db.versions(ctx, "schema_migrations", `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return err
+	}
+	ours := showroom.CheckMigrations("showroom", known, applied)
+	if errors.Is(ours, showroom.ErrPendingMigrations) {
+		return ours
+	}
+	if known, err = river.KnownMigrations(db.river); err != nil {
+		return err
+	}
+	if applied, err = db.versions(ctx, "river_migration", `SELECT version FROM river_migration WHERE line = 'main'`); err != nil {
+		return err
+	}
+	if theirs := showroom.CheckMigrations("river", known, applied); theirs != nil {
+		return theirs
+	}
+	return ours
+}
+
+// versions reads the applied migrations' versions from table with query:
+// none when the table is not there yet.
+func (db *DB) versions(ctx context.Context, table, query string) ([]int, error) {
+	var exists bool
+	if err := db.pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, table).Scan(&exists); err != nil || !exists {
+		return nil, err
+	}
+	rows, err := db.pool.Query(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int])
+}
+
+// knownVersions returns the versions of the migrations this build embeds.
+func knownVersions() ([]int, error) {
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	versions := make([]int, 0, len(names))
+	for _, name := range names {
+		v, err := strconv.Atoi(strings.SplitN(path.Base(name), "_", 2)[0])
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a number", name)
+		}
+		versions = append(versions, v)
+	}
+	return versions, nil
+}
+
 // tx runs fn in a transaction, committing if it returns nil.
 func (db *DB) tx(ctx context.Context, fn func(pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, db.pool, fn)

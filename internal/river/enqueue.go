@@ -79,6 +79,23 @@ func (e *Enqueuer[TTx]) EnqueueDelivery(ctx context.Context, tx TTx, id string) 
 	return err
 }
 
+// KnownMigrations returns the versions of River's migrations this build
+// knows (those Migrate applies), for a store to compare with the versions
+// in its river_migration table (showroom.CheckMigrations). The store reads
+// the table itself: River's own reader fails on a version it does not know,
+// which is what a newer build leaves.
+func KnownMigrations[TTx any](driver riverdriver.Driver[TTx]) ([]int, error) {
+	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, err
+	}
+	var known []int
+	for _, v := range m.AllVersions() {
+		known = append(known, v.Version)
+	}
+	return known, nil
+}
+
 // Migrate applies River's own migrations on driver's database. Stores run
 // it in their migrate step, after their own migrations, so that one step
 // readies the database for the service and its queue.

@@ -3,7 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,5 +50,37 @@ func wantUnavailable(t *testing.T, what string, err error) {
 	e, ok := err.(*showroom.Error)
 	if !ok || e.Code != showroom.EUnavailable || e.RetryAfter <= 0 {
 		t.Errorf("%s behind a lock: %v, want SERVICE_UNAVAILABLE with a Retry-After", what, err)
+	}
+}
+
+// TestFullDiskIsUnavailable: a write that finds no room (SQLite's
+// "database or disk is full", here from a max_page_count the file has
+// reached) fails as SERVICE_UNAVAILABLE with Retry-After, not as an
+// internal error: it can succeed once space is freed.
+func TestFullDiskIsUnavailable(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "db")
+	db, err := open(ctx, file, busyTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages int
+	if err := db.db.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if db, err = open(ctx, file, busyTimeout, fmt.Sprintf("max_page_count(%d)", pages+2)); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for i := 0; ; i++ {
+		_, err = db.CreateCompany(ctx, fmt.Sprintf("company%d%s", i, strings.Repeat("x", 500)))
+		if err != nil || i > 10_000 {
+			break
+		}
+	}
+	e, ok := err.(*showroom.Error)
+	if !ok || e.Code != showroom.EUnavailable || e.RetryAfter <= 0 || e.Message != "the server is out of storage space; try again later" {
+		t.Errorf("writes into a full file: %v, want SERVICE_UNAVAILABLE saying the storage is full, with a Retry-After", err)
 	}
 }

@@ -66,13 +66,19 @@ func (h handle) BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, erro
 	return tx, unavailable(err)
 }
 
-// unavailable turns SQLite's "database is locked" into SERVICE_UNAVAILABLE.
+// unavailable turns SQLite's "database is locked" into SERVICE_UNAVAILABLE,
+// and its "database or disk is full" too: a write that found no room is no
+// fault of the request, and can succeed once space is freed.
 func unavailable(err error) error {
 	var se *sqlite.Error
 	if errors.As(err, &se) {
-		if c := se.Code() & 0xff; c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 			return &showroom.Error{Code: showroom.EUnavailable, Message: "the database is busy; try again shortly",
 				RetryAfter: 5 * time.Second, Cause: err}
+		case sqlite3.SQLITE_FULL:
+			return &showroom.Error{Code: showroom.EUnavailable, Message: "the server is out of storage space; try again later",
+				RetryAfter: time.Minute, Cause: err}
 		}
 	}
 	return err
@@ -93,14 +99,16 @@ func Open(ctx context.Context, file string) (*DB, error) {
 	return open(ctx, file, busyTimeout)
 }
 
-func open(ctx context.Context, file string, busy time.Duration) (*DB, error) {
+// open is Open with the busy timeout set, and pragmas added to each
+// connection's (tests: a small max_page_count fills the file).
+func open(ctx context.Context, file string, busy time.Duration, pragmas ...string) (*DB, error) {
 	q := url.Values{}
-	for _, p := range []string{
+	for _, p := range append([]string{
 		"foreign_keys(1)",
 		"journal_mode(WAL)",
 		fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()),
 		"synchronous(NORMAL)",
-	} {
+	}, pragmas...) {
 		q.Add("_pragma", p)
 	}
 	// BEGIN IMMEDIATE takes the write lock up front, so two writers wait for
@@ -238,6 +246,70 @@ func (db *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
+// CheckSchema compares the file's migrations, Showroom's and River's, with
+// this build's: nil when they are the same, else showroom.CheckMigrations's
+// error. Open migrates, so only a file a newer build has migrated fails it
+// (ErrNewerSchema). Other errors mean it could not look.
+func (db *DB) CheckSchema(ctx context.Context) error {
+	known, err := knownVersions()
+	if err != nil {
+		return err
+	}
+	applied, err := db.versions(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return err
+	}
+	ours := showroom.CheckMigrations("showroom", known, applied)
+	if errors.Is(ours, showroom.ErrPendingMigrations) {
+		return ours
+	}
+	if known, err = river.KnownMigrations(db.river); err != nil {
+		return err
+	}
+	if applied, err = db.versions(ctx, `SELECT version FROM river_migration WHERE line = 'main'`); err != nil {
+		return err
+	}
+	if theirs := showroom.CheckMigrations("river", known, applied); theirs != nil {
+		return theirs
+	}
+	return ours
+}
+
+// versions reads the applied migrations' versions with query.
+func (db *DB) versions(ctx context.Context, query string) ([]int, error) {
+	rows, err := db.db.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var vs []int
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		vs = append(vs, v)
+	}
+	return vs, rows.Err()
+}
+
+// knownVersions returns the versions of the migrations this build embeds.
+func knownVersions() ([]int, error) {
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	versions := make([]int, 0, len(names))
+	for _, name := range names {
+		v, err := strconv.Atoi(strings.SplitN(path.Base(name), "_", 2)[0])
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a number", name)
+		}
+		versions = append(versions, v)
+	}
+	return versions, nil
+}
+
 // tx runs fn in a transaction, committing if it returns nil.
 func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := db.db.BeginTx(ctx, nil)
@@ -246,7 +318,7 @@ func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return err
+		return unavailable(err)
 	}
 	return unavailable(tx.Commit())
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -21,6 +22,9 @@ var ortEnv struct {
 	libPath string
 }
 
+// telemetryVar turns ONNX Runtime's telemetry off (see acquireEnv).
+const telemetryVar = "ORT_DISABLE_TELEMETRY"
+
 func acquireEnv(libPath string) error {
 	ortEnv.Lock()
 	defer ortEnv.Unlock()
@@ -31,9 +35,23 @@ func acquireEnv(libPath string) error {
 		ortEnv.users++
 		return nil
 	}
+	// ONNX Runtime's Linux build (1.30) starts Microsoft's telemetry SDK
+	// with its environment: a .ses file and a mat-debug-<pid>.log in the
+	// temp folder, a SQLite database and a device ID under
+	// $HOME/.cache/Microsoft, and events sent over HTTPS. The service
+	// writes nothing but its data (docs/deploy.md) and reports to no one;
+	// ORT reads this variable as it creates the environment, so it must be
+	// set before, and over any value the process was started with.
+	if err := os.Setenv(telemetryVar, "1"); err != nil {
+		return fmt.Errorf("vision: %w", err)
+	}
 	ort.SetSharedLibraryPath(libPath)
 	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
 		return fmt.Errorf("vision: loading ONNX Runtime from %s: %w", libPath, err)
+	}
+	// A library that ignored the variable still sends no events.
+	if err := ort.DisableTelemetry(); err != nil {
+		return errors.Join(err, ort.DestroyEnvironment())
 	}
 	if err := registerRecycler(libPath); err != nil {
 		return errors.Join(err, ort.DestroyEnvironment())

@@ -4,7 +4,12 @@ import (
 	"context"
 	"errors"
 	"image"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -109,5 +114,59 @@ func TestSegmentReportsTheModelWait(t *testing.T) {
 	// took some of that.
 	if m.ModelWait < 200*time.Millisecond {
 		t.Errorf("ModelWait %v, want most of the 300ms the turn was held", m.ModelWait)
+	}
+}
+
+// TestNothingWrittenOutsideTheData loads the model and runs it in a child
+// process whose temp folder and home are fresh, empty folders, with ONNX
+// Runtime's telemetry left as the environment says (not turned off), and
+// checks both are empty after: ONNX Runtime 1.30 wrote a .ses file and a
+// mat-debug-<pid>.log to the first and its telemetry database to the
+// second. A child, because ONNX Runtime's environment is made once per
+// process and may already exist in this one.
+func TestNothingWrittenOutsideTheData(t *testing.T) {
+	if os.Getenv("SHOWROOM_VISION_CHILD") == "1" {
+		seg, err := New(func() Config {
+			cfg := DefaultConfig(os.Getenv("SHOWROOM_MODEL_DIR"))
+			cfg.Model, cfg.IntraOpThreads = ModelU2Netp, 1
+			return cfg
+		}())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := seg.model.run(context.Background(), make([]float32, 3*320*320)); err != nil {
+			t.Fatal(err)
+		}
+		if err := seg.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	dir := modelDir(t)
+	tmp, home := t.TempDir(), t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestNothingWrittenOutsideTheData$", "-test.count=1")
+	env := []string{"SHOWROOM_VISION_CHILD=1", "SHOWROOM_MODEL_DIR=" + dir, "TMPDIR=" + tmp, "HOME=" + home}
+	for _, kv := range os.Environ() {
+		switch name, _, _ := strings.Cut(kv, "="); name {
+		case "TMPDIR", "HOME", "XDG_CACHE_HOME", "SHOWROOM_MODEL_DIR", telemetryVar:
+		default:
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	for _, d := range []string{tmp, home} {
+		var found []string
+		filepath.WalkDir(d, func(p string, _ fs.DirEntry, err error) error {
+			if p != d {
+				found = append(found, strings.TrimPrefix(p, d+"/"))
+			}
+			return err
+		})
+		if len(found) > 0 {
+			t.Errorf("loading and running the model wrote to %s: %v", d, found)
+		}
 	}
 }
