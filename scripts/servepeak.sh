@@ -29,7 +29,7 @@ done
 dir=$(mktemp -d)
 port=$((20000 + RANDOM % 20000))
 "$bin" serve --demo --data-dir "$dir" --addr "127.0.0.1:$port" --workers "$workers" \
-	--rate-limit 0 --log-level warn "$@" >"$dir/out.log" 2>&1 &
+	--company-workers "$workers" --rate-limit 0 --log-level warn "$@" >"$dir/out.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 

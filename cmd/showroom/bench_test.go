@@ -76,7 +76,7 @@ func BenchmarkServe(b *testing.B) {
 				}
 				setupCompany(b, dir, 1_000_000)
 				base, _ := startServer(b, env, "serve", "--addr", "127.0.0.1:0", "--workers", strconv.Itoa(workers),
-					"--log-level", "warn", "--rate-limit", "0")
+					"--company-workers", strconv.Itoa(workers), "--log-level", "warn", "--rate-limit", "0")
 				token := login(b, base, "alice", "hunter2hunter2").token
 				send := func(i int) {
 					req, _ := http.NewRequest("POST", base+"/v1/process/single/default_white", bytes.NewReader(data[i%len(data)]))

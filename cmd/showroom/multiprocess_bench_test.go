@@ -96,7 +96,8 @@ func startScaleOut(b *testing.B, bin string, s3 *blobtest.S3Server, procs, worke
 		b.Fatal(err)
 	}
 	for i := range procs {
-		if _, err := cl.StartWorker(fmt.Sprintf("worker%d", i+1), "--workers", fmt.Sprint(workers)); err != nil {
+		if _, err := cl.StartWorker(fmt.Sprintf("worker%d", i+1), "--workers", fmt.Sprint(workers),
+			"--company-workers", fmt.Sprint(procs*workers)); err != nil {
 			b.Fatal(err)
 		}
 	}
