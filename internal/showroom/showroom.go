@@ -31,9 +31,13 @@ type User struct {
 	CompanyID    int64
 	Company      string // the company's name, filled in on reads
 	// Systems are the systems the user may log in to.
-	Systems   []string
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	Systems []string
+	// TokensNotBefore: access tokens of the user issued before it are
+	// refused. It is set when the user is created and when the password
+	// changes; zero for users created before it existed, until then.
+	TokensNotBefore time.Time
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 }
 
 // MaySystem reports whether u may log in to system.
@@ -86,9 +90,13 @@ type AuthStore interface {
 	CreateUser(ctx context.Context, u *User) error
 	FindUser(ctx context.Context, username string) (*User, error)
 	CountUsers(ctx context.Context) (int, error)
-	// SetPassword replaces the user's password hash and revokes all of the
-	// user's refresh tokens, in one transaction.
+	// SetPassword replaces the user's password hash, revokes all of the
+	// user's refresh tokens and sets TokensNotBefore to now, in one
+	// transaction.
 	SetPassword(ctx context.Context, username, hash string, now time.Time) error
+	// DeleteUser deletes the user and its refresh tokens; FindUser then
+	// finds no such user, which is what refuses its access tokens.
+	DeleteUser(ctx context.Context, username string) error
 
 	// SigningKeys returns every stored key, newest first.
 	SigningKeys(ctx context.Context) ([]*SigningKey, error)

@@ -50,6 +50,11 @@ func Auth(t *testing.T, newStore func(t *testing.T) showroom.AuthStore) {
 		if got.ID != u.ID || got.Company != "acme" || got.PasswordHash != "h1" || !got.MaySystem("other") || got.MaySystem("x") {
 			t.Errorf("FindUser = %+v", got)
 		}
+		// A new user refuses tokens issued before it: those of a deleted
+		// user of the same name.
+		if got.TokensNotBefore.IsZero() || !got.TokensNotBefore.Equal(got.CreatedAt) || !got.TokensNotBefore.Equal(u.TokensNotBefore) {
+			t.Errorf("TokensNotBefore %v, want the creation time %v (CreateUser said %v)", got.TokensNotBefore, got.CreatedAt, u.TokensNotBefore)
+		}
 		wantCode(t, "unknown user", showroom.ENotFound, func() error { _, err := s.FindUser(ctx, "bob"); return err }())
 		if n, err := s.CountUsers(ctx); err != nil || n != 1 {
 			t.Errorf("CountUsers = %d, %v", n, err)
@@ -70,10 +75,33 @@ func Auth(t *testing.T, newStore func(t *testing.T) showroom.AuthStore) {
 		if err != nil || got.RevokedAt.IsZero() {
 			t.Errorf("after SetPassword token = %+v, %v; want revoked", got, err)
 		}
-		if u2, _ := s.FindUser(ctx, "alice"); u2.PasswordHash != "h2" {
-			t.Errorf("hash %q, want h2", u2.PasswordHash)
+		if u2, _ := s.FindUser(ctx, "alice"); u2.PasswordHash != "h2" || !u2.TokensNotBefore.Equal(now) {
+			t.Errorf("hash %q, tokens not before %v; want h2, %v", u2.PasswordHash, u2.TokensNotBefore, now)
 		}
 		wantCode(t, "unknown user", showroom.ENotFound, s.SetPassword(ctx, "bob", "h", now))
+	})
+
+	t.Run("delete user", func(t *testing.T) {
+		s := newStore(t)
+		u := mustUser(t, s, "acme", "alice")
+		tok := &showroom.RefreshToken{ID: "t1", UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+		if err := s.CreateRefreshToken(ctx, tok); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeleteUser(ctx, "alice"); err != nil {
+			t.Fatal(err)
+		}
+		wantCode(t, "deleted user", showroom.ENotFound, func() error { _, err := s.FindUser(ctx, "alice"); return err }())
+		wantCode(t, "deleted user's refresh token", showroom.ENotFound, func() error { _, err := s.FindRefreshToken(ctx, "t1"); return err }())
+		wantCode(t, "deleting again", showroom.ENotFound, s.DeleteUser(ctx, "alice"))
+		// The name may be given again.
+		u2 := &showroom.User{Username: "alice", PasswordHash: "h", CompanyID: u.CompanyID, Systems: []string{showroom.DefaultSystem}}
+		if err := s.CreateUser(ctx, u2); err != nil {
+			t.Errorf("user of a deleted one's name: %v", err)
+		}
+		if n, err := s.CountUsers(ctx); err != nil || n != 1 {
+			t.Errorf("CountUsers = %d, %v", n, err)
+		}
 	})
 
 	t.Run("refresh tokens", func(t *testing.T) {
