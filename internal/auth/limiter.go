@@ -50,12 +50,25 @@ func newChecking() *checking {
 	return &checking{running: map[string]int{}, ended: make(chan struct{})}
 }
 
-// tryStart starts a check for keys if each has failures left beyond the
-// checks running for it (failed[i] is what the store counts for keys[i]).
-// Otherwise it returns a channel closed when a running check ends.
-func (c *checking) tryStart(keys []failureKey, failed []int) (started bool, wait <-chan struct{}) {
+// since returns what tryStart must be given: a channel that a check ending
+// from now on closes.
+func (c *checking) since() <-chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.ended
+}
+
+// tryStart starts a check for keys if each has failures left beyond the
+// checks running for it (failed[i] is what the store counted for keys[i],
+// read after since returned read). Otherwise it returns a channel closed
+// when a running check ends; closed already if one ended after read, whose
+// failure failed may lack.
+func (c *checking) tryStart(keys []failureKey, failed []int, read <-chan struct{}) (started bool, wait <-chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if read != c.ended {
+		return false, read
+	}
 	for i, k := range keys {
 		if k.max > 0 && failed[i]+c.running[k.key] >= k.max {
 			return false, c.ended
@@ -94,6 +107,7 @@ func (c *checking) end(keys []failureKey) {
 func (s *Service) startCheck(ctx context.Context, keys []failureKey) (userFailed bool, err error) {
 	failed := make([]int, len(keys))
 	for {
+		read := s.checking.since()
 		now := s.now()
 		for i, k := range keys {
 			if k.max <= 0 {
@@ -108,7 +122,7 @@ func (s *Service) startCheck(ctx context.Context, keys []failureKey) (userFailed
 			}
 			failed[i] = n
 		}
-		started, wait := s.checking.tryStart(keys, failed)
+		started, wait := s.checking.tryStart(keys, failed, read)
 		if started {
 			return failed[0] > 0, nil
 		}
