@@ -107,6 +107,9 @@ func TestJWKSClientVerifies(t *testing.T) {
 	r, db := newTestRing(t, time.Hour)
 	c, _ := db.CreateCompany(ctx, "acme")
 	u := &showroom.User{Username: "alice", PasswordHash: "x", CompanyID: c.ID, Company: "acme", Systems: []string{"showroom"}}
+	if err := db.CreateUser(ctx, u); err != nil {
+		t.Fatal(err)
+	}
 	var fetches atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		fetches.Add(1)
@@ -114,7 +117,7 @@ func TestJWKSClientVerifies(t *testing.T) {
 	}))
 	defer srv.Close()
 	client := NewJWKSClient(srv.URL, nil)
-	v := NewVerifier(client)
+	v := NewVerifier(client, db)
 
 	key, _ := r.Signer()
 	tok, _, err := sign(key, u, "showroom", TypeAccess, time.Now(), time.Hour)
