@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/showroom/showroom/internal/postgres/pgtest"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/sqlite"
 )
@@ -95,58 +96,76 @@ func wantLogin(t *testing.T, what string, resp *TokenResponse, err error, code s
 	}
 }
 
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// backends open a database as one more process would: the first call for
+// a test makes it, the next ones open the same.
+var backends = []struct {
+	name string
+	open func(t *testing.T) func() showroom.AuthStore
+}{
+	{"sqlite", func(t *testing.T) func() showroom.AuthStore {
+		path := filepath.Join(t.TempDir(), "shared.db")
+		return func() showroom.AuthStore { return openDB(t, path) }
+	}},
+	{"postgres", func(t *testing.T) func() showroom.AuthStore {
+		url := pgtest.URL(t)
+		return func() showroom.AuthStore { return pgtest.Open(t, url) }
+	}},
+}
+
 // TestLoginFailuresShared checks that failed logins count in the database:
 // two auth services on one database (two replicas) share the count, and a
 // service started afterwards (a restart) still refuses, until the window
-// ends. Per username and per client address alike.
+// ends. Per username and per client address alike, on both backends.
 func TestLoginFailuresShared(t *testing.T) {
 	ctx := context.Background()
-	for _, tc := range []struct {
-		name  string
-		limit int
-		// login i's username and client
-		username func(i int) string
-		client   func(i int) string
-	}{
-		{"per username", 5, func(int) string { return "alice" }, func(i int) string { return fmt.Sprint("10.0.0.", i) }},
-		{"per username, any case", 5, func(i int) string { return []string{"alice", "Alice", "ALICE"}[i%3] }, func(i int) string { return fmt.Sprint("10.0.0.", i) }},
-		{"per client", 8, func(i int) string { return fmt.Sprint("user", i) }, func(int) string { return "192.0.2.1" }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "shared.db")
-			dbA, dbB := openDB(t, path), openDB(t, path)
-			addUser(t, dbA, "alice", "right password")
-			a, b := newLimitService(t, dbA, limitConfig()), newLimitService(t, dbB, limitConfig())
-			t0 := time.Now()
-			// The failures alternate between the two replicas.
-			for i := range tc.limit {
-				svc := []*Service{a, b}[i%2]
-				resp, err := svc.Login(ctx, tc.username(i), "wrong", "showroom", tc.client(i))
-				wantLogin(t, fmt.Sprint("failure ", i+1), resp, err, showroom.EInvalidCredentials, 0, 0)
-			}
-			window := limitConfig().FailureWindow
-			for i, svc := range []*Service{a, b} {
-				resp, err := svc.Login(ctx, tc.username(tc.limit), "wrong", "showroom", tc.client(tc.limit))
-				wantLogin(t, fmt.Sprint("replica ", i, " after the limit"), resp, err, showroom.ETooManyRequests, window-time.Minute, window)
-			}
-			// Locked is locked: the right password waits too.
-			if tc.name != "per client" {
-				resp, err := a.Login(ctx, "alice", "right password", "showroom", "10.9.9.9")
-				wantLogin(t, "right password after the limit", resp, err, showroom.ETooManyRequests, window-time.Minute, window)
-			}
+	for _, backend := range backends {
+		for _, tc := range []struct {
+			name  string
+			limit int
+			// login i's username and client
+			username func(i int) string
+			client   func(i int) string
+		}{
+			{"per username", 5, func(int) string { return "alice" }, func(i int) string { return fmt.Sprint("10.0.0.", i) }},
+			{"per username, any case", 5, func(i int) string { return []string{"alice", "Alice", "ALICE"}[i%3] }, func(i int) string { return fmt.Sprint("10.0.0.", i) }},
+			{"per client", 8, func(i int) string { return fmt.Sprint("user", i) }, func(int) string { return "192.0.2.1" }},
+		} {
+			t.Run(backend.name+"/"+tc.name, func(t *testing.T) {
+				open := backend.open(t)
+				dbA, dbB := open(), open()
+				addUser(t, dbA, "alice", "right password")
+				a, b := newLimitService(t, dbA, limitConfig()), newLimitService(t, dbB, limitConfig())
+				t0 := time.Now()
+				// The failures alternate between the two replicas.
+				for i := range tc.limit {
+					svc := []*Service{a, b}[i%2]
+					resp, err := svc.Login(ctx, tc.username(i), "wrong", "showroom", tc.client(i))
+					wantLogin(t, fmt.Sprint("failure ", i+1), resp, err, showroom.EInvalidCredentials, 0, 0)
+				}
+				window := limitConfig().FailureWindow
+				for i, svc := range []*Service{a, b} {
+					resp, err := svc.Login(ctx, tc.username(tc.limit), "wrong", "showroom", tc.client(tc.limit))
+					wantLogin(t, fmt.Sprint("replica ", i, " after the limit"), resp, err, showroom.ETooManyRequests, window-time.Minute, window)
+				}
+				// Locked is locked: the right password waits too.
+				if tc.name != "per client" {
+					resp, err := a.Login(ctx, "alice", "right password", "showroom", "10.9.9.9")
+					wantLogin(t, "right password after the limit", resp, err, showroom.ETooManyRequests, window-time.Minute, window)
+				}
 
-			// A restart: a new process on the same file.
-			dbA.Close()
-			dbB.Close()
-			c := newLimitService(t, openDB(t, path), limitConfig())
-			resp, err := c.Login(ctx, tc.username(tc.limit), "wrong", "showroom", tc.client(tc.limit))
-			wantLogin(t, "after a restart", resp, err, showroom.ETooManyRequests, window-time.Minute, window)
+				// A restart: a new process on the same database.
+				c := newLimitService(t, open(), limitConfig())
+				resp, err := c.Login(ctx, tc.username(tc.limit), "wrong", "showroom", tc.client(tc.limit))
+				wantLogin(t, "after a restart", resp, err, showroom.ETooManyRequests, window-time.Minute, window)
 
-			// Once the window has ended, logins are checked again.
-			c.now = func() time.Time { return t0.Add(window + time.Second) }
-			resp, err = c.Login(ctx, "alice", "right password", "showroom", tc.client(tc.limit))
-			wantLogin(t, "after the window", resp, err, "", 0, 0)
-		})
+				// Once the window has ended, logins are checked again.
+				c.now = func() time.Time { return t0.Add(window + time.Second) }
+				resp, err = c.Login(ctx, "alice", "right password", "showroom", tc.client(tc.limit))
+				wantLogin(t, "after the window", resp, err, "", 0, 0)
+			})
+		}
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -167,9 +166,13 @@ func TestVerifierForgetsRetiredKeys(t *testing.T) {
 // the change, in the same second too, pass.
 func TestAccessTokensOfChangedUsers(t *testing.T) {
 	ctx := context.Background()
-	for _, split := range []bool{false, true} {
-		t.Run(map[bool]string{false: "auth service", true: "api with the JWKS"}[split], func(t *testing.T) {
-			db := openDB(t, filepath.Join(t.TempDir(), "t.db"))
+	for _, tc := range []struct {
+		backend int // in backends
+		split   bool
+	}{{0, false}, {0, true}, {1, true}} {
+		t.Run(backends[tc.backend].name+"/"+map[bool]string{false: "auth service", true: "api with the JWKS"}[tc.split], func(t *testing.T) {
+			split := tc.split
+			db := backends[tc.backend].open(t)()
 			addUser(t, db, "alice", "first password")
 			svc := newLimitService(t, db, limitConfig())
 			v := svc.Verifier()
