@@ -21,6 +21,7 @@ const adminUsage = `Usage:
   showroom admin --data-dir DIR company add NAME
   showroom admin --data-dir DIR user add --company NAME --username U [--system showroom]   (password on stdin)
   showroom admin --data-dir DIR user passwd --username U                                   (password on stdin)
+  showroom admin --data-dir DIR user delete --username U
   showroom admin --data-dir DIR rotate-keys
   showroom admin --data-dir DIR credits add --company NAME N
   showroom admin --data-dir DIR credits set --company NAME (N | --unlimited)
@@ -132,7 +133,26 @@ func (m *Main) runAdmin(ctx context.Context, args []string) error {
 		if err := db.SetPassword(ctx, username, hash, time.Now()); err != nil {
 			return err
 		}
-		fmt.Fprintf(m.Stdout, "password of %q changed; the user's refresh tokens are revoked\n", username)
+		fmt.Fprintf(m.Stdout, "password of %q changed; the user's refresh tokens are revoked, and its access tokens within %v\n", username, auth.UserCheckInterval)
+		return nil
+	case cmd == "user delete":
+		var username string
+		ufs := m.newFlagSet("admin user delete")
+		ufs.String(&username, "username", "", "login name")
+		if _, err := ufs.Parse(rest[2:]); err != nil {
+			return err
+		}
+		if username == "" {
+			return usageError("user delete needs --username")
+		}
+		db, err := open()
+		if err != nil {
+			return err
+		}
+		if err := db.DeleteUser(ctx, username); err != nil {
+			return err
+		}
+		fmt.Fprintf(m.Stdout, "user %q deleted; its refresh tokens are gone, and its access tokens are refused within %v\n", username, auth.UserCheckInterval)
 		return nil
 	case cmd == "rotate-keys":
 		db, err := open()

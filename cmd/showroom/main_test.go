@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/showroom/showroom/internal/auth"
 	"github.com/showroom/showroom/internal/syncbuf"
 )
 
@@ -170,6 +171,11 @@ func TestServeEndToEnd(t *testing.T) {
 	if code := post(t, base+"/auth/refresh", map[string]string{"refresh_token": tok.RefreshToken}, &errBody); code != 401 || errBody["errorCode"] != "INVALID_TOKEN" {
 		t.Errorf("refresh after passwd: %d %v", code, errBody)
 	}
+	// (The access token is refused too, within auth.UserCheckInterval:
+	// TestSplitRoles waits for that.)
+	if code := post(t, base+"/auth/login", map[string]string{"username": "alice", "password": "another password", "system": "showroom"}, &tok); code != 200 {
+		t.Fatalf("login with the new password: %d", code)
+	}
 	// Rotation: the running server's old tokens keep working.
 	if out, _, err := run(t, env, "", "admin", "rotate-keys"); err != nil || !strings.Contains(out, "new signing key") {
 		t.Fatalf("rotate-keys: %q %v", out, err)
@@ -228,6 +234,38 @@ func TestSplitRoles(t *testing.T) {
 	if code, body := get(t, apiURL+"/v1/process/jobs", tok.AccessToken); code != 200 || strings.Contains(string(body), `"id"`) {
 		t.Errorf("jobs after the refused photo: %d %s, want none", code, body)
 	}
+
+	// The API reads the user's changes from the database it shares with
+	// the auth service: access tokens issued before a password change,
+	// and all of a deleted user's, are refused within auth.UserCheckInterval.
+	refusedWithin := func(what, token string) {
+		t.Helper()
+		deadline := time.Now().Add(auth.UserCheckInterval + 3*time.Second)
+		for {
+			code, body := get(t, apiURL+"/v1/me", token)
+			if code == 401 && strings.Contains(string(body), `"errorCode":"INVALID_TOKEN"`) && strings.Contains(string(body), "revoked") {
+				return
+			}
+			if code != 200 || time.Now().After(deadline) {
+				t.Fatalf("%s: %d %s, want 401 INVALID_TOKEN within %v", what, code, body, auth.UserCheckInterval)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	if _, _, err := run(t, env, "another password\n", "admin", "--data-dir", dir, "user", "passwd", "--username", "alice"); err != nil {
+		t.Fatal(err)
+	}
+	refusedWithin("access token after passwd", tok.AccessToken)
+	if code := post(t, authURL+"/login", map[string]string{"username": "alice", "password": "another password", "system": "showroom"}, &tok); code != 200 {
+		t.Fatalf("login with the new password: %d", code)
+	}
+	if code, body := get(t, apiURL+"/v1/me", tok.AccessToken); code != 200 {
+		t.Errorf("access token issued after passwd: %d %s", code, body)
+	}
+	if out, _, err := run(t, env, "", "admin", "--data-dir", dir, "user", "delete", "--username", "alice"); err != nil || !strings.Contains(out, "deleted") {
+		t.Fatalf("user delete: %q %v", out, err)
+	}
+	refusedWithin("access token of a deleted user", tok.AccessToken)
 }
 
 // TestWorkerServesProbes: a worker answers /healthz, /readyz (its
@@ -345,6 +383,8 @@ func TestCommandLineErrors(t *testing.T) {
 		{"short password", nil, "short\n", []string{"admin", "--data-dir", dir, "user", "add", "--company", "nope", "--username", "x"}, 1, "8 to 1024"},
 		{"no password", nil, "", []string{"admin", "--data-dir", dir, "user", "passwd", "--username", "x"}, 1, "no password"},
 		{"passwd unknown user", nil, "long enough\n", []string{"admin", "--data-dir", dir, "user", "passwd", "--username", "ghost"}, 1, "not found"},
+		{"delete without username", nil, "", []string{"admin", "--data-dir", dir, "user", "delete"}, 2, "--username"},
+		{"delete unknown user", nil, "", []string{"admin", "--data-dir", dir, "user", "delete", "--username", "ghost"}, 1, "not found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, err := run(t, tc.env, tc.stdin, tc.args...)
@@ -374,6 +414,7 @@ func TestAdminOpensNothingUntilItMust(t *testing.T) {
 		{"user", "add", "--help"},
 		{"user", "add", "--company", "acme"},
 		{"user", "passwd"},
+		{"user", "delete"},
 		{"company", "add"},
 		{"company", "add", "a", "b"},
 		{"credits", "add", "--help"},

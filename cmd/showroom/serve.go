@@ -429,7 +429,7 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	verifier := auth.NewVerifier(auth.NewJWKSClient(strings.TrimSuffix(authURL, "/")+"/.well-known/jwks.json", nil))
+	verifier := auth.NewVerifier(auth.NewJWKSClient(strings.TrimSuffix(authURL, "/")+"/.well-known/jwks.json", nil), db)
 	api := httpapi.NewAPIServer(httpapi.APIConfig{System: c.system, PublicURL: l.publicURL}, verifier, db, log)
 	api.AddDependency("blobs", blobs.Reachable)
 	c.addDiskCheck(api.Readiness)

@@ -44,69 +44,6 @@ func TestPassword(t *testing.T) {
 	}
 }
 
-func TestFailureLimiter(t *testing.T) {
-	l := newFailureLimiter(2, time.Minute, 3)
-	t0 := time.Unix(1000, 0)
-	for _, tc := range []struct {
-		name string
-		op   func() time.Duration
-		want time.Duration
-	}{
-		{"first attempt", func() time.Duration { return l.reserve("a", t0) }, 0},
-		{"second attempt", func() time.Duration { return l.reserve("a", t0.Add(10*time.Second)) }, 0},
-		{"third waits for the window's end", func() time.Duration { return l.reserve("a", t0.Add(20*time.Second)) }, 40 * time.Second},
-		{"refused attempts are not counted", func() time.Duration { return l.reserve("a", t0.Add(30*time.Second)) }, 30 * time.Second},
-		{"a released attempt frees its place", func() time.Duration {
-			l.release("a")
-			return l.reserve("a", t0.Add(30*time.Second))
-		}, 0},
-		{"after the window", func() time.Duration { return l.reserve("a", t0.Add(time.Minute)) }, 0},
-		{"after reset", func() time.Duration {
-			l.reset("a")
-			l.reserve("a", t0.Add(70*time.Second))
-			return l.reserve("a", t0.Add(70*time.Second))
-		}, 0},
-	} {
-		if got := tc.op(); got != tc.want {
-			t.Errorf("%s: wait %v, want %v", tc.name, got, tc.want)
-		}
-	}
-	// The map is bounded: live windows beyond maxKeys are not recorded.
-	for _, k := range []string{"b", "c", "d", "e"} {
-		l.reserve(k, t0.Add(70*time.Second))
-	}
-	if len(l.slots) > 3 {
-		t.Errorf("limiter holds %d keys, cap 3", len(l.slots))
-	}
-	// Ended windows are swept to make room.
-	l.reserve("f", t0.Add(3*time.Minute))
-	if _, ok := l.slots["f"]; !ok {
-		t.Error("a new key was not recorded after old windows ended")
-	}
-}
-
-// TestFailureLimiterParallel checks that a parallel burst on one key gets
-// exactly the limit through, however the goroutines interleave.
-func TestFailureLimiterParallel(t *testing.T) {
-	l := newFailureLimiter(5, time.Minute, 10)
-	now := time.Unix(1000, 0)
-	var allowed atomic.Int32
-	var wg sync.WaitGroup
-	for range 100 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if l.reserve("a", now) == 0 {
-				allowed.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
-	if n := allowed.Load(); n != 5 {
-		t.Errorf("%d of 100 parallel attempts allowed, want 5", n)
-	}
-}
-
 func newTestRing(t testing.TB, grace time.Duration) (*KeyRing, *sqlite.DB) {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "t.db"))
@@ -170,6 +107,9 @@ func TestJWKSClientVerifies(t *testing.T) {
 	r, db := newTestRing(t, time.Hour)
 	c, _ := db.CreateCompany(ctx, "acme")
 	u := &showroom.User{Username: "alice", PasswordHash: "x", CompanyID: c.ID, Company: "acme", Systems: []string{"showroom"}}
+	if err := db.CreateUser(ctx, u); err != nil {
+		t.Fatal(err)
+	}
 	var fetches atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		fetches.Add(1)
@@ -177,7 +117,7 @@ func TestJWKSClientVerifies(t *testing.T) {
 	}))
 	defer srv.Close()
 	client := NewJWKSClient(srv.URL, nil)
-	v := NewVerifier(client)
+	v := NewVerifier(client, db)
 
 	key, _ := r.Signer()
 	tok, _, err := sign(key, u, "showroom", TypeAccess, time.Now(), time.Hour)

@@ -42,7 +42,7 @@ func FuzzVerifyAccess(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	v := NewVerifier(ring)
+	v := NewVerifier(ring, nil)
 	f.Fuzz(func(t *testing.T, header string) {
 		raw, ok := TokenFromHeader(header)
 		if !ok {

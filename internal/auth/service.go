@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/showroom/showroom/internal/showroom"
@@ -17,7 +17,8 @@ type Config struct {
 	AccessTTL  time.Duration // 86400 s by the contract
 	RefreshTTL time.Duration // 30 days by the contract
 	// MaxFailures failed logins for one username within FailureWindow make
-	// further attempts for it wait until the window ends (429).
+	// further attempts for it wait until the window ends (429). The counts
+	// are kept in the store, shared by every auth process on it.
 	MaxFailures   int
 	FailureWindow time.Duration
 	// MaxClientFailures is the same limit per client address.
@@ -84,8 +85,10 @@ type Service struct {
 	verifier *Verifier
 	now      func() time.Time
 
-	users   *failureLimiter
-	clients *failureLimiter
+	checking *checking
+	// swept is when (Unix ns) this process last deleted ended windows of
+	// failed logins.
+	swept atomic.Int64
 	// hashSlots holds a token for each password check running.
 	hashSlots chan struct{}
 	check     func(hash, password string) (bool, error)
@@ -103,7 +106,6 @@ func NewService(cfg Config, store showroom.AuthStore, keys *KeyRing) (*Service, 
 	if err != nil {
 		return nil, err
 	}
-	const maxKeys = 100_000
 	check := cfg.CheckPassword
 	if check == nil {
 		check = CheckPassword
@@ -112,10 +114,9 @@ func NewService(cfg Config, store showroom.AuthStore, keys *KeyRing) (*Service, 
 		cfg:       cfg,
 		store:     store,
 		keys:      keys,
-		verifier:  NewVerifier(keys),
+		verifier:  NewVerifier(keys, store),
 		now:       time.Now,
-		users:     newFailureLimiter(cfg.MaxFailures, cfg.FailureWindow, maxKeys),
-		clients:   newFailureLimiter(cfg.MaxClientFailures, cfg.FailureWindow, maxKeys),
+		checking:  newChecking(),
 		hashSlots: make(chan struct{}, cfg.MaxHashes),
 		check:     check,
 		dummyHash: dummy,
@@ -168,27 +169,34 @@ func (s *Service) endHash() { <-s.hashSlots }
 // Login checks the credentials and returns a fresh token pair. A wrong
 // username, a wrong password and a system the user may not use all answer
 // alike, after the same work. client identifies the caller (its address)
-// for the brute-force limit.
+// for the brute-force limit; only those failures count against it and the
+// username (see limiter.go).
 func (s *Service) Login(ctx context.Context, username, password, system, client string) (*TokenResponse, error) {
-	now := s.now()
-	userKey := "u:" + strings.ToLower(username)
-	clientKey := "c:" + client
-	// The attempt is counted before the check, so a parallel burst gets at
-	// most the limit checked; the rest wait for the window to end.
-	if w := s.users.reserve(userKey, now); w > 0 {
-		return nil, errTooMany(w)
+	keys := s.failureKeys(username, client)
+	userFailed, err := s.startCheck(ctx, keys)
+	if err != nil {
+		return nil, err
 	}
-	if w := s.clients.reserve(clientKey, now); w > 0 {
-		s.users.release(userKey)
-		return nil, errTooMany(w)
+	u, err := s.checkLogin(ctx, keys, username, password, system)
+	s.checking.end(keys)
+	if err != nil {
+		return nil, err
 	}
-	unreserve := func() {
-		s.users.release(userKey)
-		s.clients.release(clientKey)
+	if userFailed {
+		// A success forgets the username's failures (not the client's).
+		if err := s.store.ClearLoginFailures(ctx, keys[0].key); err != nil {
+			return nil, showroom.Internal(err)
+		}
 	}
+	return s.issue(ctx, u, system, s.now())
+}
+
+// checkLogin checks the credentials, in a check startCheck started, and
+// counts a failure against keys. It returns the user only if the login may
+// go on.
+func (s *Service) checkLogin(ctx context.Context, keys []failureKey, username, password, system string) (*showroom.User, error) {
 	u, err := s.store.FindUser(ctx, username)
 	if err != nil && showroom.ErrorCode(err) != showroom.ENotFound {
-		unreserve()
 		return nil, showroom.Internal(err)
 	}
 	hash := s.dummyHash
@@ -198,21 +206,20 @@ func (s *Service) Login(ctx context.Context, username, password, system, client 
 	// Unknown users take a slot and a check too: the same cost and the same
 	// 503 as known ones, so neither timing nor overload tells them apart.
 	if err := s.startHash(ctx); err != nil {
-		unreserve()
 		return nil, err
 	}
 	ok, err := s.check(hash, password)
 	s.endHash()
 	if err != nil {
-		unreserve()
 		return nil, showroom.Internal(fmt.Errorf("user %q: %w", username, err))
 	}
 	if u == nil || !ok || !u.MaySystem(system) {
-		return nil, errInvalidCredentials() // the reserved attempt stays counted
+		if err := s.countFailure(ctx, keys, s.now()); err != nil {
+			return nil, err
+		}
+		return nil, errInvalidCredentials()
 	}
-	s.users.reset(userKey)
-	s.clients.release(clientKey)
-	return s.issue(ctx, u, system, now)
+	return u, nil
 }
 
 func (s *Service) issue(ctx context.Context, u *showroom.User, system string, now time.Time) (*TokenResponse, error) {

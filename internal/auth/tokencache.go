@@ -27,6 +27,7 @@ type verifiedToken struct {
 	principal showroom.Principal // System is the audience it was checked for
 	by        signedBy
 	exp       time.Time
+	issued    time.Time // the iat claim, checked against the user's TokensNotBefore
 }
 
 func newTokenCache(max int) *tokenCache {

@@ -49,15 +49,31 @@ func newTokenID() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// sign makes a signed token of type typ for u and system.
+func init() {
+	// Tokens carry their times to the millisecond (RFC 7519 allows
+	// NumericDates that are not whole), so that an access token issued in
+	// the same second as its user's password change, but before it, is
+	// refused, and one issued just after is not. This package is the only
+	// user of the JWT library in the process.
+	jwt.TimePrecision = time.Millisecond
+}
+
+// sign makes a signed token of type typ for u and system. A token is never
+// dated before u's TokensNotBefore: were the clock of the process that set
+// it ahead of this one's, a token issued just after a password change would
+// otherwise be refused (by up to the verifiers' leeway of skew).
 func sign(key *showroom.SigningKey, u *showroom.User, system, typ string, now time.Time, ttl time.Duration) (string, *Claims, error) {
+	issued := tokenTime(now)
+	if nb := tokenTime(u.TokensNotBefore); issued.Before(nb) {
+		issued = nb
+	}
 	c := &Claims{
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    Issuer,
 			Subject:   u.Username,
 			Audience:  jwt.ClaimStrings{system},
-			IssuedAt:  jwt.NewNumericDate(now),
-			ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
+			IssuedAt:  jwt.NewNumericDate(issued),
+			ExpiresAt: jwt.NewNumericDate(issued.Add(ttl)),
 			ID:        newTokenID(),
 		},
 		Company: u.Company,
@@ -70,24 +86,32 @@ func sign(key *showroom.SigningKey, u *showroom.User, system, typ string, now ti
 }
 
 // Verifier checks tokens: signature against a KeySource, issuer, expiry,
-// type and, for access tokens, audience. Access tokens that pass are
-// remembered until they expire (see tokenCache), so a client that sends the
-// same token with every request pays for the signature check once.
+// type and, for access tokens, audience and that the user still exists and
+// has not changed its password since the token was issued. Access tokens
+// that pass are remembered until they expire (see tokenCache), and what it
+// read of a user for UserCheckInterval, so a client that sends the same
+// token with every request pays for the signature check once and for the
+// database read once in that interval.
 type Verifier struct {
-	keys KeySource
+	keys  KeySource
+	users UserSource
 	// Leeway tolerates clock skew between the auth service and a replica.
-	leeway time.Duration
-	now    func() time.Time
-	cache  *tokenCache
+	leeway     time.Duration
+	now        func() time.Time
+	cache      *tokenCache
+	userStates *userCache
 }
 
 // maxCachedTokens bounds the verified access tokens a Verifier remembers:
 // a few MB, more than the users active in a day of a large deployment.
 const maxCachedTokens = 10_000
 
-// NewVerifier returns a verifier over keys.
-func NewVerifier(keys KeySource) *Verifier {
-	return &Verifier{keys: keys, leeway: 30 * time.Second, now: time.Now, cache: newTokenCache(maxCachedTokens)}
+// NewVerifier returns a verifier over keys that looks the users of access
+// tokens up in users. With users nil, a token stays valid until it expires
+// whatever becomes of its user.
+func NewVerifier(keys KeySource, users UserSource) *Verifier {
+	return &Verifier{keys: keys, users: users, leeway: 30 * time.Second, now: time.Now,
+		cache: newTokenCache(maxCachedTokens), userStates: newUserCache(maxCachedUsers)}
 }
 
 // signedBy is the key that verified a token.
@@ -141,24 +165,33 @@ func (v *Verifier) parse(ctx context.Context, raw, typ, audience string) (*Claim
 // for.
 func (v *Verifier) VerifyAccess(ctx context.Context, raw, system string) (*showroom.Principal, error) {
 	sum := sha256.Sum256([]byte(raw))
-	cached := v.cache.get(sum)
-	if cached != nil && v.holds(ctx, cached, system) {
-		p := cached.principal
-		return &p, nil
+	t := v.cache.get(sum)
+	if t == nil || !v.holds(ctx, t, system) {
+		c, by, err := v.parse(ctx, raw, TypeAccess, system)
+		if err != nil {
+			if t != nil && t.principal.System == system {
+				v.cache.remove(sum) // expired, or its key retired
+			}
+			return nil, err
+		}
+		t = &verifiedToken{principal: showroom.Principal{Username: c.Subject, Company: c.Company, System: system},
+			by: by, exp: c.ExpiresAt.Time}
+		if c.IssuedAt != nil {
+			t.issued = c.IssuedAt.Time
+		}
+		// Within the leeway after exp the token still passes, but only the
+		// full check may say so.
+		if v.now().Before(t.exp) {
+			v.cache.put(sum, t)
+		}
 	}
-	c, by, err := v.parse(ctx, raw, TypeAccess, system)
-	if err != nil {
-		if cached != nil && cached.principal.System == system {
-			v.cache.remove(sum) // expired, or its key retired
+	if err := v.userAllows(ctx, t.principal.Username, t.issued); err != nil {
+		if showroom.ErrorCode(err) == showroom.EInvalidToken {
+			v.cache.remove(sum)
 		}
 		return nil, err
 	}
-	p := showroom.Principal{Username: c.Subject, Company: c.Company, System: system}
-	// Within the leeway after exp the token still passes, but only the
-	// full check may say so.
-	if exp := c.ExpiresAt.Time; v.now().Before(exp) {
-		v.cache.put(sum, &verifiedToken{principal: p, by: by, exp: exp})
-	}
+	p := t.principal
 	return &p, nil
 }
 

@@ -496,3 +496,65 @@ func TestAPIAuthentication(t *testing.T) {
 		})
 	}
 }
+
+// TestAccessTokensRevokedByUserChange checks that an access token issued
+// before its user's password changed, or before the user was deleted, is
+// refused by the API (401 INVALID_TOKEN), and that one issued after works.
+// The API reads the user it has not seen in auth.UserCheckInterval: here
+// the old token is first sent after the change.
+func TestAccessTokensRevokedByUserChange(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		change func(e *env)
+	}{
+		{"password changed", func(e *env) {
+			// What `showroom admin user passwd` does, with the password
+			// the harness logs in with.
+			hash, err := auth.HashPassword(testPassword)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := e.db.SetPassword(ctx, "alice", hash, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"deleted and created again", func(e *env) {
+			if err := e.db.DeleteUser(ctx, "alice"); err != nil {
+				t.Fatal(err)
+			}
+			e.addUser("acme", "alice")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.addUser("acme", "alice")
+			before := e.login("alice")
+			tc.change(e)
+			me := func(tok string) *response {
+				return e.do("GET", "/v1/me", nil, map[string]string{"Authorization": "Bearer " + tok})
+			}
+			res := me(before.AccessToken)
+			body := res.wantError(401, showroom.EInvalidToken)
+			want := "the token has been revoked: the user's password has changed, or the user no longer exists; log in again"
+			if len(body) != 5 || body["message"] != want {
+				t.Errorf("body %s, want status, reason, errorCode, timestamp and the message %q", res.body, want)
+			}
+			if got, want := res.header.Get("WWW-Authenticate"), `Bearer realm="showroom", error="invalid_token", error_description="the token is invalid"`; got != want {
+				t.Errorf("WWW-Authenticate %q, want %q", got, want)
+			}
+			after := e.login("alice")
+			me(after.AccessToken).wantStatus(200)
+			me(before.AccessToken).wantError(401, showroom.EInvalidToken)
+		})
+	}
+	t.Run("deleted", func(t *testing.T) {
+		e := newEnv(t)
+		e.addUser("acme", "alice")
+		tok := e.login("alice")
+		if err := e.db.DeleteUser(ctx, "alice"); err != nil {
+			t.Fatal(err)
+		}
+		e.do("GET", "/v1/me", nil, map[string]string{"Authorization": "Bearer " + tok.AccessToken}).wantError(401, showroom.EInvalidToken)
+	})
+}

@@ -52,27 +52,31 @@ func (db *DB) CreateUser(ctx context.Context, u *showroom.User) error {
 	if systems == nil {
 		systems = []string{}
 	}
-	err := db.pool.QueryRow(ctx, `INSERT INTO users (username, password_hash, company_id, systems, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $5) RETURNING id`, u.Username, u.PasswordHash, u.CompanyID, systems, now).Scan(&u.ID)
+	err := db.pool.QueryRow(ctx, `INSERT INTO users (username, password_hash, company_id, systems, created_at, updated_at, tokens_not_before)
+		VALUES ($1, $2, $3, $4, $5, $5, $5) RETURNING id`, u.Username, u.PasswordHash, u.CompanyID, systems, now).Scan(&u.ID)
 	if isUnique(err) {
 		return showroom.Errorf(showroom.EConflict, "user %q exists", u.Username)
 	} else if err != nil {
 		return err
 	}
-	u.CreatedAt, u.UpdatedAt = now, now
+	u.CreatedAt, u.UpdatedAt, u.TokensNotBefore = now, now, now
 	return nil
 }
 
 // FindUser implements showroom.AuthStore.
 func (db *DB) FindUser(ctx context.Context, username string) (*showroom.User, error) {
 	u := &showroom.User{}
-	err := db.pool.QueryRow(ctx, `SELECT u.id, u.username, u.password_hash, u.company_id, c.name, u.systems, u.created_at, u.updated_at
+	var notBefore *time.Time
+	err := db.pool.QueryRow(ctx, `SELECT u.id, u.username, u.password_hash, u.company_id, c.name, u.systems, u.created_at, u.updated_at, u.tokens_not_before
 		FROM users u JOIN companies c ON c.id = u.company_id WHERE u.username = $1`, username).
-		Scan(&u.ID, &u.Username, &u.PasswordHash, &u.CompanyID, &u.Company, &u.Systems, &u.CreatedAt, &u.UpdatedAt)
+		Scan(&u.ID, &u.Username, &u.PasswordHash, &u.CompanyID, &u.Company, &u.Systems, &u.CreatedAt, &u.UpdatedAt, &notBefore)
 	if err != nil {
 		return nil, notFound(err, showroom.ENotFound, "user %q not found", username)
 	}
 	u.CreatedAt, u.UpdatedAt = u.CreatedAt.UTC(), u.UpdatedAt.UTC()
+	if notBefore != nil {
+		u.TokensNotBefore = notBefore.UTC()
+	}
 	return u, nil
 }
 
@@ -87,7 +91,7 @@ func (db *DB) CountUsers(ctx context.Context) (int, error) {
 func (db *DB) SetPassword(ctx context.Context, username, hash string, now time.Time) error {
 	return db.tx(ctx, func(tx pgx.Tx) error {
 		var id int64
-		err := tx.QueryRow(ctx, `UPDATE users SET password_hash = $1, updated_at = $2 WHERE username = $3 RETURNING id`,
+		err := tx.QueryRow(ctx, `UPDATE users SET password_hash = $1, updated_at = $2, tokens_not_before = $2 WHERE username = $3 RETURNING id`,
 			hash, now, username).Scan(&id)
 		if err != nil {
 			return notFound(err, showroom.ENotFound, "user %q not found", username)
@@ -95,6 +99,19 @@ func (db *DB) SetPassword(ctx context.Context, username, hash string, now time.T
 		_, err = tx.Exec(ctx, `UPDATE refresh_tokens SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL`, now, id)
 		return err
 	})
+}
+
+// DeleteUser implements showroom.AuthStore. The user's refresh tokens go
+// with it (ON DELETE CASCADE).
+func (db *DB) DeleteUser(ctx context.Context, username string) error {
+	tag, err := db.pool.Exec(ctx, `DELETE FROM users WHERE username = $1`, username)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return showroom.Errorf(showroom.ENotFound, "user %q not found", username)
+	}
+	return nil
 }
 
 // SigningKeys implements showroom.AuthStore.

@@ -31,9 +31,13 @@ type User struct {
 	CompanyID    int64
 	Company      string // the company's name, filled in on reads
 	// Systems are the systems the user may log in to.
-	Systems   []string
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	Systems []string
+	// TokensNotBefore: access tokens of the user issued before it are
+	// refused. It is set when the user is created and when the password
+	// changes; zero for users created before it existed, until then.
+	TokensNotBefore time.Time
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 }
 
 // MaySystem reports whether u may log in to system.
@@ -73,10 +77,12 @@ type RefreshToken struct {
 	RevokedAt time.Time // zero unless revoked
 }
 
-// AuthStore keeps companies, users, signing keys and refresh tokens.
-// Lookups of something that does not exist return an *Error with code
-// ENotFound; creating a duplicate returns EConflict.
+// AuthStore keeps companies, users, signing keys, refresh tokens and the
+// failed-login counts. Lookups of something that does not exist return an
+// *Error with code ENotFound; creating a duplicate returns EConflict.
 type AuthStore interface {
+	LoginFailureStore
+
 	CreateCompany(ctx context.Context, name string) (*Company, error)
 	FindCompany(ctx context.Context, name string) (*Company, error)
 
@@ -84,9 +90,13 @@ type AuthStore interface {
 	CreateUser(ctx context.Context, u *User) error
 	FindUser(ctx context.Context, username string) (*User, error)
 	CountUsers(ctx context.Context) (int, error)
-	// SetPassword replaces the user's password hash and revokes all of the
-	// user's refresh tokens, in one transaction.
+	// SetPassword replaces the user's password hash, revokes all of the
+	// user's refresh tokens and sets TokensNotBefore to now, in one
+	// transaction.
 	SetPassword(ctx context.Context, username, hash string, now time.Time) error
+	// DeleteUser deletes the user and its refresh tokens; FindUser then
+	// finds no such user, which is what refuses its access tokens.
+	DeleteUser(ctx context.Context, username string) error
 
 	// SigningKeys returns every stored key, newest first.
 	SigningKeys(ctx context.Context) ([]*SigningKey, error)
@@ -102,6 +112,26 @@ type AuthStore interface {
 	RevokeRefreshToken(ctx context.Context, id string, at time.Time) error
 	// DeleteRefreshTokensExpiredBefore forgets tokens that cannot be used.
 	DeleteRefreshTokensExpiredBefore(ctx context.Context, t time.Time) error
+}
+
+// LoginFailureStore counts failed logins by key (a username, a client
+// address) in fixed windows. The counts live in the database, so that every
+// auth process on it, and the one started after a restart, sees the same
+// ones. A window lasts window from its first failure; one that began at or
+// before now-window has ended and counts nothing.
+type LoginFailureStore interface {
+	// LoginFailures returns key's failures in its window at now and when
+	// that window began; 0 and the zero time if it has none.
+	LoginFailures(ctx context.Context, key string, now time.Time, window time.Duration) (n int, start time.Time, err error)
+	// AddLoginFailure counts one failure of key at now, in key's window if
+	// it has not ended, else in a new one beginning at now. It is one atomic
+	// step however many processes add at once.
+	AddLoginFailure(ctx context.Context, key string, now time.Time, window time.Duration) error
+	// ClearLoginFailures forgets key's failures.
+	ClearLoginFailures(ctx context.Context, key string) error
+	// DeleteLoginFailuresBefore forgets windows that began before t, so
+	// that the table keeps only windows that may still count.
+	DeleteLoginFailuresBefore(ctx context.Context, t time.Time) error
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9]{1,64}$`)

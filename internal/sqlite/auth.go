@@ -53,8 +53,8 @@ func (db *DB) FindCompany(ctx context.Context, name string) (*showroom.Company, 
 // CreateUser implements showroom.AuthStore.
 func (db *DB) CreateUser(ctx context.Context, u *showroom.User) error {
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	res, err := db.db.ExecContext(ctx, `INSERT INTO users (username, password_hash, company_id, systems, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?)`, u.Username, u.PasswordHash, u.CompanyID, strings.Join(u.Systems, " "), ms(now), ms(now))
+	res, err := db.db.ExecContext(ctx, `INSERT INTO users (username, password_hash, company_id, systems, created_at, updated_at, tokens_not_before)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, u.Username, u.PasswordHash, u.CompanyID, strings.Join(u.Systems, " "), ms(now), ms(now), ms(now))
 	if isUnique(err) {
 		return showroom.Errorf(showroom.EConflict, "user %q exists", u.Username)
 	} else if err != nil {
@@ -63,7 +63,7 @@ func (db *DB) CreateUser(ctx context.Context, u *showroom.User) error {
 	if u.ID, err = res.LastInsertId(); err != nil {
 		return err
 	}
-	u.CreatedAt, u.UpdatedAt = now, now
+	u.CreatedAt, u.UpdatedAt, u.TokensNotBefore = now, now, now
 	return nil
 }
 
@@ -71,15 +71,15 @@ func (db *DB) CreateUser(ctx context.Context, u *showroom.User) error {
 func (db *DB) FindUser(ctx context.Context, username string) (*showroom.User, error) {
 	u := &showroom.User{}
 	var systems string
-	var created, updated int64
-	err := db.db.QueryRowContext(ctx, `SELECT u.id, u.username, u.password_hash, u.company_id, c.name, u.systems, u.created_at, u.updated_at
+	var created, updated, notBefore int64
+	err := db.db.QueryRowContext(ctx, `SELECT u.id, u.username, u.password_hash, u.company_id, c.name, u.systems, u.created_at, u.updated_at, u.tokens_not_before
 		FROM users u JOIN companies c ON c.id = u.company_id WHERE u.username = ?`, username).
-		Scan(&u.ID, &u.Username, &u.PasswordHash, &u.CompanyID, &u.Company, &systems, &created, &updated)
+		Scan(&u.ID, &u.Username, &u.PasswordHash, &u.CompanyID, &u.Company, &systems, &created, &updated, &notBefore)
 	if err != nil {
 		return nil, notFound(err, showroom.ENotFound, "user %q not found", username)
 	}
 	u.Systems = strings.Fields(systems)
-	u.CreatedAt, u.UpdatedAt = fromMS(created), fromMS(updated)
+	u.CreatedAt, u.UpdatedAt, u.TokensNotBefore = fromMS(created), fromMS(updated), fromMS(notBefore)
 	return u, nil
 }
 
@@ -94,14 +94,27 @@ func (db *DB) CountUsers(ctx context.Context) (int, error) {
 func (db *DB) SetPassword(ctx context.Context, username, hash string, now time.Time) error {
 	return db.tx(ctx, func(tx *sql.Tx) error {
 		var id int64
-		err := tx.QueryRowContext(ctx, `UPDATE users SET password_hash = ?, updated_at = ? WHERE username = ? RETURNING id`,
-			hash, ms(now), username).Scan(&id)
+		err := tx.QueryRowContext(ctx, `UPDATE users SET password_hash = ?, updated_at = ?, tokens_not_before = ? WHERE username = ? RETURNING id`,
+			hash, ms(now), ms(now), username).Scan(&id)
 		if err != nil {
 			return notFound(err, showroom.ENotFound, "user %q not found", username)
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE refresh_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at = 0`, ms(now), id)
 		return err
 	})
+}
+
+// DeleteUser implements showroom.AuthStore. The user's refresh tokens go
+// with it (ON DELETE CASCADE).
+func (db *DB) DeleteUser(ctx context.Context, username string) error {
+	res, err := db.db.ExecContext(ctx, `DELETE FROM users WHERE username = ?`, username)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return showroom.Errorf(showroom.ENotFound, "user %q not found", username)
+	}
+	return nil
 }
 
 // SigningKeys implements showroom.AuthStore.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,6 +50,11 @@ func Auth(t *testing.T, newStore func(t *testing.T) showroom.AuthStore) {
 		if got.ID != u.ID || got.Company != "acme" || got.PasswordHash != "h1" || !got.MaySystem("other") || got.MaySystem("x") {
 			t.Errorf("FindUser = %+v", got)
 		}
+		// A new user refuses tokens issued before it: those of a deleted
+		// user of the same name.
+		if got.TokensNotBefore.IsZero() || !got.TokensNotBefore.Equal(got.CreatedAt) || !got.TokensNotBefore.Equal(u.TokensNotBefore) {
+			t.Errorf("TokensNotBefore %v, want the creation time %v (CreateUser said %v)", got.TokensNotBefore, got.CreatedAt, u.TokensNotBefore)
+		}
 		wantCode(t, "unknown user", showroom.ENotFound, func() error { _, err := s.FindUser(ctx, "bob"); return err }())
 		if n, err := s.CountUsers(ctx); err != nil || n != 1 {
 			t.Errorf("CountUsers = %d, %v", n, err)
@@ -69,10 +75,33 @@ func Auth(t *testing.T, newStore func(t *testing.T) showroom.AuthStore) {
 		if err != nil || got.RevokedAt.IsZero() {
 			t.Errorf("after SetPassword token = %+v, %v; want revoked", got, err)
 		}
-		if u2, _ := s.FindUser(ctx, "alice"); u2.PasswordHash != "h2" {
-			t.Errorf("hash %q, want h2", u2.PasswordHash)
+		if u2, _ := s.FindUser(ctx, "alice"); u2.PasswordHash != "h2" || !u2.TokensNotBefore.Equal(now) {
+			t.Errorf("hash %q, tokens not before %v; want h2, %v", u2.PasswordHash, u2.TokensNotBefore, now)
 		}
 		wantCode(t, "unknown user", showroom.ENotFound, s.SetPassword(ctx, "bob", "h", now))
+	})
+
+	t.Run("delete user", func(t *testing.T) {
+		s := newStore(t)
+		u := mustUser(t, s, "acme", "alice")
+		tok := &showroom.RefreshToken{ID: "t1", UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+		if err := s.CreateRefreshToken(ctx, tok); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeleteUser(ctx, "alice"); err != nil {
+			t.Fatal(err)
+		}
+		wantCode(t, "deleted user", showroom.ENotFound, func() error { _, err := s.FindUser(ctx, "alice"); return err }())
+		wantCode(t, "deleted user's refresh token", showroom.ENotFound, func() error { _, err := s.FindRefreshToken(ctx, "t1"); return err }())
+		wantCode(t, "deleting again", showroom.ENotFound, s.DeleteUser(ctx, "alice"))
+		// The name may be given again.
+		u2 := &showroom.User{Username: "alice", PasswordHash: "h", CompanyID: u.CompanyID, Systems: []string{showroom.DefaultSystem}}
+		if err := s.CreateUser(ctx, u2); err != nil {
+			t.Errorf("user of a deleted one's name: %v", err)
+		}
+		if n, err := s.CountUsers(ctx); err != nil || n != 1 {
+			t.Errorf("CountUsers = %d, %v", n, err)
+		}
 	})
 
 	t.Run("refresh tokens", func(t *testing.T) {
@@ -101,6 +130,93 @@ func Auth(t *testing.T, newStore func(t *testing.T) showroom.AuthStore) {
 			t.Fatal(err)
 		}
 		wantCode(t, "expired token deleted", showroom.ENotFound, func() error { _, err := s.FindRefreshToken(ctx, "t1"); return err }())
+	})
+
+	t.Run("login failures", func(t *testing.T) {
+		s := newStore(t)
+		const window = time.Minute
+		failures := func(key string, at time.Time, window time.Duration) (int, time.Time) {
+			t.Helper()
+			n, start, err := s.LoginFailures(ctx, key, at, window)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n, start
+		}
+		add := func(key string, at time.Time) {
+			t.Helper()
+			if err := s.AddLoginFailure(ctx, key, at, window); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, start := failures("u:alice", now, window); n != 0 || !start.IsZero() {
+			t.Errorf("never failed: %d since %v, want none", n, start)
+		}
+		add("u:alice", now)
+		add("u:alice", now.Add(10*time.Second))
+		add("c:10.0.0.1", now.Add(20*time.Second))
+		for _, tc := range []struct {
+			key       string
+			at        time.Time
+			wantN     int
+			wantStart time.Time
+		}{
+			{"u:alice", now.Add(30 * time.Second), 2, now},
+			{"c:10.0.0.1", now.Add(30 * time.Second), 1, now.Add(20 * time.Second)},
+			{"u:bob", now.Add(30 * time.Second), 0, time.Time{}},
+			{"u:alice", now.Add(window - time.Millisecond), 2, now},
+			{"u:alice", now.Add(window), 0, time.Time{}}, // the window has ended
+		} {
+			if n, start := failures(tc.key, tc.at, window); n != tc.wantN || !start.Equal(tc.wantStart) {
+				t.Errorf("%s at +%v: %d since %v, want %d since %v", tc.key, tc.at.Sub(now), n, start, tc.wantN, tc.wantStart)
+			}
+		}
+		// A failure after the window's end starts a new window.
+		later := now.Add(window + time.Second)
+		add("u:alice", later)
+		if n, start := failures("u:alice", later, window); n != 1 || !start.Equal(later) {
+			t.Errorf("new window: %d since %v, want 1 since %v", n, start, later)
+		}
+		if err := s.ClearLoginFailures(ctx, "u:alice"); err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := failures("u:alice", later, window); n != 0 {
+			t.Errorf("after clear: %d failures", n)
+		}
+		if n, _ := failures("c:10.0.0.1", now.Add(30*time.Second), window); n != 1 {
+			t.Errorf("clearing one key cleared another: %d failures", n)
+		}
+
+		// Failures added at once, as by several auth processes, all count.
+		var wg sync.WaitGroup
+		errs := make(chan error, 20)
+		for range 20 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs <- s.AddLoginFailure(ctx, "u:carol", now, window)
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, _ := failures("u:carol", now, window); n != 20 {
+			t.Errorf("20 failures added at once counted %d", n)
+		}
+
+		// Deleting ended windows keeps the live ones.
+		if err := s.DeleteLoginFailuresBefore(ctx, now.Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		for key, want := range map[string]int{"u:carol": 0, "c:10.0.0.1": 1} {
+			if n, _ := failures(key, now.Add(30*time.Second), time.Hour); n != want {
+				t.Errorf("%s after deleting windows begun before +1s: %d failures, want %d", key, n, want)
+			}
+		}
 	})
 
 	t.Run("signing keys", func(t *testing.T) {
