@@ -98,16 +98,19 @@ func (h LogHandler) WithAttrs(as []slog.Attr) slog.Handler {
 // WithGroup implements slog.Handler.
 func (h LogHandler) WithGroup(name string) slog.Handler { return LogHandler{h.Handler.WithGroup(name)} }
 
-// statusRecorder remembers the status written, for the access log.
+// statusRecorder remembers the status written, for the access log, and
+// tells the request's body when the answer starts.
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+	body   *timedBody // nil without a body
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
 	if s.status == 0 {
 		s.status = code
+		s.answered()
 	}
 	s.ResponseWriter.WriteHeader(code)
 }
@@ -115,10 +118,17 @@ func (s *statusRecorder) WriteHeader(code int) {
 func (s *statusRecorder) Write(b []byte) (int, error) {
 	if s.status == 0 {
 		s.status = http.StatusOK
+		s.answered()
 	}
 	n, err := s.ResponseWriter.Write(b)
 	s.bytes += int64(n)
 	return n, err
+}
+
+func (s *statusRecorder) answered() {
+	if s.body != nil {
+		s.body.answered()
+	}
 }
 
 // Unwrap lets http.ResponseController reach the real writer.
@@ -132,13 +142,7 @@ type Observer func(route string, status int, d time.Duration)
 // security headers and the body's time limits to h. observe may be nil; a
 // zero limit takes DefaultBodyLimits' value.
 func Handler(h http.Handler, log *slog.Logger, observe Observer, body BodyLimits) http.Handler {
-	def := DefaultBodyLimits()
-	if body.Idle <= 0 {
-		body.Idle = def.Idle
-	}
-	if body.Total <= 0 {
-		body.Total = def.Total
-	}
+	body = body.withDefaults()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := r.Header.Get("X-Request-ID")
@@ -150,15 +154,16 @@ func Handler(h http.Handler, log *slog.Logger, observe Observer, body BodyLimits
 		info := &requestLog{}
 		ctx := context.WithValue(context.WithValue(r.Context(), requestIDKey, id), requestLogKey, info)
 		r = r.WithContext(ctx)
+		rec := &statusRecorder{ResponseWriter: w}
 		if r.Body != nil && r.Body != http.NoBody {
 			// On the copy only: the server looks at its own request's
 			// body, by type, to decide whether to drain what the handler
 			// left unread.
-			r.Body = newTimedBody(w, r.Body, body)
+			rec.body = newTimedBody(w, r.Body, body)
+			r.Body = rec.body
 		}
 		w.Header().Set("X-Request-ID", id)
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -182,6 +187,9 @@ func Handler(h http.Handler, log *slog.Logger, observe Observer, body BodyLimits
 			}
 		}()
 		h.ServeHTTP(rec, r)
+		// A handler that wrote nothing is answered by the server after
+		// this returns; the unread body gets its Drain then too.
+		rec.answered()
 	})
 }
 
