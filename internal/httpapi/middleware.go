@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"regexp"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/showroom/showroom/internal/showroom"
@@ -186,11 +187,50 @@ func Handler(h http.Handler, log *slog.Logger, observe Observer, body BodyLimits
 				observe(info.route, rec.status, d)
 			}
 		}()
-		h.ServeHTTP(rec, r)
+		if routed, ok := literalDots(r); ok {
+			h.ServeHTTP(rec, routed)
+		} else {
+			setRoute(r, "unmatched")
+			writeError(rec, r, log, showroom.Errorf(showroom.ENotFound, "no such resource: %s (it has an empty segment)", r.URL.Path))
+		}
 		// A handler that wrote nothing is answered by the server after
 		// this returns; the unread body gets its Drain then too.
 		rec.answered()
 	})
+}
+
+// literalDots returns r with its path's "." and ".." segments escaped
+// (%2E, %2E%2E), so that http.ServeMux routes them as they are instead of
+// redirecting to the path without them: /v1/content/upload/../background
+// names a content "..", an invalid name the handler answers 422
+// INVALID_NAME, not a redirect (with an HTML body) that a client follows
+// to another resource. False for a path with an empty segment (a//b),
+// which the mux would redirect too: it names nothing.
+func literalDots(r *http.Request) (*http.Request, bool) {
+	p := r.URL.EscapedPath()
+	if !strings.Contains(p, "/.") && !strings.Contains(p, "//") {
+		return r, true
+	}
+	segs := strings.Split(p, "/")
+	changed := false
+	for i, s := range segs {
+		switch {
+		case s == ".":
+			segs[i], changed = "%2E", true
+		case s == "..":
+			segs[i], changed = "%2E%2E", true
+		case s == "" && i > 0 && i < len(segs)-1:
+			return r, false
+		}
+	}
+	if !changed {
+		return r, true
+	}
+	r = r.WithContext(r.Context())
+	u := *r.URL
+	u.RawPath = strings.Join(segs, "/")
+	r.URL = &u
+	return r, true
 }
 
 // clientAddr is the caller's IP address, for limits and logs. Forwarded
