@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/showroom/showroom/internal/showroom"
@@ -81,7 +82,9 @@ type timedBody struct {
 	start  time.Time
 	end    time.Time
 	read   int64 // bytes read so far
-	ended  bool  // at EOF, or timed out
+	// ended is set at EOF or a timeout; read by answered, on the
+	// handler's goroutine, while a proxy's transport may be reading.
+	ended atomic.Bool
 }
 
 func newTimedBody(w http.ResponseWriter, body io.ReadCloser, l BodyLimits) *timedBody {
@@ -111,7 +114,7 @@ func (b *timedBody) deadline(now time.Time) time.Time {
 }
 
 func (b *timedBody) Read(p []byte) (int, error) {
-	if b.ended {
+	if b.ended.Load() {
 		return b.ReadCloser.Read(p)
 	}
 	// An error means the connection cannot take deadlines (a test's
@@ -121,10 +124,10 @@ func (b *timedBody) Read(p []byte) (int, error) {
 	b.read += int64(n)
 	switch {
 	case err == io.EOF:
-		b.ended = true
+		b.ended.Store(true)
 		b.rc.SetReadDeadline(time.Time{})
 	case isTimeout(err):
-		b.ended = true
+		b.ended.Store(true)
 		return n, errBodyTimeout
 	}
 	return n, err
@@ -135,7 +138,7 @@ func (b *timedBody) Read(p []byte) (int, error) {
 // server reads it before writing the answer), and else the connection is
 // closed after the answer. A handler that reads on sets its own deadlines.
 func (b *timedBody) answered() {
-	if b.ended {
+	if b.ended.Load() {
 		return
 	}
 	d := time.Now().Add(b.limits.Drain)
