@@ -73,7 +73,7 @@ func (c *common) registerBody(fs *flagSet) {
 	fs.Duration(&c.body.Idle, "body-idle-timeout", def.Idle, "a request body from which nothing arrives for this long gets 408")
 	fs.Duration(&c.body.Total, "body-timeout", def.Total, "a request body not whole after this long gets 408")
 	fs.Int64(&c.bodyMinRate, "body-min-rate", def.MinRate,
-		fmt.Sprintf("bytes a second a request body must average once it has had %v; slower gets 408 (0: no minimum)", def.MinRateAfter))
+		fmt.Sprintf("bytes a second a request body must average, over the time the server waits for it, after its first %v of waiting; slower gets 408 (0: no minimum)", def.MinRateAfter))
 	fs.Int(&c.maxClientConns, "max-client-conns", defaultMaxClientConns,
 		"connections one client address (an IPv6 /64) may hold open at once; another gets 503 and is closed (0: no limit)")
 }

@@ -21,9 +21,10 @@ import (
 type BodyLimits struct {
 	Idle  time.Duration
 	Total time.Duration
-	// MinRate is the least average rate, in bytes a second since the
-	// request came, at which a body being read must have arrived once
-	// MinRateAfter has passed; negative: no minimum.
+	// MinRate is the least average rate, in bytes a second of the time
+	// the server spent waiting for them, at which a body being read must
+	// arrive once MinRateAfter of waiting has passed; negative: no
+	// minimum.
 	MinRate      int64
 	MinRateAfter time.Duration
 	// Drain is how long the server waits, once the handler answers, for
@@ -72,16 +73,17 @@ var errBodyTimeout = errors.New("httpapi: the request body did not arrive in tim
 // timedBody is a request body read under BodyLimits. Each read sets the
 // connection's read deadline to the soonest of the idle deadline, the
 // total deadline and the time by which the bytes read so far stop keeping
-// up the minimum rate; at the body's end the deadline is cleared, so the
+// up the minimum rate over the time spent waiting for them; at the body's
+// end the deadline is cleared, so the
 // server's background read, which watches for the client going away while
 // a long request runs, never times out on it.
 type timedBody struct {
 	io.ReadCloser
 	rc     *http.ResponseController
 	limits BodyLimits
-	start  time.Time
 	end    time.Time
-	read   int64 // bytes read so far
+	read   int64         // bytes read so far
+	waited time.Duration // in Read, for the client
 	// ended is set at EOF or a timeout; read by answered, on the
 	// handler's goroutine, while a proxy's transport may be reading.
 	ended atomic.Bool
@@ -89,7 +91,7 @@ type timedBody struct {
 
 func newTimedBody(w http.ResponseWriter, body io.ReadCloser, l BodyLimits) *timedBody {
 	now := time.Now()
-	b := &timedBody{ReadCloser: body, rc: http.NewResponseController(w), limits: l, start: now, end: now.Add(l.Total)}
+	b := &timedBody{ReadCloser: body, rc: http.NewResponseController(w), limits: l, end: now.Add(l.Total)}
 	// Bounds the server's own read of a body the handler leaves unread,
 	// until the handler answers and answered shortens it.
 	b.rc.SetReadDeadline(b.end)
@@ -103,10 +105,13 @@ func (b *timedBody) deadline(now time.Time) time.Time {
 		d = b.end
 	}
 	if b.limits.MinRate > 0 {
-		// The n bytes read so far keep up the rate until MinRateAfter +
-		// n/MinRate after the start.
-		owed := b.start.Add(b.limits.MinRateAfter + time.Duration(float64(b.read)/float64(b.limits.MinRate)*float64(time.Second)))
-		if owed.Before(d) {
+		// The n bytes read so far pay for MinRateAfter + n/MinRate of
+		// waiting for the client; only the time spent in Read counts, so
+		// that a handler which reads late (after a wait for its turn)
+		// finds the bytes sent meanwhile in the socket's buffers, not a
+		// deadline already past.
+		allowed := b.limits.MinRateAfter + time.Duration(float64(b.read)/float64(b.limits.MinRate)*float64(time.Second))
+		if owed := now.Add(allowed - b.waited); owed.Before(d) {
 			d = owed
 		}
 	}
@@ -119,9 +124,11 @@ func (b *timedBody) Read(p []byte) (int, error) {
 	}
 	// An error means the connection cannot take deadlines (a test's
 	// recorder); the body is then read without them.
-	b.rc.SetReadDeadline(b.deadline(time.Now()))
+	now := time.Now()
+	b.rc.SetReadDeadline(b.deadline(now))
 	n, err := b.ReadCloser.Read(p)
 	b.read += int64(n)
+	b.waited += time.Since(now)
 	switch {
 	case err == io.EOF:
 		b.ended.Store(true)

@@ -139,6 +139,22 @@ func TestBodyMinimumRate(t *testing.T) {
 			}
 		})
 	}
+	// A handler that reads late, after MinRateAfter, finds a body sent at
+	// once waiting for it: the time it did not wait is not the client's.
+	late := httptest.NewServer(httpapi.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(1500 * time.Millisecond)
+		if b, err := io.ReadAll(r.Body); err != nil || len(b) != 100_000 {
+			http.Error(w, fmt.Sprintf("read %d bytes: %v", len(b), err), 500)
+		}
+	}), slog.New(slog.DiscardHandler), nil, httpapi.BodyLimits{MinRate: 1 << 20, MinRateAfter: time.Second}))
+	defer late.Close()
+	// More than the server's read buffer, so that reading it waits on
+	// the connection.
+	if res, err := http.Post(late.URL, "text/plain", strings.NewReader(strings.Repeat("x", 100_000))); err != nil {
+		t.Error(err)
+	} else if b, _ := io.ReadAll(res.Body); res.StatusCode != 200 {
+		t.Errorf("a body read late: %s %s", res.Status, b)
+	}
 	// At 2000 bytes a second (20 every 10 ms), well above the minimum.
 	res, body := e.rawRequest(fmt.Sprintf("POST /v1/configuration/steady HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d", token, len(config)),
 		bytesPieces([]byte(config), len(config)/20), 10*time.Millisecond)
