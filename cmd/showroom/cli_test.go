@@ -132,7 +132,7 @@ func TestRoleFlags(t *testing.T) {
 	uploads := []string{"max-upload-bytes", "public-url"}
 	admission := []string{"queue-length", "company-queue-share", "rate-limit", "rate-burst", "max-photo-bytes"}
 	runs := []string{"workers", "company-workers", "storage-retry", "job-timeout", "rescue-after", "job-retention"}
-	http := []string{"addr", "system", "body-idle-timeout", "body-timeout"}
+	http := []string{"addr", "system", "body-idle-timeout", "body-timeout", "body-min-rate", "max-client-conns"}
 	// The API checks callback URLs, the worker delivers to them.
 	webhooks := []string{"webhook-allow-private"}
 	join := func(sets ...[]string) []string { return slices.Concat(sets...) }
@@ -140,7 +140,7 @@ func TestRoleFlags(t *testing.T) {
 		"serve": join(logs, http, []string{"blob-url", "min-free-bytes", "max-login-checks", "trusted-proxies", "metrics-addr", "demo"}, engine, decodes, uploads, admission, runs, webhooks, []string{"content-cache-bytes"}),
 		// The auth service checks passwords and signs tokens: no system
 		// of its own (the login names it), no blobs, no queue.
-		"auth": join(logs, []string{"addr", "body-idle-timeout", "body-timeout", "max-login-checks", "trusted-proxies"}),
+		"auth": join(logs, []string{"addr", "body-idle-timeout", "body-timeout", "body-min-rate", "max-client-conns", "max-login-checks", "trusted-proxies"}),
 		// The API enqueues: no model, no runs, no cache of decoded content.
 		"api": join(logs, http, []string{"blob-url", "min-free-bytes", "metrics-addr", "auth-url"}, decodes, uploads, admission, []string{"max-pixels"}, webhooks),
 		// The worker serves no API, only its probes and metrics on an

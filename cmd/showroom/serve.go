@@ -35,6 +35,13 @@ type common struct {
 	logLevel        string
 	shutdownTimeout time.Duration
 	body            httpapi.BodyLimits
+	// bodyMinRate is --body-min-rate, whose 0 (no minimum) body takes
+	// as negative.
+	bodyMinRate int64
+	// maxClientConns caps each client address's connections; exempt
+	// (the trusted proxies) have none. Zero for a role without the flag.
+	maxClientConns int
+	exempt         []netip.Prefix
 	// blobURL is set by the roles that keep blobs (registerBlobs).
 	blobURL string
 	// minFreeBytes is the data directory's free space under which the
@@ -62,12 +69,32 @@ func (c *common) registerSystem(fs *flagSet) {
 	fs.String(&c.system, "system", showroom.DefaultSystem, "system name access tokens must carry")
 }
 
-// registerBody adds the request bodies' time limits, for the roles that
-// read request bodies.
+// registerBody adds the request bodies' time limits and the cap on each
+// client's connections, for the roles clients reach.
 func (c *common) registerBody(fs *flagSet) {
 	def := httpapi.DefaultBodyLimits()
 	fs.Duration(&c.body.Idle, "body-idle-timeout", def.Idle, "a request body from which nothing arrives for this long gets 408")
 	fs.Duration(&c.body.Total, "body-timeout", def.Total, "a request body not whole after this long gets 408")
+	fs.Int64(&c.bodyMinRate, "body-min-rate", def.MinRate,
+		fmt.Sprintf("bytes a second a request body must average, over the time the server waits for it, after its first %v of waiting; slower gets 408 (0: no minimum)", def.MinRateAfter))
+	fs.Int(&c.maxClientConns, "max-client-conns", defaultMaxClientConns,
+		"connections one client address (an IPv6 /64) may hold open at once; another gets 503 and is closed (0: no limit)")
+}
+
+// defaultMaxClientConns leaves room for a browser's six, for a program
+// sending a few dozen requests at once, and for an office of them behind one
+// address, while keeping one address from holding more than a sliver of
+// what the server can keep open.
+const defaultMaxClientConns = 64
+
+// bodyLimits are the request bodies' limits the flags set.
+func (c *common) bodyLimits() httpapi.BodyLimits {
+	l := c.body
+	l.MinRate = c.bodyMinRate
+	if l.MinRate == 0 {
+		l.MinRate = -1
+	}
+	return l
 }
 
 // registerDisk adds --min-free-bytes, for the roles that write to the data
@@ -178,6 +205,7 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	if err := a.parse(); err != nil {
 		return err
 	}
+	c.exempt = a.trusted
 	log, db, blobs, lib, err := m.openData(ctx, c, l)
 	if err != nil {
 		return err
@@ -207,7 +235,7 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 	}
-	err = m.listenAndServe(ctx, c, httpapi.Handler(h, log, mx.Request, c.body), log, func(base string) error {
+	err = m.listenAndServe(ctx, c, httpapi.Handler(h, log, mx.Request, c.bodyLimits()), log, func(base string) error {
 		fmt.Fprintf(m.Stdout, "Showroom is listening on %s\n  auth_url: %s/auth\n  base_url: %s\n", base, base, base)
 		if demo {
 			return m.demo(ctx, db, c, base)
@@ -342,7 +370,7 @@ func (m *Main) runWorker(ctx context.Context, args []string) error {
 	if err != nil {
 		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 	}
-	err = m.listenAndServe(ctx, c, httpapi.Handler(h, log, mx.Request, c.body), log, func(base string) error {
+	err = m.listenAndServe(ctx, c, httpapi.Handler(h, log, mx.Request, c.bodyLimits()), log, func(base string) error {
 		served := "/healthz, /readyz and /metrics"
 		if mf.addr != "" {
 			served = "/healthz and /readyz"
@@ -367,6 +395,7 @@ func (m *Main) runAuth(ctx context.Context, args []string) error {
 	if err := a.parse(); err != nil {
 		return err
 	}
+	c.exempt = a.trusted
 	log, err := c.logger(m)
 	if err != nil {
 		return err
@@ -383,7 +412,7 @@ func (m *Main) runAuth(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return m.listenAndServe(ctx, c, httpapi.Handler(httpapi.NewAuthServer(svc, db, log, a.trusted...), log, nil, c.body), log, func(base string) error {
+	return m.listenAndServe(ctx, c, httpapi.Handler(httpapi.NewAuthServer(svc, db, log, a.trusted...), log, nil, c.bodyLimits()), log, func(base string) error {
 		fmt.Fprintf(m.Stdout, "Showroom auth service is listening on %s\n", base)
 		return nil
 	})
@@ -443,7 +472,7 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 	if err != nil {
 		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 	}
-	err = m.listenAndServe(ctx, c, httpapi.Handler(h, log, mx.Request, c.body), log, func(base string) error {
+	err = m.listenAndServe(ctx, c, httpapi.Handler(h, log, mx.Request, c.bodyLimits()), log, func(base string) error {
 		fmt.Fprintf(m.Stdout, "Showroom API is listening on %s (tokens verified by %s)\n", base, authURL)
 		return nil
 	})
@@ -458,6 +487,7 @@ func (m *Main) listenAndServe(ctx context.Context, c common, h http.Handler, log
 		return err
 	}
 	base := "http://" + ln.Addr().String()
+	ln = httpapi.LimitConnsPerClient(ln, c.maxClientConns, c.exempt, log)
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,

@@ -15,6 +15,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/showroom/showroom/internal/httpapi"
@@ -44,6 +45,7 @@ type Config struct {
 // Handler serves the console: the page at "/" and its files under Prefix.
 type Handler struct {
 	index []byte
+	fsys  fs.FS
 	files http.Handler
 }
 
@@ -61,7 +63,7 @@ func New(cfg Config) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Handler{index: index.Bytes(), files: http.StripPrefix(Prefix, http.FileServerFS(sub))}, nil
+	return &Handler{index: index.Bytes(), fsys: sub, files: http.StripPrefix(Prefix, http.FileServerFS(sub))}, nil
 }
 
 // ServeHTTP implements http.Handler for "/" and the paths under Prefix.
@@ -78,12 +80,29 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write(h.index)
 		return
 	}
-	if r.URL.Path == Prefix || r.URL.Path == Prefix+"index.html" {
-		// The template, unfilled, and the folder's listing are not pages.
-		http.NotFound(w, r)
+	if !h.isFile(r.URL.Path) {
+		// The contract's 404, as for any other path, rather than the file
+		// server's plain text or its redirects (a folder to its slash,
+		// index.html to its folder).
+		hd.Del("Cache-Control")
+		httpapi.WriteError(w, r, quiet, showroom.Errorf(showroom.ENotFound, "no such resource: %s", r.URL.Path))
 		return
 	}
 	h.files.ServeHTTP(w, r)
+}
+
+// quiet is the logger of the console's 404s, which log nothing.
+var quiet = slog.New(slog.DiscardHandler)
+
+// isFile reports whether p names one of the console's files. The template,
+// unfilled, and the folders are not.
+func (h *Handler) isFile(p string) bool {
+	name, ok := strings.CutPrefix(p, Prefix)
+	if !ok || !fs.ValidPath(name) || name == "index.html" {
+		return false
+	}
+	fi, err := fs.Stat(h.fsys, name)
+	return err == nil && !fi.IsDir()
 }
 
 // authTimeout bounds the wait for the auth service's answer. A login waits

@@ -57,9 +57,20 @@ func TestHandler(t *testing.T) {
 			t.Errorf("GET %s: Content-Security-Policy %q", path, csp)
 		}
 	}
-	for _, path := range []string{"/console/", "/console/index.html", "/console/nothing.js"} {
-		if res, _ := get(t, h, path); res.StatusCode != 404 {
-			t.Errorf("GET %s: %d, want 404", path, res.StatusCode)
+	// Not files: the contract's 404 body, as any other unknown path gets
+	// (a folder's listing or redirect, the file server's plain text, and
+	// the unfilled template are not served).
+	for _, path := range []string{"/console/", "/console/index.html", "/console/nothing.js", "/console/static/", "/console/static",
+		"/console/app.js/", "/console/%2e%2e/console/app.js", "/console/a/../app.js"} {
+		res, body := get(t, h, path)
+		var eb struct {
+			Status    int    `json:"status"`
+			ErrorCode string `json:"errorCode"`
+			Message   string `json:"message"`
+		}
+		if res.StatusCode != 404 || res.Header.Get("Content-Type") != "application/json" ||
+			json.Unmarshal([]byte(body), &eb) != nil || eb.Status != 404 || eb.ErrorCode != "NOT_FOUND" || eb.Message == "" {
+			t.Errorf("GET %s: %d %q %s, want 404 with the contract's NOT_FOUND body", path, res.StatusCode, res.Header.Get("Content-Type"), body)
 		}
 	}
 }

@@ -58,6 +58,8 @@ func NewAPIServer(cfg APIConfig, verifier TokenVerifier, db Pinger, log *slog.Lo
 func Combined(authServer, api http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/auth/", http.StripPrefix("/auth", authServer))
+	// Else the mux redirects /auth to /auth/; the API answers it 404.
+	mux.Handle("/auth", api)
 	mux.Handle("/", api)
 	return mux
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"regexp"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/showroom/showroom/internal/showroom"
@@ -98,16 +99,19 @@ func (h LogHandler) WithAttrs(as []slog.Attr) slog.Handler {
 // WithGroup implements slog.Handler.
 func (h LogHandler) WithGroup(name string) slog.Handler { return LogHandler{h.Handler.WithGroup(name)} }
 
-// statusRecorder remembers the status written, for the access log.
+// statusRecorder remembers the status written, for the access log, and
+// tells the request's body when the answer starts.
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+	body   *timedBody // nil without a body
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
 	if s.status == 0 {
 		s.status = code
+		s.answered()
 	}
 	s.ResponseWriter.WriteHeader(code)
 }
@@ -115,10 +119,17 @@ func (s *statusRecorder) WriteHeader(code int) {
 func (s *statusRecorder) Write(b []byte) (int, error) {
 	if s.status == 0 {
 		s.status = http.StatusOK
+		s.answered()
 	}
 	n, err := s.ResponseWriter.Write(b)
 	s.bytes += int64(n)
 	return n, err
+}
+
+func (s *statusRecorder) answered() {
+	if s.body != nil {
+		s.body.answered()
+	}
 }
 
 // Unwrap lets http.ResponseController reach the real writer.
@@ -132,13 +143,7 @@ type Observer func(route string, status int, d time.Duration)
 // security headers and the body's time limits to h. observe may be nil; a
 // zero limit takes DefaultBodyLimits' value.
 func Handler(h http.Handler, log *slog.Logger, observe Observer, body BodyLimits) http.Handler {
-	def := DefaultBodyLimits()
-	if body.Idle <= 0 {
-		body.Idle = def.Idle
-	}
-	if body.Total <= 0 {
-		body.Total = def.Total
-	}
+	body = body.withDefaults()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := r.Header.Get("X-Request-ID")
@@ -150,15 +155,16 @@ func Handler(h http.Handler, log *slog.Logger, observe Observer, body BodyLimits
 		info := &requestLog{}
 		ctx := context.WithValue(context.WithValue(r.Context(), requestIDKey, id), requestLogKey, info)
 		r = r.WithContext(ctx)
+		rec := &statusRecorder{ResponseWriter: w}
 		if r.Body != nil && r.Body != http.NoBody {
 			// On the copy only: the server looks at its own request's
 			// body, by type, to decide whether to drain what the handler
 			// left unread.
-			r.Body = newTimedBody(w, r.Body, body)
+			rec.body = newTimedBody(w, r.Body, body)
+			r.Body = rec.body
 		}
 		w.Header().Set("X-Request-ID", id)
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -181,8 +187,50 @@ func Handler(h http.Handler, log *slog.Logger, observe Observer, body BodyLimits
 				observe(info.route, rec.status, d)
 			}
 		}()
-		h.ServeHTTP(rec, r)
+		if routed, ok := literalDots(r); ok {
+			h.ServeHTTP(rec, routed)
+		} else {
+			setRoute(r, "unmatched")
+			writeError(rec, r, log, showroom.Errorf(showroom.ENotFound, "no such resource: %s (it has an empty segment)", r.URL.Path))
+		}
+		// A handler that wrote nothing is answered by the server after
+		// this returns; the unread body gets its Drain then too.
+		rec.answered()
 	})
+}
+
+// literalDots returns r with its path's "." and ".." segments escaped
+// (%2E, %2E%2E), so that http.ServeMux routes them as they are instead of
+// redirecting to the path without them: /v1/content/upload/../background
+// names a content "..", an invalid name the handler answers 422
+// INVALID_NAME, not a redirect (with an HTML body) that a client follows
+// to another resource. False for a path with an empty segment (a//b),
+// which the mux would redirect too: it names nothing.
+func literalDots(r *http.Request) (*http.Request, bool) {
+	p := r.URL.EscapedPath()
+	if !strings.Contains(p, "/.") && !strings.Contains(p, "//") {
+		return r, true
+	}
+	segs := strings.Split(p, "/")
+	changed := false
+	for i, s := range segs {
+		switch {
+		case s == ".":
+			segs[i], changed = "%2E", true
+		case s == "..":
+			segs[i], changed = "%2E%2E", true
+		case s == "" && i > 0 && i < len(segs)-1:
+			return r, false
+		}
+	}
+	if !changed {
+		return r, true
+	}
+	r = r.WithContext(r.Context())
+	u := *r.URL
+	u.RawPath = strings.Join(segs, "/")
+	r.URL = &u
+	return r, true
 }
 
 // clientAddr is the caller's IP address, for limits and logs. Forwarded

@@ -32,11 +32,13 @@ type router struct {
 
 func newRouter(log *slog.Logger) *router {
 	rt := &router{mux: http.NewServeMux(), log: log, methods: map[string][]string{}}
-	rt.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		setRoute(r, "unmatched")
-		writeError(w, r, rt.log, showroom.Errorf(showroom.ENotFound, "no such resource: %s", r.URL.Path))
-	})
+	rt.mux.HandleFunc("/", rt.notFound)
 	return rt
+}
+
+func (rt *router) notFound(w http.ResponseWriter, r *http.Request) {
+	setRoute(r, "unmatched")
+	writeError(w, r, rt.log, showroom.Errorf(showroom.ENotFound, "no such resource: %s", r.URL.Path))
 }
 
 // handle routes method and path to h, which takes the query parameters
@@ -81,6 +83,11 @@ func (rt *router) route(method, path string, h handlerFunc) {
 			writeError(w, r, rt.log, showroom.Errorf(showroom.EMethodNotAllowed,
 				"method %s is not allowed here; allowed: %s", r.Method, allow))
 		})
+	}
+	if _, seen := rt.methods[path]; !seen && strings.HasSuffix(path, "/") && !strings.HasSuffix(path, "}/") && path != "/" {
+		// The mux would redirect the folder's name without its slash to
+		// it, with an HTML body: it names nothing here.
+		rt.mux.HandleFunc(strings.TrimSuffix(path, "/"), rt.notFound)
 	}
 	rt.methods[path] = append(rt.methods[path], method)
 }

@@ -133,10 +133,10 @@ func (w *deliverWorker) Work(ctx context.Context, rj *river.Job[deliverArgs]) er
 	case err == nil:
 		return nil
 	case final:
-		q.log.WarnContext(ctx, "webhook not delivered; giving up", "job", j.ID, "attempts", rj.Attempt, "err", err)
+		q.log.WarnContext(ctx, "webhook not delivered; giving up", "job", j.ID, "attempts", rj.Attempt, "err", err, "cause", causeOf(err))
 		return river.JobCancel(err)
 	}
-	q.log.InfoContext(ctx, "webhook not delivered; will retry", "job", j.ID, "attempt", rj.Attempt, "err", err)
+	q.log.InfoContext(ctx, "webhook not delivered; will retry", "job", j.ID, "attempt", rj.Attempt, "err", err, "cause", causeOf(err))
 	return err
 }
 
@@ -178,9 +178,73 @@ func newSender(cfg WebhookConfig) *sender {
 func refuseNonPublic(_, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
-		return fmt.Errorf("webhook address %q: %w", address, err)
+		return notPublicError{fmt.Errorf("webhook address %q: %w", address, err)}
 	}
-	return showroom.PublicAddress(ap.Addr())
+	if err := showroom.PublicAddress(ap.Addr()); err != nil {
+		return notPublicError{err}
+	}
+	return nil
+}
+
+// notPublicError is refuseNonPublic's refusal, told apart from other dial
+// errors by publicError.
+type notPublicError struct{ error }
+
+func (e notPublicError) Unwrap() error { return e.error }
+
+// attemptError is a failed attempt as the company sees it, in its job's
+// callback.lastError: what went wrong, without the address a name resolved
+// to or the server's resolver's address, which Go's net errors print and
+// which are the operator's business, not the company's. The cause, with
+// them, goes to the log.
+type attemptError struct {
+	public string
+	cause  error
+}
+
+func (e *attemptError) Error() string { return e.public }
+func (e *attemptError) Unwrap() error { return e.cause }
+
+// causeOf is what the log says of an attempt's failure beyond what the
+// company is shown.
+func causeOf(err error) string {
+	var ae *attemptError
+	if errors.As(err, &ae) && ae.cause != nil {
+		return ae.cause.Error()
+	}
+	return ""
+}
+
+// publicError turns a failure to reach the receiver into an attemptError.
+func publicError(err error, timeout time.Duration) error {
+	timedOut := false
+	// The URL is the company's and may carry a token in its query: neither
+	// the company's message nor the log's cause names it.
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		timedOut, err = ue.Timeout(), ue.Err
+	}
+	var np notPublicError
+	var dns *net.DNSError
+	var op *net.OpError
+	var errno syscall.Errno
+	switch {
+	case errors.As(err, &np):
+		return &attemptError{"the callback URL's host is not a public address; webhooks are sent to public addresses only", err}
+	case errors.As(err, &dns):
+		return &attemptError{"the callback URL's host could not be resolved", err}
+	case timedOut:
+		return &attemptError{fmt.Sprintf("no answer within %v", timeout), err}
+	case errors.As(err, &op) && op.Op == "dial" && errors.As(err, &errno):
+		return &attemptError{"could not connect to the callback URL's host: " + errno.Error(), err}
+	case errors.As(err, &op) && op.Op == "dial":
+		return &attemptError{"could not connect to the callback URL's host", err}
+	case errors.As(err, &op):
+		// A read or write on a connection made: its message names both
+		// ends' addresses.
+		return &attemptError{"the connection to the callback URL's host failed: " + op.Err.Error(), err}
+	}
+	return err
 }
 
 // maxAnswer is how much of a receiver's answer is read (and dropped), so
@@ -202,16 +266,7 @@ func (s *sender) send(ctx context.Context, j *showroom.Job, body []byte, secrets
 	req.Header.Set(showroom.SignatureHeader, showroom.SignWebhook(body, t, secrets...))
 	res, err := s.client.Do(req)
 	if err != nil {
-		// The URL is the company's and may carry a token in its query:
-		// the error names what failed, not where.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			if ue.Timeout() {
-				return 0, fmt.Errorf("no answer within %v", s.timeout)
-			}
-			err = ue.Err
-		}
-		return 0, err
+		return 0, publicError(err, s.timeout)
 	}
 	io.Copy(io.Discard, io.LimitReader(res.Body, maxAnswer))
 	res.Body.Close()

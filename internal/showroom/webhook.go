@@ -171,9 +171,10 @@ const MaxCallbackURL = 2048
 // delivered to: not absolute http(s), with user info (credentials belong
 // in the receiver's checks of the signature, not in a URL stored on every
 // job), a fragment, over MaxCallbackURL, or, unless allowPrivate, a
-// literal address that Showroom does not send to (PublicAddress). A host
-// name is checked when it is dialled, each time, so that a name which
-// later resolves to a private address is refused then.
+// literal address that Showroom does not send to (PublicAddress) or
+// localhost. Another host name is checked when it is dialled, each time,
+// so that a name which later resolves to a private address is refused
+// then.
 func CheckCallbackURL(raw string, allowPrivate bool) error {
 	bad := func(why string) error {
 		return Errorf(EInvalidCallbackURL, "the callback URL %s", why)
@@ -213,12 +214,24 @@ func CheckCallbackURL(raw string, allowPrivate bool) error {
 	if allowPrivate {
 		return nil
 	}
+	const allow = " unless the service runs with --webhook-allow-private (SHOWROOM_WEBHOOK_ALLOW_PRIVATE)"
 	if err == nil {
 		if err := PublicAddress(a); err != nil {
-			return Errorf(EInvalidCallbackURL, "the callback URL's host %v", err)
+			return Errorf(EInvalidCallbackURL, "the callback URL's host %v%s", err, allow)
 		}
 	}
+	if isLocalhost(u.Hostname()) {
+		// Such a name always resolves to loopback (RFC 6761): every
+		// delivery would fail at the dial, so it fails here, at once.
+		return Errorf(EInvalidCallbackURL, "the callback URL's host %s names this machine (a loopback address), to which webhooks are not sent%s", u.Hostname(), allow)
+	}
 	return nil
+}
+
+// isLocalhost reports whether host is localhost or a name under it.
+func isLocalhost(host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	return host == "localhost" || strings.HasSuffix(host, ".localhost")
 }
 
 // endsInNumber reports whether host's last label (a trailing dot aside)

@@ -2,6 +2,7 @@ package showroom_test
 
 import (
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,7 +36,7 @@ func TestPublicAddress(t *testing.T) {
 // TestCheckCallbackURL: what is accepted, and that private literals pass
 // when allowed.
 func TestCheckCallbackURL(t *testing.T) {
-	for _, u := range []string{"https://hooks.example.com/a?token=x&y=1", "http://hooks.example.com:8080/", "https://8.8.8.8/x", "http://localhost:9/"} {
+	for _, u := range []string{"https://hooks.example.com/a?token=x&y=1", "http://hooks.example.com:8080/", "https://8.8.8.8/x", "http://localhostz:9/", "http://localhost.example.com/"} {
 		if err := showroom.CheckCallbackURL(u, false); err != nil {
 			t.Errorf("%s refused: %v", u, err)
 		}
@@ -59,8 +60,17 @@ func TestCheckCallbackURL(t *testing.T) {
 	if err := showroom.CheckCallbackURL("http://127.0.0.1:8080/hook", true); err != nil {
 		t.Errorf("a loopback URL refused though allowed: %v", err)
 	}
-	if err := showroom.CheckCallbackURL("http://127.0.0.1:8080/hook", false); showroom.ErrorCode(err) != showroom.EInvalidCallbackURL {
-		t.Errorf("a loopback URL: %v", err)
+	// Refused: a loopback address, and localhost, which is one under any
+	// resolver (it was accepted, and every delivery then failed); the
+	// message names the setting that allows them.
+	for _, u := range []string{"http://127.0.0.1:8080/hook", "http://localhost:9/", "http://LocalHost./", "https://api.localhost/hook"} {
+		err := showroom.CheckCallbackURL(u, false)
+		if showroom.ErrorCode(err) != showroom.EInvalidCallbackURL || !strings.Contains(err.Error(), "--webhook-allow-private") {
+			t.Errorf("%s: %v, want INVALID_CALLBACK_URL naming --webhook-allow-private", u, err)
+		}
+		if err := showroom.CheckCallbackURL(u, true); err != nil {
+			t.Errorf("%s refused though private addresses are allowed: %v", u, err)
+		}
 	}
 }
 
