@@ -3,7 +3,11 @@ package showroom
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"path"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -50,4 +54,46 @@ func CheckMigrations(what string, known, applied []int) error {
 		return fmt.Errorf("%w: %s migrations %v", ErrNewerSchema, what, unknown)
 	}
 	return nil
+}
+
+// MigrationSet is one set of migrations (what: "showroom", "river"): the
+// versions a build knows and those its database has applied.
+type MigrationSet struct {
+	What           string
+	Known, Applied []int
+}
+
+// CheckSchema runs CheckMigrations on each set and returns the first
+// pending error (the one that makes a process refuse requests), else the
+// first other error, else nil.
+func CheckSchema(sets ...MigrationSet) error {
+	var first error
+	for _, s := range sets {
+		err := CheckMigrations(s.What, s.Known, s.Applied)
+		if errors.Is(err, ErrPendingMigrations) {
+			return err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// MigrationVersions returns the versions of the migrations in fsys that
+// match pattern: the number each file's name starts with (007_name.sql).
+func MigrationVersions(fsys fs.FS, pattern string) ([]int, error) {
+	names, err := fs.Glob(fsys, pattern)
+	if err != nil {
+		return nil, err
+	}
+	versions := make([]int, 0, len(names))
+	for _, name := range names {
+		v, err := strconv.Atoi(strings.SplitN(path.Base(name), "_", 2)[0])
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a number", name)
+		}
+		versions = append(versions, v)
+	}
+	return versions, nil
 }

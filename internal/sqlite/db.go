@@ -251,28 +251,22 @@ func (db *DB) migrate(ctx context.Context) error {
 // error. Open migrates, so only a file a newer build has migrated fails it
 // (ErrNewerSchema). Other errors mean it could not look.
 func (db *DB) CheckSchema(ctx context.Context) error {
-	known, err := knownVersions()
-	if err != nil {
+	ours := showroom.MigrationSet{What: "showroom"}
+	theirs := showroom.MigrationSet{What: "river"}
+	var err error
+	if ours.Known, err = showroom.MigrationVersions(migrationFS, "migrations/*.sql"); err != nil {
 		return err
 	}
-	applied, err := db.versions(ctx, `SELECT version FROM schema_migrations`)
-	if err != nil {
+	if ours.Applied, err = db.versions(ctx, `SELECT version FROM schema_migrations`); err != nil {
 		return err
 	}
-	ours := showroom.CheckMigrations("showroom", known, applied)
-	if errors.Is(ours, showroom.ErrPendingMigrations) {
-		return ours
-	}
-	if known, err = river.KnownMigrations(db.river); err != nil {
+	if theirs.Known, err = river.KnownMigrations(db.river); err != nil {
 		return err
 	}
-	if applied, err = db.versions(ctx, `SELECT version FROM river_migration WHERE line = 'main'`); err != nil {
+	if theirs.Applied, err = db.versions(ctx, `SELECT version FROM river_migration WHERE line = 'main'`); err != nil {
 		return err
 	}
-	if theirs := showroom.CheckMigrations("river", known, applied); theirs != nil {
-		return theirs
-	}
-	return ours
+	return showroom.CheckSchema(ours, theirs)
 }
 
 // versions reads the applied migrations' versions with query.
@@ -291,23 +285,6 @@ func (db *DB) versions(ctx context.Context, query string) ([]int, error) {
 		vs = append(vs, v)
 	}
 	return vs, rows.Err()
-}
-
-// knownVersions returns the versions of the migrations this build embeds.
-func knownVersions() ([]int, error) {
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	versions := make([]int, 0, len(names))
-	for _, name := range names {
-		v, err := strconv.Atoi(strings.SplitN(path.Base(name), "_", 2)[0])
-		if err != nil {
-			return nil, fmt.Errorf("migration %s: name must start with a number", name)
-		}
-		versions = append(versions, v)
-	}
-	return versions, nil
 }
 
 // tx runs fn in a transaction, committing if it returns nil.
