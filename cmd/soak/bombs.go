@@ -3,13 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"compress/zlib"
 	"context"
-	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"image"
-	"image/color"
 	"image/png"
 	"io"
 	"net"
@@ -18,6 +14,7 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/vision/visiontest"
 )
 
 // The bombing company sends, among the others' traffic, the hostile
@@ -58,12 +55,13 @@ var bombMix = []op{
 
 // bombs are the bodies the bombing company sends, made once.
 type bombs struct {
-	tall     []byte // an 8x65000 PNG background
-	flat     []byte // a 4000x8 JPEG photo
-	wide     []byte // a 4000x400 JPEG photo of a car, for an 18,000 px wide WebP
-	textPNG  []byte // a 64x64 PNG with 100 zTXt and iTXt chunks of 8 MiB each (0.8 GB, in 0.8 MB)
-	comment  []byte // an 800x500 JPEG of a car with a 1 MB comment before its frame
-	drainFor time.Duration
+	tall       []byte // an 8x65000 PNG background
+	flat       []byte // a 4000x8 JPEG photo
+	wide       []byte // a 4000x400 JPEG photo of a car, for an 18,000 px wide WebP
+	textUpload []byte // a 64x64 PNG with 100 zTXt chunks of 8 MiB each (0.8 GB, in 0.8 MB)
+	textPhoto  []byte // the same with iTXt chunks
+	comment    []byte // an 800x500 JPEG of a car with a 1 MB comment before its frame
+	drainFor   time.Duration
 }
 
 func makeBombs() (*bombs, error) {
@@ -86,18 +84,13 @@ func makeBombs() (*bombs, error) {
 	if b.wide, err = encodeJPEG(pipeline.NewSyntheticCar(4000, 400, 0).Photo); err != nil {
 		return nil, err
 	}
-	small, err := poster(64, 64, color.NRGBA{200, 40, 40, 255})
-	if err != nil {
-		return nil, err
-	}
-	if b.textPNG, err = withTextChunks(small, 100, 8<<20); err != nil {
-		return nil, err
-	}
+	b.textUpload = visiontest.TextBombPNG(64, 64, 100, 8<<20, "zTXt")
+	b.textPhoto = visiontest.TextBombPNG(64, 64, 100, 8<<20, "iTXt")
 	car, err := encodeJPEG(pipeline.NewSyntheticCar(800, 500, 0).Photo)
 	if err != nil {
 		return nil, err
 	}
-	b.comment = withComment(car, 1<<20)
+	b.comment = visiontest.Commented(car, 1<<20)
 	return &b, nil
 }
 
@@ -105,56 +98,6 @@ func encodePNG(img image.Image) ([]byte, error) {
 	var buf bytes.Buffer
 	err := png.Encode(&buf, img)
 	return buf.Bytes(), err
-}
-
-// withTextChunks inserts n compressed text chunks (zTXt and iTXt in turn),
-// each inflating to size bytes of zeros, after the PNG's IHDR.
-func withTextChunks(p []byte, n, size int) ([]byte, error) {
-	var z bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
-	if _, err := zw.Write(make([]byte, size)); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	const ihdrEnd = 8 + 8 + 13 + 4 // signature, IHDR's length and type, its data, its CRC
-	out := bytes.NewBuffer(append([]byte(nil), p[:ihdrEnd]...))
-	for i := range n {
-		var data []byte
-		if i%2 == 0 {
-			data = append([]byte("Comment\x00\x00"), z.Bytes()...) // keyword, NUL, method 0
-			writeChunk(out, "zTXt", data)
-		} else {
-			data = append([]byte("Comment\x00\x01\x00\x00\x00"), z.Bytes()...) // keyword, NUL, compressed, method, no language, no translation
-			writeChunk(out, "iTXt", data)
-		}
-	}
-	out.Write(p[ihdrEnd:])
-	return out.Bytes(), nil
-}
-
-func writeChunk(w *bytes.Buffer, typ string, data []byte) {
-	binary.Write(w, binary.BigEndian, uint32(len(data)))
-	crc := crc32.NewIEEE()
-	crc.Write([]byte(typ))
-	crc.Write(data)
-	w.WriteString(typ)
-	w.Write(data)
-	binary.Write(w, binary.BigEndian, crc.Sum32())
-}
-
-// withComment puts comment segments of size bytes in all right after the
-// JPEG's SOI marker, before its frame header.
-func withComment(jpg []byte, size int) []byte {
-	out := append([]byte(nil), jpg[:2]...)
-	for size > 0 {
-		n := min(size, 65533)
-		out = append(out, 0xFF, 0xFE, byte((n+2)>>8), byte(n+2))
-		out = append(out, bytes.Repeat([]byte{'c'}, n)...)
-		size -= n
-	}
-	return append(out, jpg[2:]...)
 }
 
 // setupBombs gives the bombing company its tall background and the
@@ -187,12 +130,12 @@ func (c *client) bombWebPSide(ctx context.Context) {
 }
 
 func (c *client) bombTextPhoto(ctx context.Context) {
-	c.bombProcess(ctx, "bomb: PNG text photo", "cutout", "", c.s.bombs.textPNG)
+	c.bombProcess(ctx, "bomb: PNG text photo", "cutout", "", c.s.bombs.textPhoto)
 }
 
 func (c *client) bombTextUpload(ctx context.Context) {
 	c.do(ctx, request{op: "bomb: PNG text upload", method: "POST", url: c.url("/v1/content/upload/textbomb/POSTER"),
-		body: c.s.bombs.textPNG, ctype: "image/png", success: []int{200, 201}, expect: bombRefusals, check: checkJSONObject})
+		body: c.s.bombs.textUpload, ctype: "image/png", success: []int{200, 201}, expect: bombRefusals, check: checkJSONObject})
 }
 
 // bombComment sends the commented JPEG asynchronously: accepted, it must
