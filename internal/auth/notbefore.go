@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/showroom/showroom/internal/showroom"
@@ -33,36 +32,10 @@ type userState struct {
 	read      time.Time
 }
 
-// userCache remembers userStates by username, at most max: when full, an
-// arbitrary entry makes room, as in tokenCache.
-type userCache struct {
-	max     int
-	mu      sync.Mutex
-	entries map[string]userState
-}
+// userCache remembers userStates by username, bounded as tokenCache is.
+type userCache = boundedCache[string, userState]
 
-func newUserCache(max int) *userCache {
-	return &userCache{max: max, entries: map[string]userState{}}
-}
-
-func (c *userCache) get(username string) (userState, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s, ok := c.entries[username]
-	return s, ok
-}
-
-func (c *userCache) put(username string, s userState) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.entries[username]; !ok && len(c.entries) >= c.max {
-		for k := range c.entries {
-			delete(c.entries, k)
-			break
-		}
-	}
-	c.entries[username] = s
-}
+func newUserCache(max int) *userCache { return newBoundedCache[string, userState](max) }
 
 // tokenTime is t as a token carries it: to the millisecond (see
 // jwt.TimePrecision in tokens.go).
