@@ -269,7 +269,7 @@ func TestSplitRoles(t *testing.T) {
 }
 
 // TestWorkerServesProbes: a worker answers /healthz, /readyz (its
-// database, blob folder and model, each named) and /metrics on its --addr,
+// database, blob folder, model and the data directory's disk, each named) and /metrics on its --addr,
 // and says where at start; with --metrics-addr the metrics move there.
 func TestWorkerServesProbes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(defaultModelDir(), "u2netp.onnx")); err != nil {
@@ -290,9 +290,9 @@ func TestWorkerServesProbes(t *testing.T) {
 		Checks map[string]string `json:"checks"`
 	}
 	json.Unmarshal(body, &ready)
-	if code != 200 || ready.Status != "ready" || len(ready.Checks) != 3 ||
-		ready.Checks["database"] != "ok" || ready.Checks["blobs"] != "ok" || ready.Checks["model"] != "ok" {
-		t.Errorf("worker /readyz: %d %s, want 200 with database, blobs and model ok", code, body)
+	if code != 200 || ready.Status != "ready" || len(ready.Checks) != 4 || ready.Checks["database"] != "ok" ||
+		ready.Checks["blobs"] != "ok" || ready.Checks["model"] != "ok" || ready.Checks["disk"] != "ok" {
+		t.Errorf("worker /readyz: %d %s, want 200 with database, blobs, model and disk ok", code, body)
 	}
 	if code, body := get(t, base+"/healthz", ""); code != 200 || !strings.Contains(string(body), `"ok"`) {
 		t.Errorf("worker /healthz: %d %s", code, body)
