@@ -3,6 +3,7 @@ package vision
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"image"
 	"image/color"
@@ -295,6 +296,24 @@ func TestDecodeIgnoresPNGText(t *testing.T) {
 		}
 		if d := visiontest.CPUTime() - start; d > 500*time.Millisecond {
 			t.Errorf("%s: inspected and decoded twice in %v of CPU", typ, d)
+		}
+	}
+	// A text chunk that claims more than the file holds: libpng would
+	// allocate the claim (1.6 GB here) before finding the file short. Found
+	// by FuzzInspect, as a hang.
+	short := visiontest.TextBombPNG(9, 9, 1, 64, "zTXt")
+	short = short[:33+8+20]                               // signature and IHDR, the text chunk's length, type and 20 bytes
+	binary.BigEndian.PutUint32(short[33:], 1_652_556_130) // its length
+	for i := range 3 {
+		start := visiontest.CPUTime()
+		if _, err := Inspect(short, DefaultLimits()); showroom.ErrorCode(err) != showroom.EInvalidImage {
+			t.Errorf("a text chunk longer than the file, inspected: %v, want INVALID_IMAGE", err)
+		}
+		if _, err := Decode(ctx, short, DefaultLimits()); showroom.ErrorCode(err) != showroom.EInvalidImage {
+			t.Errorf("a text chunk longer than the file, decoded: %v, want INVALID_IMAGE", err)
+		}
+		if d := visiontest.CPUTime() - start; d > 100*time.Millisecond {
+			t.Errorf("a text chunk longer than the file, run %d: %v of CPU", i, d)
 		}
 	}
 }

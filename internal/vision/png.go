@@ -18,7 +18,11 @@ const pngSignature = "\x89PNG\r\n\x1a\n"
 // The walk goes chunk by chunk, by their lengths, as libpng reads them, and
 // checks no CRC: a chunk it cannot read past (a length beyond the data, a
 // file cut short) ends the walk, and what follows is kept as it is, for the
-// decoder to refuse, since libpng cannot read past it either.
+// decoder to refuse, since libpng cannot read past it either. Except a text
+// chunk: libpng allocates the length a text chunk claims before it reads
+// it, so a 400-byte file whose last chunk claims 1.6 GB of text took
+// seconds and, called again, hung. Such a chunk is cut off with all that
+// follows it, which was nothing but the claim.
 func withoutPNGText(data []byte) []byte {
 	if len(data) < len(pngSignature) || string(data[:len(pngSignature)]) != pngSignature {
 		return data
@@ -28,17 +32,21 @@ func withoutPNGText(data []byte) []byte {
 	for i := len(pngSignature); i+8 <= len(data); {
 		n := binary.BigEndian.Uint32(data[i:])
 		end := i + 12 + int(n) // length, type, data, CRC
+		text := isPNGText(data[i+4 : i+8])
 		if n > 1<<31-1 || end > len(data) {
-			break
+			if !text {
+				break
+			}
+			end = len(data)
 		}
-		switch string(data[i+4 : i+8]) {
-		case "tEXt", "zTXt", "iTXt":
+		switch {
+		case text:
 			if out == nil {
 				out = make([]byte, 0, len(data))
 			}
 			out = append(out, data[kept:i]...)
 			kept = end
-		case "IEND":
+		case string(data[i+4:i+8]) == "IEND":
 			i = len(data)
 			continue
 		}
@@ -48,4 +56,13 @@ func withoutPNGText(data []byte) []byte {
 		return data
 	}
 	return append(out, data[kept:]...)
+}
+
+// isPNGText reports whether a chunk's type is one of the text chunks.
+func isPNGText(typ []byte) bool {
+	switch string(typ) {
+	case "tEXt", "zTXt", "iTXt":
+		return true
+	}
+	return false
 }
