@@ -174,7 +174,9 @@ var catalog = []Processor{
 				"far wheels touch the ground (the car is raised where its near wheels would leave the canvas)."),
 			num("carWidth", 0.8, 0, 1, "Largest width of the car, as a share of the canvas width."),
 			num("carHeight", 0.7, 0, 1, "Largest height of the car, as a share of the canvas height."),
-			colour("background", "#FFFFFF", "Canvas colour, #RRGGBB."),
+			colour("background", "#FFFFFF", "Canvas colour, #RRGGBB. Without it, the background an earlier "+
+				"processor set is kept (white where none did); with it, a different background set earlier "+
+				"is refused (a configuration has one background)."),
 			{Name: "useKeypoints", Type: Boolean, Default: false,
 				Description: "Level a slightly tilted car (up to 4 degrees) on the line through its wheels' " +
 					"contact points; a steeper line is a three-quarter view's perspective and is kept. " +
@@ -301,6 +303,7 @@ func Validate(ctx context.Context, elems []any, content ContentLookup) ([]showro
 		return ds, nil
 	}
 	seen := map[string]bool{}
+	var bg setBackground
 	for i, el := range elems {
 		base := fmt.Sprintf("/%d", i)
 		obj, ok := el.(map[string]any)
@@ -357,8 +360,58 @@ func Validate(ctx context.Context, elems []any, content ContentLookup) ([]showro
 				add(base+"/"+escapePointer(param.Name), "is required by %s", name)
 			}
 		}
+		if set, ok := backgroundSet(name, obj); ok {
+			set.at = i
+			if bg.value != "" && !strings.EqualFold(bg.value, set.value) {
+				add(base+"/"+set.ptr, "%s's %s %s would replace the background %s that %s at /%d set: a configuration "+
+					"has one background; leave it to one of them (%s without background keeps the earlier one)",
+					name, set.param, set.value, bg.value, bg.by, bg.at, PlaceCar)
+			} else if bg.value == "" {
+				set.by = name
+				bg = set
+			}
+		}
 	}
 	return ds, nil
+}
+
+// setBackground is the background a step sets, for Validate's rule that a
+// configuration has one: a later processor that silently replaced an
+// earlier one's background (PlaceCarProcessor's white over an uploaded
+// studio) was a trap no dealer would see until the results came back.
+type setBackground struct {
+	value      string // a colour, or a quoted content name
+	param, ptr string // the parameter that sets it and where to point
+	by         string
+	at         int
+}
+
+// backgroundSet returns the background a step sets, if it sets one:
+// CleanBackgroundProcessor always (its colour, white by default),
+// AddBackgroundAndCropProcessor its image, PlaceCarProcessor only with
+// an explicit background (without one it keeps an earlier background).
+// A value of the wrong type sets nothing: Validate reports it already.
+func backgroundSet(name string, obj map[string]any) (setBackground, bool) {
+	param, ptr := "", ""
+	switch name {
+	case CleanBackground:
+		param, ptr = "color", "color"
+		if _, ok := obj[param]; !ok {
+			return setBackground{value: "#FFFFFF", param: param, ptr: "processorName"}, true
+		}
+	case PlaceCar:
+		param, ptr = "background", "background"
+	case AddBackgroundAndCrop:
+		n, ok := obj["background"].(string)
+		return setBackground{value: fmt.Sprintf("%q", n), param: "background", ptr: "background"}, ok
+	default:
+		return setBackground{}, false
+	}
+	c, ok := obj[param].(string)
+	if !ok || !colourRE.MatchString(c) {
+		return setBackground{}, false
+	}
+	return setBackground{value: strings.ToUpper(c), param: param, ptr: ptr}, true
 }
 
 // checkValue returns what is wrong with v as a value of param, or "".

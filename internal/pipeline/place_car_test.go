@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"image"
+	"image/color"
 	"math"
 	"testing"
 )
@@ -150,6 +151,33 @@ func TestPlaceCarDoesNotEnlargeTheCar(t *testing.T) {
 		}
 		if share := float64(got.Dx()) / float64(w); math.Abs(share-tt.width) > 0.01 {
 			t.Errorf("carWidth %.2f: car %.3f of the canvas wide", tt.width, share)
+		}
+	}
+}
+
+// TestPlaceCarKeepsAnEarlierBackground: PlaceCarProcessor without its own
+// background re-places the car on the background an earlier processor
+// set (an uploaded studio, a colour) instead of painting it white; with
+// one of its own, on a configuration without another, it paints it.
+func TestPlaceCarKeepsAnEarlierBackground(t *testing.T) {
+	car := testCar(t)
+	e := newTestEngine(t, &fakeSegmenter{car: car}, mapContent{"room": studio(640, 400, 0.7)})
+	add := Step{"processorName": AddBackgroundAndCrop, "background": "room", "horizonLine": 0.7}
+	place := Step{"processorName": PlaceCar, "carWidth": 0.5}
+	for _, tt := range []struct {
+		name  string
+		steps []Step
+		wall  func(color.NRGBA) bool
+	}{
+		{"studio", []Step{det(), add, place}, isWall},
+		{"colour", []Step{det(), {"processorName": CleanBackground, "color": "#102030"}, place},
+			func(c color.NRGBA) bool { return near(c, color.NRGBA{0x10, 0x20, 0x30, 255}, 3) }},
+		{"own colour", []Step{det(), {"processorName": PlaceCar, "background": "#000000"}},
+			func(c color.NRGBA) bool { return near(c, color.NRGBA{0, 0, 0, 255}, 3) }},
+	} {
+		out := render(t, e, car, tt.steps...)
+		if c := at(out, 2, 2); !tt.wall(c) {
+			t.Errorf("%s: top-left corner %v, not the earlier background", tt.name, c)
 		}
 	}
 }
