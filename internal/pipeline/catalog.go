@@ -166,8 +166,8 @@ var catalog = []Processor{
 		Name: PlaceCar,
 		Description: "Scales the car to fit carWidth x carHeight of the canvas, centres it and stands it on the horizon " +
 			"as photographed: its far wheels touch the horizon, its near wheels stand lower. The canvas is the " +
-			"photo's size, made smaller by as much as the car would otherwise be enlarged (an enlarged car is only " +
-			"softer); ResizeProcessor gives a fixed output size.",
+			"photo's size (or the one an earlier AddBackgroundAndCropProcessor set); ResizeProcessor gives a " +
+			"fixed output size.",
 		Requires: []string{DetectCarMask},
 		Params: []Param{
 			num("horizonLine", 0.75, 0, 1, "The ground line, as a share of the canvas height from the top: where the "+
@@ -189,7 +189,7 @@ var catalog = []Processor{
 			"its floor: the far wheels a fifth of the car's height (at most half the floor) below the line where " +
 			"the floor meets the wall, the near wheels lower as photographed, the car as large as the margins " +
 			"allow. Without an output size the output is the background's size, made smaller where the car would " +
-			"otherwise be enlarged beyond its photographed pixels.",
+			"otherwise be enlarged beyond its photographed pixels, but never with a long side under the photo's.",
 		Requires: []string{DetectCarMask},
 		Params: []Param{
 			{Name: "background", Type: String, Kind: ContentRef, ContentTypes: []string{showroom.ContentBackground},
@@ -205,7 +205,7 @@ var catalog = []Processor{
 				Description: "Width of the output in pixels, honoured exactly; with outputHeight unset the " +
 					"height follows the background's aspect (a background of an extreme shape can make that too " +
 					"large: the run then fails with 422 INVALID_CONFIGURATION). With neither set: the background's size, " +
-					"smaller where the car would be enlarged."},
+					"smaller where the car would be enlarged, its long side at least the photo's."},
 			{Name: "outputHeight", Type: Integer, Min: bound(64), Max: bound(MaxNamedSide),
 				Description: "Height of the output in pixels, honoured exactly; with outputWidth unset the " +
 					"width follows the background's aspect."},

@@ -424,6 +424,15 @@ func applyTogether(ctx context.Context, r *run, s *Scene, group []step) ([]time.
 }
 
 // loadContent loads a company's content as NRGBA.
+// outputPixels returns the engine's output limit, 0 (none) without an
+// engine.
+func (r *run) outputPixels() int64 {
+	if r.e == nil {
+		return 0
+	}
+	return r.e.outputPixels()
+}
+
 func (r *run) loadContent(ctx context.Context, name string) (*image.NRGBA, error) {
 	if r.e == nil || r.e.cfg.Content == nil {
 		return nil, showroom.Errorf(showroom.EContentNotFound, "content %q not found", name)

@@ -19,13 +19,14 @@ import (
 	"github.com/showroom/showroom/internal/vision"
 )
 
-// everyProcessor is a configuration using each processor once.
+// everyProcessor is a configuration using each processor once, but
+// CleanBackground: a configuration has one background, here
+// AddBackgroundAndCrop's (TestOneBackground).
 func everyProcessor() []Step {
 	return []Step{
 		det(),
 		{"processorName": DetectCarShadow},
 		{"processorName": SemiTransparentWindows, "windowTransparency": 0.7},
-		{"processorName": CleanBackground, "color": "#EEEEEE"},
 		{"processorName": PlaceCar, "useKeypoints": true},
 		{"processorName": AddBackgroundAndCrop, "background": "studio", "outputWidth": 320.0},
 		{"processorName": PlaceShadow, "opacity": 0.6},

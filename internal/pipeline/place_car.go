@@ -46,16 +46,12 @@ func (p placeCar) apply(ctx context.Context, r *run, s *Scene) error {
 	fit := func(cw, ch float64) float64 {
 		return math.Max(math.Min(p.width*cw/st.width(), p.height*ch/st.height()), minScale)
 	}
+	// The canvas is kept: the photo's size, or the one an earlier
+	// processor sized (AddBackgroundAndCrop's). A car smaller than carWidth
+	// x carHeight of it is enlarged rather than the canvas shrunk: an
+	// output smaller than the photo is a step back on a listing.
 	cw, ch := float64(s.Canvas.X), float64(s.Canvas.Y)
 	sc := fit(cw, ch)
-	// The photo's own canvas is shrunk rather than the car enlarged: an
-	// enlarged car is only softer, never more detailed. A canvas an
-	// earlier processor sized (AddBackgroundAndCrop's) is kept.
-	if sc > 1 && s.Canvas == s.Photo.Rect.Size() {
-		cw, ch = unenlarged(cw, ch, sc)
-		s.Canvas = image.Point{int(cw), int(ch)}
-		sc = fit(cw, ch)
-	}
 	// The far wheels on the horizon, unless that would put the car over
 	// the canvas's edge.
 	y := math.Max(math.Min(p.horizon*ch, ch-sc*st.below), sc*st.above)
