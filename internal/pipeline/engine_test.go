@@ -468,7 +468,8 @@ func TestRenderByCopy(t *testing.T) {
 	s := scene(t, e, car, det(), Step{"processorName": DetectCarShadow},
 		Step{"processorName": SemiTransparentWindows, "windowTransparency": 0.5},
 		Step{"processorName": CleanBackground, "enableShadow": true, "color": "#FFFFFF"},
-		Step{"processorName": PlaceCar, "background": "#FFFFFF", "carWidth": 0.95, "carHeight": 1.0})
+		// The car as wide on the photo's canvas as it was photographed.
+		Step{"processorName": PlaceCar, "background": "#FFFFFF", "carWidth": float64(car.Box.Dx()) / float64(car.Photo.Rect.Dx()), "carHeight": 1.0})
 	dx, dy, ok := s.Place.shift()
 	if !ok {
 		t.Fatalf("PlaceCar left the car at %+v, not on whole pixels", s.Place)
