@@ -154,8 +154,9 @@ func TestOneBackground(t *testing.T) {
 			}
 		})
 	}
-	// The predefined configurations stay valid.
-	for _, c := range PredefinedConfigurations() {
+	// The predefined configurations (and the gallery's, which hold them)
+	// stay valid.
+	for _, c := range GalleryConfigurations() {
 		var elems []any
 		if err := json.Unmarshal(c.Processors, &elems); err != nil {
 			t.Fatal(err)
