@@ -173,6 +173,10 @@ func TestSaveConfigurationRefused(t *testing.T) {
 			422, showroom.EInvalidConfig, []d{{"/1/background", `content "logo" is of type POSTER; BACKGROUND_SIMPLE needed`}}},
 		{"required parameter missing", "c", `[{"processorName":"DetectCarMaskProcessor"},{"processorName":"AddBackgroundAndCropProcessor"}]`,
 			422, showroom.EInvalidConfig, []d{{"/1/background", "is required by AddBackgroundAndCropProcessor"}}},
+		{"a second background", "c", `[{"processorName":"DetectCarMaskProcessor"},{"processorName":"AddBackgroundAndCropProcessor","background":"bg"},
+			{"processorName":"PlaceCarProcessor","background":"#FFFFFF"}]`, 422, showroom.EInvalidConfig,
+			[]d{{"/2/background", `PlaceCarProcessor's background #FFFFFF would replace the background "bg" that AddBackgroundAndCropProcessor ` +
+				`at /1 set: a configuration has one background; leave it to one of them (PlaceCarProcessor without background keeps the earlier one)`}}},
 		{"object without configurations", "c", `{"configurationType":"EXTERIOR"}`, 422, showroom.EInvalidConfig,
 			[]d{{"/configurations", "is required: an array of processor objects"}}},
 		{"object with problems", "c", `{"configurations":[{"processorName":"DetectCarMaskProcessor","carDetectionThreshold":2}],

@@ -12,7 +12,7 @@ import (
 // car standing on its floor, as large as the margins allow. The output is
 // the crop of the covering background to outputWidth × outputHeight; with
 // neither given, the background's size, made smaller where that would
-// enlarge the car.
+// enlarge the car, and never with a long side under the photo's.
 type addBackground struct {
 	name                     string
 	horizon                  float64
@@ -52,13 +52,37 @@ func (a addBackground) apply(ctx context.Context, r *run, s *Scene) error {
 		s.standOnWheels(false)
 	}
 	a.layout(s, img, ow, oh)
-	// Everything in the layout is a share of the canvas, so a smaller
-	// canvas is the same picture with the car at its photographed size.
-	if sc := s.Place.Scale; a.width == 0 && a.height == 0 && s.hasCar() && sc > 1 {
-		ow, oh = unenlarged(ow, oh, sc)
-		a.layout(s, img, ow, oh)
+	// Everything in the layout is a share of the canvas, so a smaller or
+	// larger canvas is the same picture with the car smaller or larger.
+	if a.width == 0 && a.height == 0 {
+		w, h := ow, oh
+		if sc := s.Place.Scale; s.hasCar() && sc > 1 {
+			w, h = unenlarged(w, h, sc)
+		}
+		w, h = notSmallerThan(w, h, s.Photo.Rect.Size(), r.outputPixels())
+		if w != ow || h != oh {
+			a.layout(s, img, w, h)
+		}
 	}
 	return nil
+}
+
+// notSmallerThan returns the default canvas w×h scaled up, where needed,
+// so that its long side is the photo's: remove.bg and Photoroom never
+// return less than they were given, and a listing shows a picture
+// smaller than the photo as a step back (the car is enlarged with a good
+// filter instead). It stays within limit pixels, so a default size never
+// refuses a photo that was accepted.
+func notSmallerThan(w, h float64, photo image.Point, limit int64) (float64, float64) {
+	if long := float64(max(photo.X, photo.Y)); math.Max(w, h) < long {
+		k := long / math.Max(w, h)
+		w, h = math.Max(math.Round(w*k), 1), math.Max(math.Round(h*k), 1)
+	}
+	if limit > 0 && w*h > float64(limit) {
+		k := math.Sqrt(float64(limit) / (w * h))
+		w, h = math.Max(math.Floor(w*k), 1), math.Max(math.Floor(h*k), 1)
+	}
+	return w, h
 }
 
 // layout sets the canvas to ow×oh, the background covering it and the car

@@ -166,15 +166,17 @@ var catalog = []Processor{
 		Name: PlaceCar,
 		Description: "Scales the car to fit carWidth x carHeight of the canvas, centres it and stands it on the horizon " +
 			"as photographed: its far wheels touch the horizon, its near wheels stand lower. The canvas is the " +
-			"photo's size, made smaller by as much as the car would otherwise be enlarged (an enlarged car is only " +
-			"softer); ResizeProcessor gives a fixed output size.",
+			"photo's size (or the one an earlier AddBackgroundAndCropProcessor set); ResizeProcessor gives a " +
+			"fixed output size.",
 		Requires: []string{DetectCarMask},
 		Params: []Param{
 			num("horizonLine", 0.75, 0, 1, "The ground line, as a share of the canvas height from the top: where the "+
 				"far wheels touch the ground (the car is raised where its near wheels would leave the canvas)."),
 			num("carWidth", 0.8, 0, 1, "Largest width of the car, as a share of the canvas width."),
 			num("carHeight", 0.7, 0, 1, "Largest height of the car, as a share of the canvas height."),
-			colour("background", "#FFFFFF", "Canvas colour, #RRGGBB."),
+			colour("background", "#FFFFFF", "Canvas colour, #RRGGBB. Without it, the background an earlier "+
+				"processor set is kept (white where none did); with it, a different background set earlier "+
+				"is refused (a configuration has one background)."),
 			{Name: "useKeypoints", Type: Boolean, Default: false,
 				Description: "Level a slightly tilted car (up to 4 degrees) on the line through its wheels' " +
 					"contact points; a steeper line is a three-quarter view's perspective and is kept. " +
@@ -187,7 +189,7 @@ var catalog = []Processor{
 			"its floor: the far wheels a fifth of the car's height (at most half the floor) below the line where " +
 			"the floor meets the wall, the near wheels lower as photographed, the car as large as the margins " +
 			"allow. Without an output size the output is the background's size, made smaller where the car would " +
-			"otherwise be enlarged beyond its photographed pixels.",
+			"otherwise be enlarged beyond its photographed pixels, but never with a long side under the photo's.",
 		Requires: []string{DetectCarMask},
 		Params: []Param{
 			{Name: "background", Type: String, Kind: ContentRef, ContentTypes: []string{showroom.ContentBackground},
@@ -203,7 +205,7 @@ var catalog = []Processor{
 				Description: "Width of the output in pixels, honoured exactly; with outputHeight unset the " +
 					"height follows the background's aspect (a background of an extreme shape can make that too " +
 					"large: the run then fails with 422 INVALID_CONFIGURATION). With neither set: the background's size, " +
-					"smaller where the car would be enlarged."},
+					"smaller where the car would be enlarged, its long side at least the photo's."},
 			{Name: "outputHeight", Type: Integer, Min: bound(64), Max: bound(MaxNamedSide),
 				Description: "Height of the output in pixels, honoured exactly; with outputWidth unset the " +
 					"width follows the background's aspect."},
@@ -301,6 +303,7 @@ func Validate(ctx context.Context, elems []any, content ContentLookup) ([]showro
 		return ds, nil
 	}
 	seen := map[string]bool{}
+	var bg setBackground
 	for i, el := range elems {
 		base := fmt.Sprintf("/%d", i)
 		obj, ok := el.(map[string]any)
@@ -357,8 +360,58 @@ func Validate(ctx context.Context, elems []any, content ContentLookup) ([]showro
 				add(base+"/"+escapePointer(param.Name), "is required by %s", name)
 			}
 		}
+		if set, ok := backgroundSet(name, obj); ok {
+			set.at = i
+			if bg.value != "" && !strings.EqualFold(bg.value, set.value) {
+				add(base+"/"+set.ptr, "%s's %s %s would replace the background %s that %s at /%d set: a configuration "+
+					"has one background; leave it to one of them (%s without background keeps the earlier one)",
+					name, set.param, set.value, bg.value, bg.by, bg.at, PlaceCar)
+			} else if bg.value == "" {
+				set.by = name
+				bg = set
+			}
+		}
 	}
 	return ds, nil
+}
+
+// setBackground is the background a step sets, for Validate's rule that a
+// configuration has one: a later processor that silently replaced an
+// earlier one's background (PlaceCarProcessor's white over an uploaded
+// studio) was a trap no dealer would see until the results came back.
+type setBackground struct {
+	value      string // a colour, or a quoted content name
+	param, ptr string // the parameter that sets it and where to point
+	by         string
+	at         int
+}
+
+// backgroundSet returns the background a step sets, if it sets one:
+// CleanBackgroundProcessor always (its colour, white by default),
+// AddBackgroundAndCropProcessor its image, PlaceCarProcessor only with
+// an explicit background (without one it keeps an earlier background).
+// A value of the wrong type sets nothing: Validate reports it already.
+func backgroundSet(name string, obj map[string]any) (setBackground, bool) {
+	param, ptr := "", ""
+	switch name {
+	case CleanBackground:
+		param, ptr = "color", "color"
+		if _, ok := obj[param]; !ok {
+			return setBackground{value: "#FFFFFF", param: param, ptr: "processorName"}, true
+		}
+	case PlaceCar:
+		param, ptr = "background", "background"
+	case AddBackgroundAndCrop:
+		n, ok := obj["background"].(string)
+		return setBackground{value: fmt.Sprintf("%q", n), param: "background", ptr: "background"}, ok
+	default:
+		return setBackground{}, false
+	}
+	c, ok := obj[param].(string)
+	if !ok || !colourRE.MatchString(c) {
+		return setBackground{}, false
+	}
+	return setBackground{value: strings.ToUpper(c), param: param, ptr: ptr}, true
 }
 
 // checkValue returns what is wrong with v as a value of param, or "".

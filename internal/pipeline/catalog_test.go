@@ -109,3 +109,60 @@ func TestEffectiveParamsAndCost(t *testing.T) {
 		t.Error("unknown processor accepted")
 	}
 }
+
+// TestOneBackground: a configuration has one background. A processor that
+// would replace a background an earlier one set with a different one is
+// refused, naming both; PlaceCarProcessor without its own background keeps
+// the earlier one, so those compose.
+func TestOneBackground(t *testing.T) {
+	const (
+		det   = `{"processorName":"DetectCarMaskProcessor"}`
+		place = `{"processorName":"PlaceCarProcessor"}`
+		add   = `{"processorName":"AddBackgroundAndCropProcessor","background":"bg"}`
+		clean = `{"processorName":"CleanBackgroundProcessor"}`
+	)
+	for _, tt := range []struct {
+		name, config string
+		want         []showroom.Detail
+	}{
+		{"place after add keeps the image", `[` + det + `,` + add + `,` + place + `]`, nil},
+		{"place after clean keeps the colour", `[` + det + `,{"processorName":"CleanBackgroundProcessor","color":"#102030"},` + place + `]`, nil},
+		{"same colour twice", `[` + det + `,` + clean + `,{"processorName":"PlaceCarProcessor","background":"#ffffff"}]`, nil},
+		{"place before add", `[` + det + `,` + place + `,` + add + `]`, nil},
+		{"place with a colour after add", `[` + det + `,` + add + `,{"processorName":"PlaceCarProcessor","background":"#FFFFFF"}]`,
+			[]showroom.Detail{{Pointer: "/2/background", Problem: `PlaceCarProcessor's background #FFFFFF would replace the background "bg" that AddBackgroundAndCropProcessor at /1 set: a configuration has one background; leave it to one of them (PlaceCarProcessor without background keeps the earlier one)`}}},
+		{"clean after add", `[` + det + `,` + add + `,` + clean + `]`,
+			[]showroom.Detail{{Pointer: "/2/processorName", Problem: `CleanBackgroundProcessor's color #FFFFFF would replace the background "bg" that AddBackgroundAndCropProcessor at /1 set: a configuration has one background; leave it to one of them (PlaceCarProcessor without background keeps the earlier one)`}}},
+		{"add after clean", `[` + det + `,` + clean + `,` + add + `]`,
+			[]showroom.Detail{{Pointer: "/2/background", Problem: `AddBackgroundAndCropProcessor's background "bg" would replace the background #FFFFFF that CleanBackgroundProcessor at /1 set: a configuration has one background; leave it to one of them (PlaceCarProcessor without background keeps the earlier one)`}}},
+		{"add after a placed colour", `[` + det + `,{"processorName":"PlaceCarProcessor","background":"#000000"},` + add + `]`,
+			[]showroom.Detail{{Pointer: "/2/background", Problem: `AddBackgroundAndCropProcessor's background "bg" would replace the background #000000 that PlaceCarProcessor at /1 set: a configuration has one background; leave it to one of them (PlaceCarProcessor without background keeps the earlier one)`}}},
+		{"two colours", `[` + det + `,{"processorName":"CleanBackgroundProcessor","color":"#102030"},{"processorName":"PlaceCarProcessor","background":"#FFFFFF"}]`,
+			[]showroom.Detail{{Pointer: "/2/background", Problem: `PlaceCarProcessor's background #FFFFFF would replace the background #102030 that CleanBackgroundProcessor at /1 set: a configuration has one background; leave it to one of them (PlaceCarProcessor without background keeps the earlier one)`}}},
+		{"clean after a placed colour", `[` + det + `,{"processorName":"PlaceCarProcessor","background":"#000000"},` + clean + `]`,
+			[]showroom.Detail{{Pointer: "/2/processorName", Problem: `CleanBackgroundProcessor's color #FFFFFF would replace the background #000000 that PlaceCarProcessor at /1 set: a configuration has one background; leave it to one of them (PlaceCarProcessor without background keeps the earlier one)`}}},
+		{"two images", `[` + det + `,` + add + `,{"processorName":"AddBackgroundAndCropProcessor","background":"other"}]`,
+			[]showroom.Detail{{Pointer: "/2/background", Problem: `AddBackgroundAndCropProcessor's background "other" would replace the background "bg" that AddBackgroundAndCropProcessor at /1 set: a configuration has one background; leave it to one of them (PlaceCarProcessor without background keeps the earlier one)`}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ds, err := Validate(context.Background(), decodeArray(t, tt.config), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(ds, tt.want) {
+				t.Errorf("details\n%v\nwant\n%v", ds, tt.want)
+			}
+		})
+	}
+	// The predefined configurations (and the gallery's, which hold them)
+	// stay valid.
+	for _, c := range GalleryConfigurations() {
+		var elems []any
+		if err := json.Unmarshal(c.Processors, &elems); err != nil {
+			t.Fatal(err)
+		}
+		if ds, err := Validate(context.Background(), elems, nil); err != nil || ds != nil {
+			t.Errorf("%s: %v %v", c.Name, ds, err)
+		}
+	}
+}

@@ -100,10 +100,19 @@ So:
 - processors that change different parts of the scene can come in any order
   (DetectCarShadowProcessor, SemiTransparentWindowsProcessor,
   CleanBackgroundProcessor and AddPosterProcessor commute);
-- where two processors set the same part, the later one wins: the background
-  is set by CleanBackgroundProcessor and PlaceCarProcessor (a colour) and
-  AddBackgroundAndCropProcessor (an image); the car's place and the canvas by
-  PlaceCarProcessor and AddBackgroundAndCropProcessor; the shadow's opacity by
+- a configuration has one background, set by CleanBackgroundProcessor (its
+  color), AddBackgroundAndCropProcessor (its image) or PlaceCarProcessor (its
+  background, when given). Processors compose rather than undo each other:
+  PlaceCarProcessor without a background keeps the one set earlier (after
+  AddBackgroundAndCropProcessor it re-places the car on that image's canvas;
+  after CleanBackgroundProcessor, on its colour), and white where none was
+  set. A configuration in which a later processor would replace an earlier
+  one's background with a different one (a colour over an uploaded image, an
+  image over a colour, two colours) is refused with 422
+  INVALID_CONFIGURATION, its details naming both processors;
+- where two processors set another part, the later one wins: the car's place
+  and the canvas by PlaceCarProcessor and AddBackgroundAndCropProcessor
+  (PlaceCarProcessor's levelling is kept); the shadow's opacity by
   PlaceShadowProcessor and CleanBackgroundProcessor (enableShadow false hides
   it, true keeps it as dark as in the photo unless PlaceShadowProcessor set an
   opacity);

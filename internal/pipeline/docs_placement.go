@@ -38,7 +38,7 @@ contact points.*
 | ` + "`horizonLine`" + ` | AddBackgroundAndCrop | Where the background's floor meets its wall, as a share of the background's height from the top (0.72 for the built-in studio). The background is scaled to cover the output and shifted, where the cover allows, to keep this line at the same share of the output's height. |
 | ` + "`carWidth`, `carHeight`" + ` | PlaceCar | The largest share of the canvas width and height the car may take; the car keeps its aspect, so one of the two decides. |
 | ` + "`marginLeft`, `marginRight`, `marginTop`, `marginBottom`" + ` | AddBackgroundAndCrop | The least space between the car and each edge of the output, as a share of the output's width (left, right) or height (top, bottom). The car is as large as they allow while standing on the floor. |
-| ` + "`outputWidth`, `outputHeight`" + ` | AddBackgroundAndCrop | The output size, honoured exactly; with one given, the other follows the background's aspect. With neither, the background's size, made smaller by as much as the car would otherwise be enlarged beyond its photographed pixels (the picture is the same, only smaller). |
+| ` + "`outputWidth`, `outputHeight`" + ` | AddBackgroundAndCrop | The output size, honoured exactly; with one given, the other follows the background's aspect. With neither, the background's size, made smaller by as much as the car would otherwise be enlarged beyond its photographed pixels (the picture is the same, only smaller), but never with a long side under the photo's (the picture is then scaled up, the car enlarged with it). |
 | ` + "`useKeypoints`" + ` | PlaceCar | Levels a slightly tilted car (up to 4°) on the line through its wheels' contact points. A steeper line is a three-quarter view's perspective and is kept. Without it the car stands on its wheels just the same. |
 
 On a background with a floor the far wheels stand below the wall–floor line
@@ -52,9 +52,10 @@ bottom margin has no floor to stand on: the car then stands on the bottom
 margin. The shadow is drawn on the floor only, fading where the floor turns
 into the wall.
 
-PlaceCarProcessor's canvas is the photo's size, made smaller in the same way
-when carWidth or carHeight would enlarge the car; ResizeProcessor gives a
-fixed output size.
+PlaceCarProcessor's canvas is the photo's size (a car smaller than carWidth
+or carHeight of it is enlarged); ResizeProcessor gives a fixed output size.
+Without one, no output is smaller than the photo: its long side is at least
+the photo's, as remove.bg and Photoroom keep the input's size.
 `
 
 // placementPicture draws the docs' picture of where the car goes: the

@@ -112,18 +112,25 @@ type run struct {
 	modelWait time.Duration
 }
 
-// builders makes each processor's step from its effective parameters; the
-// catalog holds the parameters themselves. Read-only.
-var builders = map[string]func(Params) step{
-	DetectCarMask:          newDetectMask,
-	DetectCarShadow:        newDetectShadow,
-	PlaceShadow:            newPlaceShadow,
-	CleanBackground:        newCleanBackground,
-	SemiTransparentWindows: newWindows,
+// builders makes each processor's step from its effective parameters (and
+// the step as written, for a processor whose absent parameter means "keep
+// what an earlier one set"); the catalog holds the parameters themselves.
+// Read-only.
+var builders = map[string]func(Step, Params) step{
+	DetectCarMask:          byParams(newDetectMask),
+	DetectCarShadow:        byParams(newDetectShadow),
+	PlaceShadow:            byParams(newPlaceShadow),
+	CleanBackground:        byParams(newCleanBackground),
+	SemiTransparentWindows: byParams(newWindows),
 	PlaceCar:               newPlaceCar,
-	AddBackgroundAndCrop:   newAddBackground,
-	AddPoster:              newPoster,
-	Resize:                 newResize,
+	AddBackgroundAndCrop:   byParams(newAddBackground),
+	AddPoster:              byParams(newPoster),
+	Resize:                 byParams(newResize),
+}
+
+// byParams is a builder that needs only the effective parameters.
+func byParams(f func(Params) step) func(Step, Params) step {
+	return func(_ Step, p Params) step { return f(p) }
 }
 
 // Parse checks a configuration against the catalog and returns its steps.
@@ -157,7 +164,7 @@ func Parse(raw json.RawMessage) ([]string, []step, error) {
 		if !ok {
 			return nil, nil, showroom.Internal(fmt.Errorf("pipeline: processor %s in the catalog has no implementation", st.Name()))
 		}
-		names[i], steps[i] = st.Name(), build(p)
+		names[i], steps[i] = st.Name(), build(st, p)
 	}
 	return names, steps, nil
 }
@@ -417,6 +424,15 @@ func applyTogether(ctx context.Context, r *run, s *Scene, group []step) ([]time.
 }
 
 // loadContent loads a company's content as NRGBA.
+// outputPixels returns the engine's output limit, 0 (none) without an
+// engine.
+func (r *run) outputPixels() int64 {
+	if r.e == nil {
+		return 0
+	}
+	return r.e.outputPixels()
+}
+
 func (r *run) loadContent(ctx context.Context, name string) (*image.NRGBA, error) {
 	if r.e == nil || r.e.cfg.Content == nil {
 		return nil, showroom.Errorf(showroom.EContentNotFound, "content %q not found", name)

@@ -19,13 +19,14 @@ import (
 	"github.com/showroom/showroom/internal/vision"
 )
 
-// everyProcessor is a configuration using each processor once.
+// everyProcessor is a configuration using each processor once, but
+// CleanBackground: a configuration has one background, here
+// AddBackgroundAndCrop's (TestOneBackground).
 func everyProcessor() []Step {
 	return []Step{
 		det(),
 		{"processorName": DetectCarShadow},
 		{"processorName": SemiTransparentWindows, "windowTransparency": 0.7},
-		{"processorName": CleanBackground, "color": "#EEEEEE"},
 		{"processorName": PlaceCar, "useKeypoints": true},
 		{"processorName": AddBackgroundAndCrop, "background": "studio", "outputWidth": 320.0},
 		{"processorName": PlaceShadow, "opacity": 0.6},
@@ -467,7 +468,8 @@ func TestRenderByCopy(t *testing.T) {
 	s := scene(t, e, car, det(), Step{"processorName": DetectCarShadow},
 		Step{"processorName": SemiTransparentWindows, "windowTransparency": 0.5},
 		Step{"processorName": CleanBackground, "enableShadow": true, "color": "#FFFFFF"},
-		Step{"processorName": PlaceCar, "background": "#FFFFFF", "carWidth": 0.95, "carHeight": 1.0})
+		// The car as wide on the photo's canvas as it was photographed.
+		Step{"processorName": PlaceCar, "background": "#FFFFFF", "carWidth": float64(car.Box.Dx()) / float64(car.Photo.Rect.Dx()), "carHeight": 1.0})
 	dx, dy, ok := s.Place.shift()
 	if !ok {
 		t.Fatalf("PlaceCar left the car at %+v, not on whole pixels", s.Place)

@@ -10,17 +10,22 @@ import (
 // placeCar is PlaceCarProcessor: the car scaled into carWidth × carHeight
 // of the canvas (aspect kept), centred, on a background colour, standing
 // as photographed: its far wheels on the horizon, its near ones lower.
+// Without its own background it keeps one an earlier processor set (and
+// that one's canvas): it re-places the car on the studio it was put in
+// rather than painting the studio over white.
 type placeCar struct {
 	horizon, width, height float64
 	color                  color.NRGBA
+	ownColor               bool
 	keypoints              bool
 }
 
-func newPlaceCar(p Params) step {
+func newPlaceCar(st Step, p Params) step {
 	r, g, b := p.RGB("background")
+	_, own := st["background"]
 	return placeCar{
 		horizon: p.Float("horizonLine"), width: p.Float("carWidth"), height: p.Float("carHeight"),
-		color: color.NRGBA{r, g, b, 255}, keypoints: p.Bool("useKeypoints"),
+		color: color.NRGBA{r, g, b, 255}, ownColor: own, keypoints: p.Bool("useKeypoints"),
 	}
 }
 
@@ -30,7 +35,9 @@ func newPlaceCar(p Params) step {
 const maxLevel = 4 * math.Pi / 180
 
 func (p placeCar) apply(ctx context.Context, r *run, s *Scene) error {
-	s.Background, s.Floor = Background{Kind: BackgroundColor, Color: p.color}, 0
+	if k := s.Background.Kind; p.ownColor || (k != BackgroundColor && k != BackgroundImage) {
+		s.Background, s.Floor = Background{Kind: BackgroundColor, Color: p.color}, 0
+	}
 	if !s.hasCar() {
 		return nil
 	}
@@ -39,16 +46,12 @@ func (p placeCar) apply(ctx context.Context, r *run, s *Scene) error {
 	fit := func(cw, ch float64) float64 {
 		return math.Max(math.Min(p.width*cw/st.width(), p.height*ch/st.height()), minScale)
 	}
+	// The canvas is kept: the photo's size, or the one an earlier
+	// processor sized (AddBackgroundAndCrop's). A car smaller than carWidth
+	// x carHeight of it is enlarged rather than the canvas shrunk: an
+	// output smaller than the photo is a step back on a listing.
 	cw, ch := float64(s.Canvas.X), float64(s.Canvas.Y)
 	sc := fit(cw, ch)
-	// The photo's own canvas is shrunk rather than the car enlarged: an
-	// enlarged car is only softer, never more detailed. A canvas an
-	// earlier processor sized (AddBackgroundAndCrop's) is kept.
-	if sc > 1 && s.Canvas == s.Photo.Rect.Size() {
-		cw, ch = unenlarged(cw, ch, sc)
-		s.Canvas = image.Point{int(cw), int(ch)}
-		sc = fit(cw, ch)
-	}
 	// The far wheels on the horizon, unless that would put the car over
 	// the canvas's edge.
 	y := math.Max(math.Min(p.horizon*ch, ch-sc*st.below), sc*st.above)

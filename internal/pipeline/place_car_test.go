@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"image"
+	"image/color"
 	"math"
 	"testing"
 )
@@ -122,34 +123,47 @@ func TestPlaceCarFarTyresOnTheHorizon(t *testing.T) {
 	}
 }
 
-// TestPlaceCarDoesNotEnlargeTheCar: the canvas is the photo's size unless
-// the car would be enlarged; then it is smaller by as much, with the same
-// composition.
+// TestPlaceCarDoesNotEnlargeTheCar: the canvas is the photo's size
+// whatever the car's share of it: a car smaller than carWidth of it is
+// enlarged, never the output made smaller than the photo.
 func TestPlaceCarDoesNotEnlargeTheCar(t *testing.T) {
 	car := testCar(t)
 	e := newTestEngine(t, &fakeSegmenter{car: car}, nil)
-	bw := car.Box.Dx()
-	for _, tt := range []struct {
-		width float64
-		grow  bool
-	}{{0.5, false}, {0.95, true}} {
-		out := render(t, e, car, det(), Step{"processorName": PlaceCar, "carWidth": tt.width, "carHeight": 1.0, "background": "#000000"})
+	for _, width := range []float64{0.5, 0.95} {
+		out := render(t, e, car, det(), Step{"processorName": PlaceCar, "carWidth": width, "carHeight": 1.0, "background": "#000000"})
 		got := changedBounds(out, [4]uint8{0, 0, 0, 255})
-		w, h := out.Rect.Dx(), out.Rect.Dy()
-		if !tt.grow {
-			if w != 480 || h != 300 {
-				t.Errorf("carWidth %.2f: canvas %dx%d, want the photo's 480x300", tt.width, w, h)
-			}
-			continue
+		if w, h := out.Rect.Dx(), out.Rect.Dy(); w != 480 || h != 300 {
+			t.Errorf("carWidth %.2f: canvas %dx%d, want the photo's 480x300", width, w, h)
 		}
-		if got.Dx() > bw+1 || got.Dx() < bw-2 {
-			t.Errorf("carWidth %.2f: car %d px wide, photographed %d", tt.width, got.Dx(), bw)
+		if share := float64(got.Dx()) / 480; math.Abs(share-width) > 0.01 {
+			t.Errorf("carWidth %.2f: car %.3f of the canvas wide", width, share)
 		}
-		if w >= 480 || math.Abs(float64(w)/float64(h)-1.6) > 0.01 {
-			t.Errorf("carWidth %.2f: canvas %dx%d, want smaller than 480x300 and as wide", tt.width, w, h)
-		}
-		if share := float64(got.Dx()) / float64(w); math.Abs(share-tt.width) > 0.01 {
-			t.Errorf("carWidth %.2f: car %.3f of the canvas wide", tt.width, share)
+	}
+}
+
+// TestPlaceCarKeepsAnEarlierBackground: PlaceCarProcessor without its own
+// background re-places the car on the background an earlier processor
+// set (an uploaded studio, a colour) instead of painting it white; with
+// one of its own, on a configuration without another, it paints it.
+func TestPlaceCarKeepsAnEarlierBackground(t *testing.T) {
+	car := testCar(t)
+	e := newTestEngine(t, &fakeSegmenter{car: car}, mapContent{"room": studio(640, 400, 0.7)})
+	add := Step{"processorName": AddBackgroundAndCrop, "background": "room", "horizonLine": 0.7}
+	place := Step{"processorName": PlaceCar, "carWidth": 0.5}
+	for _, tt := range []struct {
+		name  string
+		steps []Step
+		wall  func(color.NRGBA) bool
+	}{
+		{"studio", []Step{det(), add, place}, isWall},
+		{"colour", []Step{det(), {"processorName": CleanBackground, "color": "#102030"}, place},
+			func(c color.NRGBA) bool { return near(c, color.NRGBA{0x10, 0x20, 0x30, 255}, 3) }},
+		{"own colour", []Step{det(), {"processorName": PlaceCar, "background": "#000000"}},
+			func(c color.NRGBA) bool { return near(c, color.NRGBA{0, 0, 0, 255}, 3) }},
+	} {
+		out := render(t, e, car, tt.steps...)
+		if c := at(out, 2, 2); !tt.wall(c) {
+			t.Errorf("%s: top-left corner %v, not the earlier background", tt.name, c)
 		}
 	}
 }

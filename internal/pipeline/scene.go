@@ -152,8 +152,8 @@ func (p Placement) scale() float64 {
 
 // onPixels returns p drawing the car at its photographed size on whole
 // pixels when p is upright and its scale changes a car extent pixels
-// across by at most a pixel, as PlaceCar's canvas, shrunk so as not to
-// enlarge the car but to whole pixels, leaves it: resampling a car by
+// across by at most a pixel, as AddBackgroundAndCrop's canvas, shrunk so
+// as not to enlarge the car but to whole pixels, leaves it: resampling a car by
 // 0.9997 only blurs it by the changing sub-pixel offsets, while a car on
 // whole pixels keeps every pixel as photographed (and is drawn by copy).
 // The car grows or shrinks by at most that pixel and moves by at most

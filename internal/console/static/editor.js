@@ -115,8 +115,10 @@ export async function editorView(signal, mode, name) {
       if (v === undefined) set(p.default ?? false);
       hint.push(`default ${p.default ? 'on' : 'off'}`);
     } else if (p.kind === 'color') {
+      // An untouched colour is left out, not sent as its default: a
+      // PlaceCarProcessor without background keeps the background an
+      // earlier processor set, where an explicit white would be refused.
       control = h('input', { type: 'color', id, value: String(v ?? p.default ?? '#FFFFFF').toLowerCase(), oninput: () => set(control.value.toUpperCase()) });
-      if (v === undefined) set(control.value.toUpperCase());
       hint.push(`default ${p.default}`);
     } else if (p.kind === 'enum' || p.kind === 'content') {
       const options = p.kind === 'enum' ? p.enum : content.filter((c) => p.contentTypes.includes(c.contentType)).map((c) => c.contentName);
