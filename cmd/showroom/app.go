@@ -218,7 +218,7 @@ func runner(engine *pipeline.Engine) river.Runner {
 		if err != nil {
 			return nil, err
 		}
-		out := &river.Output{Image: res.Image, MediaType: res.MediaType}
+		out := &river.Output{Image: res.Image, MediaType: res.MediaType, Warnings: res.Warnings}
 		for _, t := range res.Timings {
 			out.Timings = append(out.Timings, showroom.Timing{Name: t.Name, Duration: t.Duration})
 		}
@@ -265,6 +265,7 @@ func processing(ctx context.Context, db *database, blobs blob.Store, lib *librar
 			// tenant data (internal/metrics says why).
 			JobFinished: func(_ string, s showroom.JobStatus, d time.Duration) { m.Job(s, d) },
 			Charged:     func(_ string, amount int64) { m.Charged(amount) },
+			Warned:      m.Warning,
 		})
 	if err != nil {
 		closeEngine()

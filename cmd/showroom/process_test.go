@@ -521,6 +521,7 @@ func TestProcessEndpoints(t *testing.T) {
 		`showroom_model_inference_seconds_count{model="u2netp"}`,
 		`showroom_model_wait_seconds_count{model="u2netp"}`,
 		"showroom_credits_charged_total 2",
+		`showroom_job_warnings_total{code="CAR_CUT_BY_FRAME"}`,
 	} {
 		if code != 200 || !strings.Contains(string(metrics), want) {
 			t.Errorf("/metrics lacks %s", want)

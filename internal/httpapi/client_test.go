@@ -85,17 +85,19 @@ func TestGeneratedClient(t *testing.T) {
 		t.Fatalf("the generated client's run failed: %v\n%s", err, stderr.String())
 	}
 	var got struct {
-		Me                string  `json:"me"`
-		ContentName       string  `json:"contentName"`
-		ContentWidth      int     `json:"contentWidth"`
-		Processors        int     `json:"configurationProcessors"`
-		Cost              int     `json:"configurationCost"`
-		ResultType        string  `json:"resultType"`
-		Result            []byte  `json:"result"`
-		JobID             string  `json:"jobId"`
-		JobStatus         string  `json:"jobStatus"`
-		JobFormat         *string `json:"jobFormat"`
-		MissingConfigCode string  `json:"missingConfigurationCode"`
+		Me                string   `json:"me"`
+		ContentName       string   `json:"contentName"`
+		ContentWidth      int      `json:"contentWidth"`
+		Processors        int      `json:"configurationProcessors"`
+		Cost              int      `json:"configurationCost"`
+		ResultType        string   `json:"resultType"`
+		Result            []byte   `json:"result"`
+		JobID             string   `json:"jobId"`
+		JobStatus         string   `json:"jobStatus"`
+		JobFormat         *string  `json:"jobFormat"`
+		JobWarnings       []string `json:"jobWarnings"`
+		WarningsHeader    string   `json:"warningsHeader"`
+		MissingConfigCode string   `json:"missingConfigurationCode"`
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("clientcheck printed %q: %v", out, err)
@@ -106,6 +108,11 @@ func TestGeneratedClient(t *testing.T) {
 	}
 	if got.JobFormat == nil || *got.JobFormat != "png" {
 		t.Errorf("the job's format through the client: %v, want png", got.JobFormat)
+	}
+	// Which warnings the model's answer on the drawn car earns is not
+	// the point: the client reads them typed, and the header agrees.
+	if got.JobWarnings == nil || strings.Join(got.JobWarnings, ",") != got.WarningsHeader {
+		t.Errorf("the job's warnings through the client %q, the result's header %q: want the same codes", got.JobWarnings, got.WarningsHeader)
 	}
 	if got.ResultType != "image/png" {
 		t.Errorf("result type %q, want image/png", got.ResultType)

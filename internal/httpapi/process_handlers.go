@@ -320,6 +320,9 @@ func (p *Processing) writeResult(w http.ResponseWriter, r *http.Request, j *show
 		return err
 	}
 	defer body.Close()
+	if len(j.Warnings) > 0 {
+		w.Header().Set(WarningsHeader, warningCodes(j.Warnings))
+	}
 	w.Header().Set("Content-Type", j.ResultType)
 	w.Header().Set("Content-Length", strconv.FormatInt(j.ResultSize, 10))
 	w.Header().Set("Cache-Control", "private, max-age=3600")
@@ -328,6 +331,19 @@ func (p *Processing) writeResult(w http.ResponseWriter, r *http.Request, j *show
 		io.Copy(w, body)
 	}
 	return nil
+}
+
+// WarningsHeader carries a result's warning codes, comma-separated (the
+// job record has their messages); absent for a clean photo.
+const WarningsHeader = "Showroom-Warnings"
+
+// warningCodes is the WarningsHeader value for ws.
+func warningCodes(ws []showroom.Warning) string {
+	codes := make([]string, len(ws))
+	for i, w := range ws {
+		codes[i] = w.Code
+	}
+	return strings.Join(codes, ",")
 }
 
 // jobError is the error a failed job answers with.
@@ -364,10 +380,18 @@ type jobJSON struct {
 	StartedDate   *int64       `json:"startedDate"`
 	FinishedDate  *int64       `json:"finishedDate"`
 	Timings       []timingJSON `json:"timings"`
-	Result        *resultJSON  `json:"result,omitempty"`
-	Error         *errorBody   `json:"error,omitempty"`
-	Callback      *jobCallback `json:"callback,omitempty"`
-	Href          string       `json:"href"`
+	// Warnings is always there: [] until the job succeeds, and for a
+	// clean photo.
+	Warnings []warningJSON `json:"warnings"`
+	Result   *resultJSON   `json:"result,omitempty"`
+	Error    *errorBody    `json:"error,omitempty"`
+	Callback *jobCallback  `json:"callback,omitempty"`
+	Href     string        `json:"href"`
+}
+
+type warningJSON struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 type timingJSON struct {
@@ -394,7 +418,10 @@ func jobRecord(j *showroom.Job) jobJSON {
 		ID: j.ID, Status: string(j.Status), Configuration: j.Configuration, Company: j.Company, CreatedBy: j.CreatedBy,
 		Cost: j.Cost, Attempts: j.Attempts, Format: j.Format,
 		CreatedDate: j.CreatedAt.UnixMilli(), StartedDate: msPtr(j.StartedAt), FinishedDate: msPtr(j.FinishedAt),
-		Timings: []timingJSON{}, Href: jobPath(j.ID), Callback: callbackRecord(j),
+		Timings: []timingJSON{}, Warnings: []warningJSON{}, Href: jobPath(j.ID), Callback: callbackRecord(j),
+	}
+	for _, w := range j.Warnings {
+		out.Warnings = append(out.Warnings, warningJSON{w.Code, w.Message})
 	}
 	for _, t := range j.Timings {
 		out.Timings = append(out.Timings, timingJSON{t.Name, float64(t.Duration.Microseconds()) / 1000})

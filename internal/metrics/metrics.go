@@ -33,6 +33,7 @@ type Metrics struct {
 	inference       *prometheus.HistogramVec
 	modelWait       *prometheus.HistogramVec
 	credits         prometheus.Counter
+	warnings        *prometheus.CounterVec
 }
 
 // Queue is what the queue gauges read.
@@ -69,8 +70,16 @@ func New() *Metrics {
 		credits: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "showroom_credits_charged_total", Help: "Credits charged, all companies together.",
 		}),
+		warnings: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "showroom_job_warnings_total", Help: "Warnings on succeeded jobs' results by code (CAR_CUT_BY_FRAME...).",
+		}, []string{"code"}),
 	}
-	m.reg.MustRegister(m.requests, m.requestDuration, m.jobDuration, m.processor, m.inference, m.modelWait, m.credits,
+	// Every code from the start, at 0: a rate over a series that appears
+	// only with its first warning misses that one.
+	for _, code := range showroom.WarningCodes {
+		m.warnings.WithLabelValues(code)
+	}
+	m.reg.MustRegister(m.requests, m.requestDuration, m.jobDuration, m.processor, m.inference, m.modelWait, m.credits, m.warnings,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -134,4 +143,10 @@ func (m *Metrics) ModelWait(model string, d time.Duration) {
 // Charged records credits charged; which company paid is not recorded.
 func (m *Metrics) Charged(amount int64) {
 	m.credits.Add(float64(amount))
+}
+
+// Warning records one warning on a succeeded job's result. Codes are the
+// pipeline's fixed set (showroom.WarningCodes), never a user's words.
+func (m *Metrics) Warning(code string) {
+	m.warnings.WithLabelValues(code).Inc()
 }

@@ -87,6 +87,9 @@ type Result struct {
 	// (vision.Config.ConcurrentRuns) is followed by ModelWaitTiming, the
 	// part of its time spent waiting.
 	Timings []Timing
+	// Warnings are what a person should check in the result (see
+	// showroom.Warning); empty, not nil, for a clean photo.
+	Warnings []showroom.Warning
 }
 
 // ModelWaitTiming names the timing of a wait for the model's turn.
@@ -227,6 +230,9 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// Read from the scene as the processors left it, before the render
+	// hands its layers back.
+	res.Warnings = warnings(s)
 	// Sizes are only numbers until the render: refused here, nothing of
 	// their size has been allocated.
 	format := outputFormat(s, req.Format)

@@ -23,6 +23,11 @@ type Scene struct {
 	// out is where the old background shows through, i.e. glass.
 	Raw *image.Gray
 
+	// Confidence is the model's confidence that it found the car, and
+	// Detection the configuration's carDetectionThreshold it passed; both
+	// set by DetectCarMaskProcessor, for the run's warnings.
+	Confidence, Detection float64
+
 	// Ground is the car's ground line in photo pixels: where it touches
 	// the floor. It starts as the box's bottom edge and becomes the line
 	// through the wheels' contact points when the car is placed.

@@ -185,3 +185,31 @@ func NewSyntheticCarInView(w, h int, tilt, rise float64) *SyntheticCar {
 	sc.Box = box
 	return sc
 }
+
+// CropSyntheticCar returns the part r of car's photo as a photo of its
+// own, origin (0,0), with its answers cropped alike: a car cut by the
+// frame where r cuts it. Contacts, the shadow and the object keep their
+// coordinates shifted by r's origin.
+func CropSyntheticCar(car *SyntheticCar, r image.Rectangle) *SyntheticCar {
+	r = r.Intersect(car.Photo.Rect)
+	off := Point{float64(r.Min.X), float64(r.Min.Y)}
+	shift := func(p Point) Point { return Point{p.X - off.X, p.Y - off.Y} }
+	gray := func(g *image.Gray) *image.Gray {
+		out := image.NewGray(image.Rect(0, 0, r.Dx(), r.Dy()))
+		for y := range r.Dy() {
+			copy(out.Pix[y*out.Stride:y*out.Stride+r.Dx()], g.Pix[g.PixOffset(r.Min.X, r.Min.Y+y):])
+		}
+		return out
+	}
+	photo := image.NewNRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	for y := range r.Dy() {
+		copy(photo.Pix[y*photo.Stride:y*photo.Stride+4*r.Dx()], car.Photo.Pix[car.Photo.PixOffset(r.Min.X, r.Min.Y+y):])
+	}
+	out := *car
+	out.Photo, out.Matte, out.Windows, out.Raw = photo, gray(car.Matte), gray(car.Windows), gray(car.Raw)
+	out.Box = car.Box.Intersect(r).Sub(r.Min)
+	out.Object = car.Object.Intersect(r).Sub(r.Min)
+	out.Contacts = [2]Point{shift(car.Contacts[0]), shift(car.Contacts[1])}
+	out.ShadowCenter = shift(car.ShadowCenter)
+	return &out
+}

@@ -27,6 +27,24 @@ func encodeTimings(ts []showroom.Timing) string {
 	return string(b)
 }
 
+// encodeWarnings stores warnings as the API shows them; nil is stored as
+// none.
+func encodeWarnings(ws []showroom.Warning) string {
+	if len(ws) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(ws)
+	return string(b)
+}
+
+// decodeWarnings returns the stored warnings, never nil: a job has none
+// until it succeeds.
+func decodeWarnings(s string) []showroom.Warning {
+	out := []showroom.Warning{}
+	json.Unmarshal([]byte(s), &out)
+	return out
+}
+
 func decodeTimings(s string) []showroom.Timing {
 	var in []timingJSON
 	json.Unmarshal([]byte(s), &in)
@@ -89,17 +107,17 @@ func (db *DB) CreateJob(ctx context.Context, j *showroom.Job, limits showroom.Ad
 
 const jobColumns = `j.id, j.company_id, c.name, j.created_by, j.configuration, j.processors::text, j.cost, j.format, j.quality,
 	j.status, j.priority, j.attempts, j.input_key, j.result_key, j.result_type, j.result_size, j.error_code, j.error_message,
-	j.timings::text, j.created_at, j.started_at, j.finished_at,
+	j.timings::text, j.warnings::text, j.created_at, j.started_at, j.finished_at,
 	j.callback_url, j.webhook_status, j.webhook_attempts, j.webhook_status_code, j.webhook_error, j.webhook_attempted_at`
 
 func scanJob(row pgx.Row) (*showroom.Job, error) {
 	var j showroom.Job
-	var processors, errCode, errMsg, timings string
+	var processors, errCode, errMsg, timings, warnings string
 	var started, finished, attempted *time.Time
 	var d showroom.WebhookDelivery
 	if err := row.Scan(&j.ID, &j.CompanyID, &j.Company, &j.CreatedBy, &j.Configuration, &processors, &j.Cost, &j.Format, &j.Quality,
 		&j.Status, &j.Priority, &j.Attempts, &j.InputKey, &j.ResultKey, &j.ResultType, &j.ResultSize, &errCode, &errMsg,
-		&timings, &j.CreatedAt, &started, &finished,
+		&timings, &warnings, &j.CreatedAt, &started, &finished,
 		&j.CallbackURL, &d.Status, &d.Attempts, &d.LastStatusCode, &d.LastError, &attempted); err != nil {
 		return nil, err
 	}
@@ -112,6 +130,7 @@ func scanJob(row pgx.Row) (*showroom.Job, error) {
 		j.Error = &showroom.JobError{Code: errCode, Message: errMsg}
 	}
 	j.Timings = decodeTimings(timings)
+	j.Warnings = decodeWarnings(warnings)
 	j.CreatedAt, j.StartedAt, j.FinishedAt = j.CreatedAt.UTC(), fromNull(started), fromNull(finished)
 	return &j, nil
 }
@@ -226,8 +245,8 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) (finished bool, e
 			}
 		}
 		if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'succeeded', result_key = $1, result_type = $2, result_size = $3,
-			timings = $4, finished_at = $5, error_code = '', error_message = '' WHERE id = $6`,
-			j.ResultKey, j.ResultType, j.ResultSize, encodeTimings(j.Timings), j.FinishedAt, j.ID); err != nil {
+			timings = $4, warnings = $5, finished_at = $6, error_code = '', error_message = '' WHERE id = $7`,
+			j.ResultKey, j.ResultType, j.ResultSize, encodeTimings(j.Timings), encodeWarnings(j.Warnings), j.FinishedAt, j.ID); err != nil {
 			return err
 		}
 		finished = true

@@ -144,6 +144,8 @@ type Output struct {
 	Image     []byte
 	MediaType string
 	Timings   []showroom.Timing
+	// Warnings are stored with the job (see showroom.Warning).
+	Warnings []showroom.Warning
 }
 
 // Runner runs a job's configuration on its photo.
@@ -153,6 +155,8 @@ type Runner func(ctx context.Context, job *showroom.Job, photo []byte) (*Output,
 type Observer struct {
 	JobFinished func(configuration string, status showroom.JobStatus, d time.Duration)
 	Charged     func(company string, amount int64)
+	// Warned is told each warning code of a job that succeeded, once.
+	Warned func(code string)
 }
 
 // Queue accepts jobs and, when configured to work, runs them.

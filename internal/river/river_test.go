@@ -59,7 +59,11 @@ func invert(calls *atomic.Int32, held <-chan struct{}) river.Runner {
 		}
 		var buf bytes.Buffer
 		png.Encode(&buf, out)
-		return &river.Output{Image: buf.Bytes(), MediaType: "image/png", Timings: []showroom.Timing{{Name: "invert", Duration: time.Millisecond}}}, nil
+		res := &river.Output{Image: buf.Bytes(), MediaType: "image/png", Timings: []showroom.Timing{{Name: "invert", Duration: time.Millisecond}}}
+		if j.Configuration == "warned" {
+			res.Warnings = []showroom.Warning{{Code: showroom.WarnTilted, Message: "the photo is tilted"}}
+		}
+		return res, nil
 	}
 }
 
@@ -79,6 +83,7 @@ type fixture struct {
 	// observer: the metrics.
 	finishes atomic.Int32
 	charged  atomic.Int64
+	warned   sync.Map // code → *atomic.Int32
 }
 
 // Write keeps the queue's log, written from its workers.
@@ -122,6 +127,10 @@ func (f *fixture) observer() river.Observer {
 	return river.Observer{
 		JobFinished: func(string, showroom.JobStatus, time.Duration) { f.finishes.Add(1) },
 		Charged:     func(_ string, amount int64) { f.charged.Add(amount) },
+		Warned: func(code string) {
+			n, _ := f.warned.LoadOrStore(code, new(atomic.Int32))
+			n.(*atomic.Int32).Add(1)
+		},
 	}
 }
 
@@ -294,6 +303,33 @@ func testRunAndCharge(t *testing.T, on backend) {
 	}
 	if _, err := f.submit(t, "ok", 8); showroom.ErrorCode(err) != showroom.EInsufficientCredits {
 		t.Errorf("cost over the balance: %v", err)
+	}
+}
+
+func TestWarningsStoredAndCounted(t *testing.T) { onBoth(t, testWarningsStoredAndCounted) }
+
+// testWarningsStoredAndCounted: a run's warnings are the job's, and the
+// metrics hear of each once; a clean run's job has an empty list.
+func testWarningsStoredAndCounted(t *testing.T, on backend) {
+	f := newFixture(t, on, testConfig())
+	clean, err := f.submit(t, "ok", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned, err := f.submit(t, "warned", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.wait(t, clean.ID); got.Status != showroom.JobSucceeded || got.Warnings == nil || len(got.Warnings) != 0 {
+		t.Errorf("clean job %+v, want succeeded with an empty list of warnings", got)
+	}
+	got := f.wait(t, warned.ID)
+	if len(got.Warnings) != 1 || got.Warnings[0].Code != showroom.WarnTilted || got.Warnings[0].Message != "the photo is tilted" {
+		t.Errorf("warned job's warnings %+v, want one TILTED", got.Warnings)
+	}
+	n, ok := f.warned.Load(showroom.WarnTilted)
+	if !ok || n.(*atomic.Int32).Load() != 1 {
+		t.Errorf("TILTED counted %v times, want once", n)
 	}
 }
 

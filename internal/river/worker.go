@@ -90,6 +90,7 @@ func (w *processWorker) Work(ctx context.Context, rj *river.Job[processArgs]) (e
 	j.ResultType = out.MediaType
 	j.ResultSize = int64(len(out.Image))
 	j.Timings = out.Timings
+	j.Warnings = out.Warnings
 	j.FinishedAt = time.Now().UTC().Truncate(time.Millisecond)
 	// The result's key is the job's own: a retry after a crash overwrites the
 	// same blob, and only the transaction below makes it visible.
@@ -115,6 +116,11 @@ func (w *processWorker) Work(ctx context.Context, rj *river.Job[processArgs]) (e
 	if fin, err := q.store.FindJob(context.WithoutCancel(ctx), 0, j.ID); err == nil {
 		if fin.Status == showroom.JobSucceeded && q.observe.Charged != nil && j.Cost > 0 {
 			q.observe.Charged(j.Company, j.Cost)
+		}
+		if fin.Status == showroom.JobSucceeded && q.observe.Warned != nil {
+			for _, w := range fin.Warnings {
+				q.observe.Warned(w.Code)
+			}
 		}
 		q.finished(fin, time.Since(start))
 	}

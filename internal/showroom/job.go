@@ -43,9 +43,12 @@ type Job struct {
 	ResultSize    int64
 	Error         *JobError
 	Timings       []Timing
-	CreatedAt     time.Time
-	StartedAt     time.Time
-	FinishedAt    time.Time
+	// Warnings are what a dealer should check in a succeeded job's result
+	// (cut by the frame, low confidence...); empty for a clean photo.
+	Warnings   []Warning
+	CreatedAt  time.Time
+	StartedAt  time.Time
+	FinishedAt time.Time
 	// CallbackURL is where the job record is POSTed when the job finishes
 	// ("" for nowhere); Delivery, set with it, is how that went.
 	CallbackURL string
@@ -57,6 +60,31 @@ type JobError struct {
 	Code    string `json:"errorCode"`
 	Message string `json:"message"`
 }
+
+// Warning is something about a result a person should look at before
+// publishing it: the photo's fault, not a failure. Code is one of the
+// Warn* constants, a fixed set (the metrics count them by code); Message
+// says it for a person.
+type Warning struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Warning codes, in the order a run finds them.
+const (
+	// WarnCarCutByFrame: the car's outline runs along the photo's border.
+	WarnCarCutByFrame = "CAR_CUT_BY_FRAME"
+	// WarnLowConfidence: the model was not sure it found one car.
+	WarnLowConfidence = "LOW_CONFIDENCE"
+	// WarnCarSmallInPhoto: the car was enlarged more than twice to fill
+	// its canvas, so the result is soft.
+	WarnCarSmallInPhoto = "CAR_SMALL_IN_PHOTO"
+	// WarnTilted: the line through the tyres' contact points is not level.
+	WarnTilted = "TILTED"
+)
+
+// WarningCodes are every warning code, for metrics and docs.
+var WarningCodes = []string{WarnCarCutByFrame, WarnLowConfidence, WarnCarSmallInPhoto, WarnTilted}
 
 // Timing is how long one step of a run took.
 type Timing struct {

@@ -27,6 +27,24 @@ func encodeTimings(ts []showroom.Timing) string {
 	return string(b)
 }
 
+// encodeWarnings stores warnings as the API shows them; nil is stored as
+// none.
+func encodeWarnings(ws []showroom.Warning) string {
+	if len(ws) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(ws)
+	return string(b)
+}
+
+// decodeWarnings returns the stored warnings, never nil: a job has none
+// until it succeeds.
+func decodeWarnings(s string) []showroom.Warning {
+	out := []showroom.Warning{}
+	json.Unmarshal([]byte(s), &out)
+	return out
+}
+
 func decodeTimings(s string) []showroom.Timing {
 	var in []timingJSON
 	json.Unmarshal([]byte(s), &in)
@@ -87,19 +105,19 @@ func (db *DB) CreateJob(ctx context.Context, j *showroom.Job, limits showroom.Ad
 
 const jobColumns = `j.id, j.company_id, c.name, j.created_by, j.configuration, j.processors, j.cost, j.format, j.quality,
 	j.status, j.priority, j.attempts, j.input_key, j.result_key, j.result_type, j.result_size, j.error_code, j.error_message,
-	j.timings, j.created_at, j.started_at, j.finished_at,
+	j.timings, j.warnings, j.created_at, j.started_at, j.finished_at,
 	j.callback_url, j.webhook_status, j.webhook_attempts, j.webhook_status_code, j.webhook_error, j.webhook_attempted_at`
 
 type scanner interface{ Scan(dest ...any) error }
 
 func scanJob(row scanner) (*showroom.Job, error) {
 	var j showroom.Job
-	var processors, errCode, errMsg, timings string
+	var processors, errCode, errMsg, timings, warnings string
 	var created, started, finished, attempted int64
 	var d showroom.WebhookDelivery
 	if err := row.Scan(&j.ID, &j.CompanyID, &j.Company, &j.CreatedBy, &j.Configuration, &processors, &j.Cost, &j.Format, &j.Quality,
 		&j.Status, &j.Priority, &j.Attempts, &j.InputKey, &j.ResultKey, &j.ResultType, &j.ResultSize, &errCode, &errMsg,
-		&timings, &created, &started, &finished,
+		&timings, &warnings, &created, &started, &finished,
 		&j.CallbackURL, &d.Status, &d.Attempts, &d.LastStatusCode, &d.LastError, &attempted); err != nil {
 		return nil, err
 	}
@@ -112,6 +130,7 @@ func scanJob(row scanner) (*showroom.Job, error) {
 		j.Error = &showroom.JobError{Code: errCode, Message: errMsg}
 	}
 	j.Timings = decodeTimings(timings)
+	j.Warnings = decodeWarnings(warnings)
 	j.CreatedAt, j.StartedAt, j.FinishedAt = fromMS(created), fromMS(started), fromMS(finished)
 	return &j, nil
 }
@@ -230,8 +249,8 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) (finished bool, e
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET status = 'succeeded', result_key = ?, result_type = ?, result_size = ?,
-			timings = ?, finished_at = ?, error_code = '', error_message = '' WHERE id = ?`,
-			j.ResultKey, j.ResultType, j.ResultSize, encodeTimings(j.Timings), ms(j.FinishedAt), j.ID); err != nil {
+			timings = ?, warnings = ?, finished_at = ?, error_code = '', error_message = '' WHERE id = ?`,
+			j.ResultKey, j.ResultType, j.ResultSize, encodeTimings(j.Timings), encodeWarnings(j.Warnings), ms(j.FinishedAt), j.ID); err != nil {
 			return err
 		}
 		finished = true

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -235,9 +236,14 @@ func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore, breakQueue func(t
 		}
 		if got, err := s.StartJob(ctx, "j1", now, 0); err != nil || got.Status != showroom.JobRunning || got.Attempts != 1 {
 			t.Fatalf("StartJob = %+v, %v", got, err)
+		} else if got.Warnings == nil || len(got.Warnings) != 0 {
+			t.Errorf("running job's warnings %#v, want an empty list", got.Warnings)
 		}
 		j.ResultKey, j.ResultType, j.FinishedAt = "out/j1", "image/png", now
 		j.Timings = []showroom.Timing{{Name: "decode", Duration: 1500 * time.Microsecond}}
+		warned := []showroom.Warning{{Code: showroom.WarnCarCutByFrame, Message: "the car runs along the photo's left edge"},
+			{Code: showroom.WarnTilted, Message: "the photo is tilted"}}
+		j.Warnings = warned
 		for i, want := range []bool{true, false} { // a retry after a crash calls it again
 			if finished, err := s.SucceedJob(ctx, j); err != nil || finished != want {
 				t.Fatalf("SucceedJob call %d: finished %v, %v; want %v", i+1, finished, err, want)
@@ -250,6 +256,9 @@ func Jobs(t *testing.T, newStore func(t *testing.T) JobsStore, breakQueue func(t
 		got, _ := s.FindJob(ctx, a.ID, "j1")
 		if got.Status != showroom.JobSucceeded || got.ResultKey != "out/j1" || len(got.Timings) != 1 || got.Timings[0].Duration != 1500*time.Microsecond {
 			t.Errorf("succeeded job %+v", got)
+		}
+		if !reflect.DeepEqual(got.Warnings, warned) {
+			t.Errorf("succeeded job's warnings %+v, want %+v", got.Warnings, warned)
 		}
 		if again, _ := s.StartJob(ctx, "j1", now, 0); again.Status != showroom.JobSucceeded || again.Attempts != 1 {
 			t.Errorf("StartJob of a finished job changed it: %+v", again)

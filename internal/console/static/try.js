@@ -108,11 +108,20 @@ class Run {
       h('div', { class: 'result-side' },
         h('a', { class: 'button', href: url, download: `${stem}-${job.configuration}.${ext}` }, `Download ${ext.toUpperCase()}`),
         h('a', { class: 'button secondary', href: this.original, download: this.file.name }, 'Download original'),
+        warningList(job.warnings),
         h('table', { class: 'timings' },
           h('caption', {}, 'Time per step'),
           h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'step'), h('th', { scope: 'col', class: 'num' }, 'ms'))),
           h('tbody', {}, timings.map((t) => h('tr', {}, h('td', {}, t.name), h('td', { class: 'num' }, t.ms.toFixed(1))))))));
   }
+}
+
+// warningList shows what to check in a result before publishing it (the
+// job record's warnings), or nothing for a clean photo.
+function warningList(warnings) {
+  if (!warnings?.length) return null;
+  return h('ul', { class: 'warnings', 'aria-label': 'Check before publishing' },
+    warnings.map((w) => h('li', { title: w.code }, w.message)));
 }
 
 // compare shows the result with the original over it, cut off at the

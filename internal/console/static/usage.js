@@ -14,7 +14,7 @@ export async function usageView() {
     h('h2', {}, 'Recent jobs'),
     jobs.jobs.length ? table(['When', 'Configuration', 'Status', 'Credits', 'By', 'Message'],
       jobs.jobs.map((j) => [formatDate(j.createdDate), j.configuration, h('span', { class: `badge ${j.status}` }, j.status),
-        j.status === 'succeeded' ? String(j.cost) : '0', j.createdBy, j.error?.message || '']), 'jobs')
+        j.status === 'succeeded' ? String(j.cost) : '0', j.createdBy, j.error?.message || (j.warnings || []).map((w) => w.message).join('; ')]), 'jobs')
       : h('p', { class: 'empty' }, 'No jobs yet.'),
     h('h2', {}, 'Recent charges'),
     usage.recentCharges.length ? table(['When', 'Configuration', 'Credits', 'Job'],

@@ -36,17 +36,19 @@ func main() {
 
 // report is what the run saw, for the test to check.
 type report struct {
-	Me                string  `json:"me"` // company/username
-	ContentName       string  `json:"contentName"`
-	ContentWidth      int     `json:"contentWidth"`
-	ConfigurationLen  int     `json:"configurationProcessors"`
-	ConfigurationCost int     `json:"configurationCost"`
-	ResultType        string  `json:"resultType"`
-	Result            []byte  `json:"result"`
-	JobID             string  `json:"jobId"`
-	JobStatus         string  `json:"jobStatus"`
-	JobFormat         *string `json:"jobFormat"`
-	MissingCode       string  `json:"missingConfigurationCode"`
+	Me                string   `json:"me"` // company/username
+	ContentName       string   `json:"contentName"`
+	ContentWidth      int      `json:"contentWidth"`
+	ConfigurationLen  int      `json:"configurationProcessors"`
+	ConfigurationCost int      `json:"configurationCost"`
+	ResultType        string   `json:"resultType"`
+	Result            []byte   `json:"result"`
+	JobID             string   `json:"jobId"`
+	JobStatus         string   `json:"jobStatus"`
+	JobFormat         *string  `json:"jobFormat"`
+	JobWarnings       []string `json:"jobWarnings"`
+	WarningsHeader    string   `json:"warningsHeader"`
+	MissingCode       string   `json:"missingConfigurationCode"`
 }
 
 func run(ctx context.Context, server, username, password, photoFile, backgroundFile string) (*report, error) {
@@ -131,6 +133,7 @@ func run(ctx context.Context, server, username, password, photoFile, backgroundF
 	r.ResultType, r.Result = res.HTTPResponse.Header.Get("Content-Type"), res.Body
 
 	r.JobID = res.HTTPResponse.Header.Get("X-Job-ID")
+	r.WarningsHeader = res.HTTPResponse.Header.Get("Showroom-Warnings")
 	job, err := c.GetJobWithResponse(ctx, r.JobID)
 	if err != nil {
 		return nil, fmt.Errorf("job: %w", err)
@@ -142,6 +145,11 @@ func run(ctx context.Context, server, username, password, photoFile, backgroundF
 	if f := job.JSON200.Format; f != nil {
 		s := string(*f)
 		r.JobFormat = &s
+	}
+	// Typed: the warnings are always there, each code one of an enum.
+	r.JobWarnings = []string{}
+	for _, w := range job.JSON200.Warnings {
+		r.JobWarnings = append(r.JobWarnings, string(w.Code))
 	}
 
 	// An error answer arrives as the typed error body.

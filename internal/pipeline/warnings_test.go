@@ -1,0 +1,71 @@
+package pipeline
+
+import (
+	"context"
+	"image"
+	"image/color"
+	"image/draw"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/showroom/showroom/internal/showroom"
+)
+
+// TestWarnings: each warning a dealer sees is given for the photo that
+// earns it, with the sides or numbers that say what to check, and a clean
+// photo gets none (an empty list, not a missing one).
+func TestWarnings(t *testing.T) {
+	const deg = math.Pi / 180
+	car := testCar(t)
+	w, h := car.Photo.Rect.Dx(), car.Photo.Rect.Dy()
+	bg := image.NewNRGBA(image.Rect(0, 0, 400, 300))
+	draw.Draw(bg, bg.Rect, &image.Uniform{color.NRGBA{90, 120, 160, 255}}, image.Point{}, draw.Src)
+	big := Step{"processorName": AddBackgroundAndCrop, "background": "wall", "outputWidth": 2000.0, "outputHeight": 1500.0}
+	placed := Step{"processorName": PlaceCar}
+	for _, tc := range []struct {
+		name       string
+		car        *SyntheticCar
+		confidence float64
+		steps      []Step
+		want       []string // codes
+		says       string   // in the first warning's message
+	}{
+		{"clean and centred", car, 0, []Step{det(), placed}, nil, ""},
+		{"clean cutout", car, 0, []Step{det()}, nil, ""},
+		{"cut on the left", CropSyntheticCar(car, image.Rect(w/5, 0, w, h)), 0, []Step{det(), placed},
+			[]string{showroom.WarnCarCutByFrame}, "left edge"},
+		{"cut on the right and at the bottom", CropSyntheticCar(car, image.Rect(0, 0, w*3/4, h*3/4)), 0, []Step{det()},
+			[]string{showroom.WarnCarCutByFrame}, "right and bottom edges"},
+		{"low confidence", car, 0.6, []Step{det()}, []string{showroom.WarnLowConfidence}, "0.60"},
+		{"confident enough", car, 0.75, []Step{det()}, nil, ""},
+		{"enlarged four times", car, 0, []Step{det(), big}, []string{showroom.WarnCarSmallInPhoto}, "enlarged"},
+		{"tilted 3 degrees", NewSyntheticCar(480, 300, 3*deg), 0, []Step{det()}, []string{showroom.WarnTilted}, "3.0 degrees"},
+		{"levelled from 3 degrees", NewSyntheticCar(480, 300, -3*deg), 0, []Step{det(), {"processorName": PlaceCar, "useKeypoints": true}},
+			[]string{showroom.WarnTilted}, "turned to level it"},
+		{"tilted 1 degree", NewSyntheticCar(480, 300, 1*deg), 0, []Step{det()}, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newTestEngine(t, &fakeSegmenter{car: tc.car, confidence: tc.confidence}, mapContent{"wall": bg})
+			res, err := e.Run(context.Background(), Request{Company: "acme", Processors: stepsJSONTest(t, tc.steps...),
+				Photo: pngBytes(t, tc.car.Photo), Format: FormatPNG})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Warnings == nil {
+				t.Fatal("warnings are nil, want a list")
+			}
+			var codes []string
+			for _, w := range res.Warnings {
+				codes = append(codes, w.Code)
+			}
+			if !reflect.DeepEqual(codes, tc.want) {
+				t.Fatalf("warnings %+v, want codes %v", res.Warnings, tc.want)
+			}
+			if tc.says != "" && !strings.Contains(res.Warnings[0].Message, tc.says) {
+				t.Errorf("message %q does not say %q", res.Warnings[0].Message, tc.says)
+			}
+		})
+	}
+}
