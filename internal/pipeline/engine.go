@@ -429,7 +429,6 @@ func applyTogether(ctx context.Context, r *run, s *Scene, group []step) ([]time.
 	return took, nil
 }
 
-// loadContent loads a company's content as NRGBA.
 // outputPixels returns the engine's output limit, 0 (none) without an
 // engine.
 func (r *run) outputPixels() int64 {
@@ -439,6 +438,7 @@ func (r *run) outputPixels() int64 {
 	return r.e.outputPixels()
 }
 
+// loadContent loads a company's content as NRGBA.
 func (r *run) loadContent(ctx context.Context, name string) (*image.NRGBA, error) {
 	if r.e == nil || r.e.cfg.Content == nil {
 		return nil, showroom.Errorf(showroom.EContentNotFound, "content %q not found", name)
