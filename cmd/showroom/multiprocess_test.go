@@ -61,8 +61,12 @@ func TestMultiProcess(t *testing.T) {
 		apis = append(apis, &api{t: t, base: p.URL})
 	}
 	// A killed worker's job is retried once --rescue-after has passed and
-	// River's rescuer, which runs on the elected leader, next looks.
-	workerArgs := []string{"--workers", "1", "--job-timeout", "10s", "--rescue-after", "12s"}
+	// River's rescuer, which runs on the elected leader, next looks. The
+	// one company may use both workers (--company-workers): this test is
+	// about a crash, and a job held back under the cap is snoozed by its
+	// worker, which, killed before River recorded the snooze, leaves it
+	// for the rescuer too.
+	workerArgs := []string{"--workers", "1", "--company-workers", "2", "--job-timeout", "10s", "--rescue-after", "12s"}
 	worker1, err := cl.StartWorker("worker1", workerArgs...)
 	if err != nil {
 		t.Fatal(err)
