@@ -27,24 +27,6 @@ func encodeTimings(ts []showroom.Timing) string {
 	return string(b)
 }
 
-// encodeWarnings stores warnings as the API shows them; nil is stored as
-// none.
-func encodeWarnings(ws []showroom.Warning) string {
-	if len(ws) == 0 {
-		return "[]"
-	}
-	b, _ := json.Marshal(ws)
-	return string(b)
-}
-
-// decodeWarnings returns the stored warnings, never nil: a job has none
-// until it succeeds.
-func decodeWarnings(s string) []showroom.Warning {
-	out := []showroom.Warning{}
-	json.Unmarshal([]byte(s), &out)
-	return out
-}
-
 func decodeTimings(s string) []showroom.Timing {
 	var in []timingJSON
 	json.Unmarshal([]byte(s), &in)
@@ -130,7 +112,7 @@ func scanJob(row pgx.Row) (*showroom.Job, error) {
 		j.Error = &showroom.JobError{Code: errCode, Message: errMsg}
 	}
 	j.Timings = decodeTimings(timings)
-	j.Warnings = decodeWarnings(warnings)
+	j.Warnings = showroom.ParseWarnings(warnings)
 	j.CreatedAt, j.StartedAt, j.FinishedAt = j.CreatedAt.UTC(), fromNull(started), fromNull(finished)
 	return &j, nil
 }
@@ -246,7 +228,7 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) (finished bool, e
 		}
 		if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'succeeded', result_key = $1, result_type = $2, result_size = $3,
 			timings = $4, warnings = $5, finished_at = $6, error_code = '', error_message = '' WHERE id = $7`,
-			j.ResultKey, j.ResultType, j.ResultSize, encodeTimings(j.Timings), encodeWarnings(j.Warnings), j.FinishedAt, j.ID); err != nil {
+			j.ResultKey, j.ResultType, j.ResultSize, encodeTimings(j.Timings), showroom.WarningsJSON(j.Warnings), j.FinishedAt, j.ID); err != nil {
 			return err
 		}
 		finished = true

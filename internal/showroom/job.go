@@ -70,6 +70,24 @@ type Warning struct {
 	Message string `json:"message"`
 }
 
+// WarningsJSON is how a store keeps a job's warnings: as the API shows
+// them, "[]" for none.
+func WarningsJSON(ws []Warning) string {
+	if len(ws) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(ws)
+	return string(b)
+}
+
+// ParseWarnings reads what WarningsJSON wrote, never nil: a job has none
+// until it succeeds.
+func ParseWarnings(s string) []Warning {
+	out := []Warning{}
+	json.Unmarshal([]byte(s), &out)
+	return out
+}
+
 // Warning codes, in the order a run finds them.
 const (
 	// WarnCarCutByFrame: the car's outline runs along the photo's border.

@@ -27,24 +27,6 @@ func encodeTimings(ts []showroom.Timing) string {
 	return string(b)
 }
 
-// encodeWarnings stores warnings as the API shows them; nil is stored as
-// none.
-func encodeWarnings(ws []showroom.Warning) string {
-	if len(ws) == 0 {
-		return "[]"
-	}
-	b, _ := json.Marshal(ws)
-	return string(b)
-}
-
-// decodeWarnings returns the stored warnings, never nil: a job has none
-// until it succeeds.
-func decodeWarnings(s string) []showroom.Warning {
-	out := []showroom.Warning{}
-	json.Unmarshal([]byte(s), &out)
-	return out
-}
-
 func decodeTimings(s string) []showroom.Timing {
 	var in []timingJSON
 	json.Unmarshal([]byte(s), &in)
@@ -130,7 +112,7 @@ func scanJob(row scanner) (*showroom.Job, error) {
 		j.Error = &showroom.JobError{Code: errCode, Message: errMsg}
 	}
 	j.Timings = decodeTimings(timings)
-	j.Warnings = decodeWarnings(warnings)
+	j.Warnings = showroom.ParseWarnings(warnings)
 	j.CreatedAt, j.StartedAt, j.FinishedAt = fromMS(created), fromMS(started), fromMS(finished)
 	return &j, nil
 }
@@ -250,7 +232,7 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) (finished bool, e
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET status = 'succeeded', result_key = ?, result_type = ?, result_size = ?,
 			timings = ?, warnings = ?, finished_at = ?, error_code = '', error_message = '' WHERE id = ?`,
-			j.ResultKey, j.ResultType, j.ResultSize, encodeTimings(j.Timings), encodeWarnings(j.Warnings), ms(j.FinishedAt), j.ID); err != nil {
+			j.ResultKey, j.ResultType, j.ResultSize, encodeTimings(j.Timings), showroom.WarningsJSON(j.Warnings), ms(j.FinishedAt), j.ID); err != nil {
 			return err
 		}
 		finished = true
