@@ -142,7 +142,7 @@ func TestRoleFlags(t *testing.T) {
 		// of its own (the login names it), no blobs, no queue.
 		"auth": join(logs, []string{"addr", "body-idle-timeout", "body-timeout", "body-min-rate", "max-client-conns", "max-login-checks", "trusted-proxies"}),
 		// The API enqueues: no model, no runs, no cache of decoded content.
-		"api": join(logs, http, []string{"blob-url", "min-free-bytes", "metrics-addr", "auth-url"}, decodes, uploads, admission, []string{"max-pixels"}, webhooks),
+		"api": join(logs, http, []string{"blob-url", "min-free-bytes", "metrics-addr", "auth-url", "trusted-proxies"}, decodes, uploads, admission, []string{"max-pixels"}, webhooks),
 		// The worker serves no API, only its probes and metrics on an
 		// address: no system or bodies, no admission, no uploads.
 		"worker": join(logs, []string{"addr", "blob-url", "min-free-bytes", "metrics-addr"}, engine, runs, decodes, webhooks, []string{"content-cache-bytes"}),

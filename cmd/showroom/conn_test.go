@@ -55,10 +55,14 @@ func TestClientConnectionFlags(t *testing.T) {
 		t.Fatalf("a third connection with --max-client-conns 2: %d, want 503", res.StatusCode)
 	}
 
-	exempt, _ := startServer(t, env, "auth", "--addr", "127.0.0.1:0", "--max-client-conns", "1", "--trusted-proxies", "127.0.0.1")
-	for range 3 {
-		if _, _, res := dial(t, exempt, healthz); res.StatusCode != 200 {
-			t.Fatalf("a trusted proxy's connection: %d, want 200", res.StatusCode)
+	// The auth service and the api (behind its load balancer) exempt
+	// their trusted proxies.
+	for _, role := range []string{"auth", "api"} {
+		exempt, _ := startServer(t, env, role, "--addr", "127.0.0.1:0", "--max-client-conns", "1", "--trusted-proxies", "127.0.0.1")
+		for range 3 {
+			if _, _, res := dial(t, exempt, healthz); res.StatusCode != 200 {
+				t.Fatalf("%s: a trusted proxy's connection: %d, want 200", role, res.StatusCode)
+			}
 		}
 	}
 }

@@ -423,7 +423,7 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 	q, l := newQueueFlags(), newLibraryFlags()
 	var mf metricsFlags
 	var e engineFlags // only its admission limit: the API runs no model
-	var authURL string
+	var authURL, proxies string
 	fs := m.newFlagSet("api")
 	c.register(fs, "127.0.0.1:8080")
 	c.registerSystem(fs)
@@ -437,9 +437,18 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 	l.registerUploads(fs)
 	mf.register(fs, "api")
 	fs.String(&authURL, "auth-url", "http://127.0.0.1:8081", "base URL of the auth service, whose JWKS verifies tokens")
+	fs.String(&proxies, "trusted-proxies", "",
+		"addresses or prefixes (comma-separated) of the load balancers or proxies in front of the api: their connections are not capped by --max-client-conns")
 	if _, err := fs.Parse(args); err != nil {
 		return err
 	}
+	// Behind a load balancer every connection comes from its address: the
+	// per-address cap belongs there, not on the balancer's connections.
+	exempt, err := httpapi.ParseProxies(proxies)
+	if err != nil {
+		return usageError("--trusted-proxies: " + err.Error())
+	}
+	c.exempt = exempt
 	authBase, err := url.Parse(strings.TrimSuffix(authURL, "/"))
 	if err != nil || authBase.Scheme == "" || authBase.Host == "" {
 		return usageError(fmt.Sprintf("--auth-url: %q is not an absolute URL", authURL))
