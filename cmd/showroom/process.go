@@ -45,9 +45,16 @@ type processOptions struct {
 	modelDir string
 }
 
-// photoRunner runs the configuration on one photo and returns the result's
-// bytes and media type.
-type photoRunner func(ctx context.Context, photo []byte) ([]byte, string, error)
+// photoRunner runs the configuration on one photo and returns its result.
+type photoRunner func(ctx context.Context, photo []byte) (photoResult, error)
+
+// photoResult is a processed photo: the image, its media type, and the
+// codes of the result's warnings (what a person should check).
+type photoResult struct {
+	image     []byte
+	mediaType string
+	warnings  []string
+}
 
 var extensions = map[string]string{"image/jpeg": ".jpg", "image/png": ".png", "image/webp": ".webp"}
 
@@ -291,8 +298,9 @@ func existingResult(out, photo, config, format string) string {
 }
 
 type batchResult struct {
-	photo string
-	err   error
+	photo    string
+	warnings []string // codes
+	err      error
 }
 
 // batch runs photos through run with o.jobs at a time, showing progress,
@@ -318,7 +326,8 @@ func (m *Main) batch(ctx context.Context, o processOptions, photos []string, ski
 			defer wg.Done()
 			for p := range work {
 				progress.started(time.Now())
-				results <- batchResult{p, processOne(ctx, o, p, run)}
+				warnings, err := processOne(ctx, o, p, run)
+				results <- batchResult{p, warnings, err}
 			}
 		}()
 	}
@@ -334,13 +343,16 @@ func (m *Main) batch(ctx context.Context, o processOptions, photos []string, ski
 	}()
 	go func() { wg.Wait(); close(results) }()
 
-	var failed []batchResult
+	var failed, warned []batchResult
 	ok := 0
 	for r := range results {
 		if r.err != nil {
 			failed = append(failed, r)
 		} else {
 			ok++
+		}
+		if len(r.warnings) > 0 {
+			warned = append(warned, r)
 		}
 		progress.finished(r, time.Now())
 	}
@@ -352,6 +364,9 @@ func (m *Main) batch(ctx context.Context, o processOptions, photos []string, ski
 	for _, f := range failed {
 		fmt.Fprintf(m.Stdout, "  failed: %s: %v\n", f.photo, message(f.err))
 	}
+	for _, w := range warned {
+		fmt.Fprintf(m.Stdout, "  check: %s: %s\n", w.photo, strings.Join(w.warnings, ", "))
+	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -361,25 +376,27 @@ func (m *Main) batch(ctx context.Context, o processOptions, photos []string, ski
 	return nil
 }
 
-func processOne(ctx context.Context, o processOptions, photo string, run photoRunner) error {
+// processOne runs photo and writes its result, returning the result's
+// warning codes.
+func processOne(ctx context.Context, o processOptions, photo string, run photoRunner) ([]string, error) {
 	data, err := os.ReadFile(photo)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	img, mediaType, err := run(ctx, data)
+	res, err := run(ctx, data)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ext, ok := extensions[mediaType]
+	ext, ok := extensions[res.mediaType]
 	if !ok {
-		return fmt.Errorf("unexpected result type %q", mediaType)
+		return nil, fmt.Errorf("unexpected result type %q", res.mediaType)
 	}
 	dst := resultPath(o.out, photo, o.config, ext)
 	tmp := dst + ".part"
-	if err := os.WriteFile(tmp, img, 0o644); err != nil {
-		return err
+	if err := os.WriteFile(tmp, res.image, 0o644); err != nil {
+		return nil, err
 	}
-	return os.Rename(tmp, dst)
+	return res.warnings, os.Rename(tmp, dst)
 }
 
 // progress reports finished photos: a line redrawn in place on a terminal,
@@ -429,6 +446,8 @@ func (p *progress) finished(r batchResult, t time.Time) {
 	status := "ok"
 	if r.err != nil {
 		status = "failed: " + message(r.err)
+	} else if len(r.warnings) > 0 {
+		status += " (check: " + strings.Join(r.warnings, ", ") + ")"
 	}
 	fmt.Fprintf(p.m.Stdout, "[%d/%d] %s %s%s\n", p.finishes, p.total, r.photo, status, prefixed(", ", pace))
 }
@@ -494,7 +513,7 @@ func (m *Main) remoteRunner(ctx context.Context, o processOptions) (photoRunner,
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
-	return func(ctx context.Context, photo []byte) ([]byte, string, error) {
+	return func(ctx context.Context, photo []byte) (photoResult, error) {
 		return c.process(ctx, path, photo)
 	}, nil
 }
@@ -565,7 +584,7 @@ func (c *remote) login(ctx context.Context, username, password, system string) e
 
 // process sends one photo; it refreshes an expired token once and waits as
 // told when the service is busy (429, 503), a few times.
-func (c *remote) process(ctx context.Context, path string, photo []byte) ([]byte, string, error) {
+func (c *remote) process(ctx context.Context, path string, photo []byte) (photoResult, error) {
 	refreshed := false
 	for attempt := 0; ; attempt++ {
 		c.mu.Lock()
@@ -573,18 +592,22 @@ func (c *remote) process(ctx context.Context, path string, photo []byte) ([]byte
 		c.mu.Unlock()
 		req, err := http.NewRequestWithContext(ctx, "POST", c.base+path, bytes.NewReader(photo))
 		if err != nil {
-			return nil, "", err
+			return photoResult{}, err
 		}
 		req.Header.Set("Authorization", "Bearer "+token)
 		req.Header.Set("Content-Type", "application/octet-stream")
 		res, err := c.http.Do(req)
 		if err != nil {
-			return nil, "", err
+			return photoResult{}, err
 		}
 		if res.StatusCode == http.StatusOK {
 			b, err := io.ReadAll(res.Body)
 			res.Body.Close()
-			return b, res.Header.Get("Content-Type"), err
+			var warnings []string
+			if h := res.Header.Get("Showroom-Warnings"); h != "" {
+				warnings = strings.Split(h, ",")
+			}
+			return photoResult{b, res.Header.Get("Content-Type"), warnings}, err
 		}
 		apiErr := readAPIError(res)
 		res.Body.Close()
@@ -597,7 +620,7 @@ func (c *remote) process(ctx context.Context, path string, photo []byte) ([]byte
 			rt := c.refresh
 			c.mu.Unlock()
 			if err := c.tokenCall(ctx, "/refresh", map[string]string{"refresh_token": rt}); err != nil {
-				return nil, "", err
+				return photoResult{}, err
 			}
 			continue
 		case (e.Status == http.StatusTooManyRequests || e.Status == http.StatusServiceUnavailable) && attempt < 5:
@@ -605,11 +628,11 @@ func (c *remote) process(ctx context.Context, path string, photo []byte) ([]byte
 			select {
 			case <-time.After(time.Duration(max(1, wait)) * time.Second):
 			case <-ctx.Done():
-				return nil, "", ctx.Err()
+				return photoResult{}, ctx.Err()
 			}
 			continue
 		}
-		return nil, "", apiErr
+		return photoResult{}, apiErr
 	}
 }
 
@@ -658,14 +681,18 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 	}
 	fmt.Fprintf(m.Stderr, "model loaded in %s\n", time.Since(loading).Round(100*time.Millisecond))
 	closers = append(closers, closeEngine)
-	return func(ctx context.Context, photo []byte) ([]byte, string, error) {
+	return func(ctx context.Context, photo []byte) (photoResult, error) {
 		res, err := engine.Run(ctx, pipeline.Request{
 			Company: o.company, Processors: processors, Photo: photo, Format: o.format, Quality: o.quality,
 		})
 		if err != nil {
-			return nil, "", err
+			return photoResult{}, err
 		}
-		return res.Image, res.MediaType, nil
+		var warnings []string
+		for _, w := range res.Warnings {
+			warnings = append(warnings, w.Code)
+		}
+		return photoResult{res.Image, res.MediaType, warnings}, nil
 	}, closeAll, nil
 }
 

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/showroom/showroom/internal/showroom"
 )
 
 // writeFiles writes name -> content into dir.
@@ -172,5 +177,40 @@ func TestProcessFolder(t *testing.T) {
 	}
 	if want := []string{"car.default_white.jpg", "car.free_cutout.png"}; !slices.Equal(names, want) {
 		t.Errorf("results %v, want %v", names, want)
+	}
+}
+
+// TestProcessWarnings: a photo whose result has warnings is listed as one
+// to check, on its progress line and in the batch's summary; a clean one
+// is only "ok".
+func TestProcessWarnings(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	writeFiles(t, dir, map[string][]byte{"cut.jpg": []byte("cut"), "clean.jpg": []byte("clean")})
+	run := func(ctx context.Context, photo []byte) (photoResult, error) {
+		res := photoResult{image: []byte("result"), mediaType: "image/png"}
+		if string(photo) == "cut" {
+			res.warnings = []string{showroom.WarnCarCutByFrame, showroom.WarnTilted}
+		}
+		return res, nil
+	}
+	var stdout bytes.Buffer
+	m := &Main{Stdout: &stdout, Stderr: io.Discard}
+	o := processOptions{config: "default_white", out: out, jobs: 1}
+	cut, clean := filepath.Join(dir, "cut.jpg"), filepath.Join(dir, "clean.jpg")
+	if err := m.batch(context.Background(), o, []string{cut, clean}, skipCounts{}, run); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		cut + " ok (check: CAR_CUT_BY_FRAME, TILTED)",
+		clean + " ok\n",
+		"2 done, 0 already done",
+		"  check: " + cut + ": CAR_CUT_BY_FRAME, TILTED\n",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if strings.Contains(stdout.String(), "check: "+clean) {
+		t.Errorf("the clean photo is listed to check:\n%s", stdout.String())
 	}
 }
