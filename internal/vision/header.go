@@ -58,7 +58,7 @@ func (s *headReader) frameHeader() ([]byte, error) {
 			continue
 		case m == 0xD9 || m == 0xDA: // EOI, or SOS before any frame
 			return nil, nil
-		case m == 0x00 || m == 0x01 || m >= 0xD0 && m <= 0xD8: // no segment
+		case standaloneMarker(m):
 			i += 2
 			continue
 		}
@@ -66,7 +66,7 @@ func (s *headReader) frameHeader() ([]byte, error) {
 			break
 		}
 		n := int(s.buf[i+2])<<8 | int(s.buf[i+3])
-		if m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC { // SOFn
+		if frameMarker(m) {
 			end := i + 2 + max(n, 2) // a length under 2 is no header
 			s.fill(end)
 			return s.buf[i+4 : min(end, len(s.buf))], s.failed()

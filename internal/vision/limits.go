@@ -154,6 +154,14 @@ type jpegLayout struct {
 	coefficientBytes int64
 }
 
+// standaloneMarker reports whether JPEG marker m stands alone, with no
+// segment after it: TEM, a reserved one, RSTn, SOI.
+func standaloneMarker(m byte) bool { return m == 0x00 || m == 0x01 || m >= 0xD0 && m <= 0xD8 }
+
+// frameMarker reports whether JPEG marker m starts a frame header (SOFn):
+// C0-CF but DHT (C4), JPG (C8) and DAC (CC).
+func frameMarker(m byte) bool { return m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC }
+
 // walkJPEG walks the markers of a JPEG, skipping each segment by its
 // length and each scan's entropy-coded data up to the next marker, to count
 // the scans without decoding any: a cheap first line, in front of every
@@ -177,7 +185,7 @@ func walkJPEG(data []byte, maxScans int) (jpegLayout, error) {
 			continue
 		case m == 0xD9: // EOI
 			return l.finish(sof), nil
-		case m == 0x00 || m == 0x01 || m >= 0xD0 && m <= 0xD8: // no segment
+		case standaloneMarker(m):
 			i += 2
 			continue
 		}
@@ -195,7 +203,7 @@ func walkJPEG(data []byte, maxScans int) (jpegLayout, error) {
 			}
 			i = skipEntropyData(data, end)
 			continue
-		case m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC: // SOFn
+		case frameMarker(m):
 			if sof == nil {
 				sof = seg
 				l.progressive = m == 0xC2 || m == 0xC6 || m == 0xCA || m == 0xCE
