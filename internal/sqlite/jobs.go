@@ -192,7 +192,7 @@ func (db *DB) StartJob(ctx context.Context, id string, at time.Time, maxRunning 
 func (db *DB) RequeueJob(ctx context.Context, id string) error {
 	_, err := db.db.ExecContext(ctx, `UPDATE jobs SET status = 'queued', attempts = max(attempts - 1, 0), started_at = 0
 		WHERE id = ? AND status = 'running'`, id)
-	return unavailable(err)
+	return err
 }
 
 // SucceedJob implements showroom.JobStore.
