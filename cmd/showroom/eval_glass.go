@@ -34,7 +34,9 @@ on NAME.windows.png, blue windows missed, red glass on NAME.never.png, white
 glass on parts not annotated). Whatever annotation a photo has is scored:
 NAME.mask.png (IoU), NAME.windows.png (recall: its share predicted glass,
 the layer read as glass from 128; found at recall >= 0.5) and
-NAME.never.png (false: its share predicted glass). A photo with none is
+NAME.never.png (false: its share predicted glass); torn counts the
+annotated panes (4-connected regions of NAME.windows.png of at least 0.2%
+of the photo) of which more than 15% and less than 85% is glass. A photo with none is
 still processed and written.
 
 Flags:`
@@ -49,8 +51,9 @@ type glassRow struct {
 // runEvalGlass is eval --glass.
 func (m *Main) runEvalGlass(ctx context.Context, seg *vision.Segmenter, photos []string, out string) error {
 	tw := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "image\trecall\tfalse\tfound\tcar IoU\ttime\t\n")
+	fmt.Fprintf(tw, "image\trecall\tfalse\tfound\ttorn\tcar IoU\ttime\t\n")
 	var scores []vision.GlassScore
+	var panes pipeline.PaneScore
 	var iouSum float64
 	ious := 0
 	var rows []glassRow
@@ -97,14 +100,16 @@ func (m *Main) runEvalGlass(ctx context.Context, seg *vision.Segmenter, photos [
 		}
 		s := vision.CompareGlass(glass, annot[1], annot[2])
 		scores = append(scores, s)
-		recall, falseShare, found := "-", "-", "-"
+		ps := pipeline.ScorePanes(glass, annot[1])
+		panes = panes.Add(ps)
+		recall, falseShare, found, torn := "-", "-", "-", "-"
 		if s.HasWindows {
-			recall, found = fmt.Sprintf("%.3f", s.Recall), fmt.Sprint(s.Found())
+			recall, found, torn = fmt.Sprintf("%.3f", s.Recall), fmt.Sprint(s.Found()), fmt.Sprintf("%d/%d", ps.Torn, ps.Panes)
 		}
 		if s.HasNever {
 			falseShare = fmt.Sprintf("%.4f", s.False)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\t\n", name, recall, falseShare, found, iou, took.Round(time.Millisecond))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%v\t\n", name, recall, falseShare, found, torn, iou, took.Round(time.Millisecond))
 		if out != "" {
 			if err := writePNG(filepath.Join(out, name+".glass.png"), glass); err != nil {
 				return err
@@ -119,6 +124,8 @@ func (m *Main) runEvalGlass(ctx context.Context, seg *vision.Segmenter, photos [
 	sum := vision.SummarizeGlass(scores)
 	fmt.Fprintf(m.Stdout, "glass: recall mean %.3f, median %.3f; found (recall >= %.1f) on %d of %d; never-glass made glass: mean %.2f%%, max %.2f%%\n",
 		sum.MeanRecall, sum.MedianRecall, vision.FoundRecall, sum.Found, sum.Scored, 100*sum.MeanFalse, 100*sum.MaxFalse)
+	fmt.Fprintf(m.Stdout, "torn panes: %d of %d (%.1f%%; a pane is a 4-connected region of NAME.windows.png of at least 0.2%% of the photo, torn when 15-85%% of it is glass)\n",
+		panes.Torn, panes.Panes, 100*float64(panes.Torn)/float64(max(panes.Panes, 1)))
 	if ious > 0 {
 		fmt.Fprintf(m.Stdout, "car: mean IoU %.4f on %d photos with NAME.mask.png\n", iouSum/float64(ious), ious)
 	}

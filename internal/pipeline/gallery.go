@@ -158,6 +158,7 @@ type cachedMask struct {
 	Alpha, Raw              cachedGray
 	Box                     image.Rectangle
 	Confidence, BorderShare float64
+	Features                []vision.Features
 }
 
 type cachedGray struct {
@@ -181,7 +182,9 @@ func (g cachedGray) gray() *image.Gray {
 }
 
 func (c *CachingSegmenter) path(key [32]byte) string {
-	return filepath.Join(c.Dir, fmt.Sprintf("%x.mask.gob", key[:12]))
+	// "features": masks kept before they carried the model's activations
+	// (vision.Mask.Features) are not read back without them.
+	return filepath.Join(c.Dir, fmt.Sprintf("%x.features.gob", key[:12]))
 }
 
 func (c *CachingSegmenter) load(key [32]byte) (*vision.Mask, bool) {
@@ -198,7 +201,7 @@ func (c *CachingSegmenter) load(key [32]byte) (*vision.Mask, bool) {
 		return nil, false
 	}
 	return &vision.Mask{Alpha: cm.Alpha.gray(), Raw: cm.Raw.gray(), Box: cm.Box,
-		Confidence: cm.Confidence, BorderShare: cm.BorderShare}, true
+		Confidence: cm.Confidence, BorderShare: cm.BorderShare, Features: cm.Features}, true
 }
 
 // store writes the mask to the cache; a failure only costs a later run
@@ -209,7 +212,7 @@ func (c *CachingSegmenter) store(key [32]byte, m *vision.Mask) {
 	}
 	var b bytes.Buffer
 	cm := cachedMask{Alpha: toCached(m.Alpha), Raw: toCached(m.Raw), Box: m.Box,
-		Confidence: m.Confidence, BorderShare: m.BorderShare}
+		Confidence: m.Confidence, BorderShare: m.BorderShare, Features: m.Features}
 	if gob.NewEncoder(&b).Encode(cm) != nil {
 		return
 	}

@@ -160,6 +160,11 @@ type modelSpec struct {
 	size   int // square input side
 	input  string
 	output string
+	// features are the names of intermediate activations the graph also
+	// outputs (each 1×C×S×S, S a divisor of size), fetched with the
+	// saliency for the glass detector (Mask.Features); none for a model
+	// without them.
+	features []string
 	// mean and std per channel, applied to pixel values in 0..255.
 	mean, std [3]float32
 	// minMax rescales the output to 0..1 by its own range (U2-Netp's
@@ -173,7 +178,11 @@ var models = map[string]modelSpec{
 	// (package onnxfp32): the same masks, faster, 190 MB less memory.
 	ModelISNet: {
 		file: ISNetFile, size: 1024, input: "input", output: "output",
-		mean: [3]float32{128, 128, 128}, std: [3]float32{256, 256, 256},
+		// The decoder's stage 2 (64 channels, 128×128) and stage 3 (128
+		// channels, 64×64), outputs of the published graph already:
+		// fetching them costs a copy, not a computation.
+		features: []string{"input.1088", "input.948"},
+		mean:     [3]float32{128, 128, 128}, std: [3]float32{256, 256, 256},
 	},
 	ModelU2Netp: {
 		file: "u2netp.onnx", size: 320, input: "input.1", output: "1959",

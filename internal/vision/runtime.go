@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -122,7 +123,7 @@ func newModel(cfg Config, spec modelSpec, libPath string) (*model, error) {
 			return nil, err
 		}
 	}
-	s, err := ort.NewDynamicAdvancedSession(path, []string{spec.input}, []string{spec.output}, opts)
+	s, err := ort.NewDynamicAdvancedSession(path, []string{spec.input}, append([]string{spec.output}, spec.features...), opts)
 	if err != nil {
 		if ro != nil {
 			ro.Destroy()
@@ -142,21 +143,22 @@ func newModel(cfg Config, spec modelSpec, libPath string) (*model, error) {
 // took (not counting the wait for its turn). ONNX Runtime cannot be
 // interrupted mid-run, so ctx ends only the wait for a turn.
 func (m *model) run(ctx context.Context, input []float32) ([]float32, time.Duration, error) {
-	sal, d, _, err := m.runWaiting(ctx, input)
+	sal, _, d, _, err := m.runWaiting(ctx, input)
 	return sal, d, err
 }
 
-// runWaiting is run, also returning how long the run waited for its turn.
-func (m *model) runWaiting(ctx context.Context, input []float32) ([]float32, time.Duration, time.Duration, error) {
+// runWaiting is run, also returning the model's intermediate activations
+// (modelSpec.features) and how long the run waited for its turn.
+func (m *model) runWaiting(ctx context.Context, input []float32) ([]float32, []Features, time.Duration, time.Duration, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, 0, 0, err
+		return nil, nil, 0, 0, err
 	}
 	waitFrom := time.Now()
 	select {
 	case m.turns <- struct{}{}:
 		defer func() { <-m.turns }()
 	case <-ctx.Done():
-		return nil, 0, 0, ctx.Err()
+		return nil, nil, 0, 0, ctx.Err()
 	}
 	wait := time.Since(waitFrom)
 	if m.observeWait != nil {
@@ -165,21 +167,31 @@ func (m *model) runWaiting(ctx context.Context, input []float32) ([]float32, tim
 	n := int64(m.spec.size)
 	in, err := ort.NewTensor(ort.NewShape(1, 3, n, n), input)
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("vision: input tensor: %w", err)
+		return nil, nil, 0, 0, fmt.Errorf("vision: input tensor: %w", err)
 	}
 	defer in.Destroy()
 	out, err := ort.NewEmptyTensor[float32](ort.NewShape(1, 1, n, n))
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("vision: output tensor: %w", err)
+		return nil, nil, 0, 0, fmt.Errorf("vision: output tensor: %w", err)
 	}
 	defer out.Destroy()
+	// The activations' tensors are left to ONNX Runtime to allocate (nil).
+	outs := make([]ort.Value, 1+len(m.spec.features))
+	outs[0] = out
+	defer func() {
+		for _, v := range outs[1:] {
+			if v != nil {
+				v.Destroy()
+			}
+		}
+	}()
 	if m.recycleKeep >= 0 {
 		recycleRunStarted()
 		defer recycleRunDone(m.recycleKeep)
 	}
 	start := time.Now()
-	if err := m.session.RunWithOptions([]ort.Value{in}, []ort.Value{out}, m.runOpts); err != nil {
-		return nil, 0, 0, fmt.Errorf("vision: running %s: %w", m.name, err)
+	if err := m.session.RunWithOptions([]ort.Value{in}, outs, m.runOpts); err != nil {
+		return nil, nil, 0, 0, fmt.Errorf("vision: running %s: %w", m.name, err)
 	}
 	d := time.Since(start)
 	if m.observe != nil {
@@ -191,7 +203,17 @@ func (m *model) runWaiting(ctx context.Context, input []float32) ([]float32, tim
 	if m.spec.minMax {
 		normalise(sal)
 	}
-	return sal, d, wait, nil
+	feats := make([]Features, 0, len(outs)-1)
+	for i, v := range outs[1:] {
+		t, ok := v.(*ort.Tensor[float32])
+		shape := v.GetShape()
+		if !ok || len(shape) != 4 || shape[2] != shape[3] {
+			putFloats(sal)
+			return nil, nil, 0, 0, fmt.Errorf("vision: %s's output %s is not a 1×C×S×S float tensor (%v)", m.name, m.spec.features[i], shape)
+		}
+		feats = append(feats, Features{Channels: int(shape[1]), Side: int(shape[2]), Data: slices.Clone(t.GetData())})
+	}
+	return sal, feats, d, wait, nil
 }
 
 // boolFlag is b as ONNX Runtime's configuration entries spell it.

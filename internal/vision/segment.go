@@ -77,6 +77,17 @@ type Mask struct {
 	// thresholded at one half, without any of the car-specific cleanup;
 	// kept for evaluation.
 	Raw *image.Gray
+	// Features are the model's intermediate activations (modelSpec.features;
+	// none for a model without them), over the whole photo as the model
+	// saw it, stretched to a square: the glass detector reads them.
+	Features []Features
+}
+
+// Features is one intermediate activation of the model: Channels planes of
+// Side×Side, channel-major, covering the whole photo stretched to a square.
+type Features struct {
+	Channels, Side int
+	Data           []float32
 }
 
 // Segment finds the main car in img (as Decode returns it).
@@ -113,7 +124,7 @@ func (s *Segmenter) Segment(ctx context.Context, img *image.NRGBA) (*Mask, error
 	}
 	lap("preprocess")
 
-	sal, _, wait, err := s.model.runWaiting(ctx, input)
+	sal, feats, _, wait, err := s.model.runWaiting(ctx, input)
 	putFloats(input)
 	if err != nil {
 		return nil, err
@@ -145,6 +156,7 @@ func (s *Segmenter) Segment(ctx context.Context, img *image.NRGBA) (*Mask, error
 		Stages:      stages,
 		ModelWait:   wait,
 		Raw:         c.raw,
+		Features:    feats,
 	}
 	if !c.found {
 		m.Box = image.Rectangle{}

@@ -22,22 +22,27 @@ import (
 )
 
 func main() {
-	images := flag.String("images", "../../../shared/testdata/glass", "folder of NAME.jpg with NAME.windows.png and NAME.never.png")
+	images := flag.String("images", "../../../shared/testdata/glass", "folders (comma-separated) of NAME.jpg with NAME.windows.png and NAME.never.png")
 	out := flag.String("out", "glass_model.json", "where to write the model")
 	folds := flag.Int("folds", 5, "cross-validation folds (0: none)")
+	prepare := flag.Bool("prepare", false, "only segment the photos into -mask-cache")
 	cache := flag.String("mask-cache", "", "folder to keep the segmenter's masks in between runs")
 	flag.Parse()
-	if err := run(*images, *out, *folds, *cache); err != nil {
+	if err := run(*images, *out, *folds, *cache, *prepare); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(dir, out string, folds int, cache string) error {
-	paths, err := filepath.Glob(filepath.Join(dir, "*.jpg"))
-	if err != nil {
-		return err
+func run(dir, out string, folds int, cache string, prepare bool) error {
+	var paths []string
+	for _, d := range strings.Split(dir, ",") {
+		p, err := filepath.Glob(filepath.Join(d, "*.jpg"))
+		if err != nil {
+			return err
+		}
+		slices.Sort(p)
+		paths = append(paths, p...)
 	}
-	slices.Sort(paths)
 	if len(paths) == 0 {
 		return fmt.Errorf("glasstrain: no photos in %s (the glass dev set lives in ../shared, outside the repository)", dir)
 	}
@@ -48,7 +53,10 @@ func run(dir, out string, folds int, cache string) error {
 	defer seg.Close()
 	cs := &pipeline.CachingSegmenter{Segmenter: seg, Dir: cache}
 	var examples []pipeline.GlassExample
-	for _, p := range paths {
+	for i, p := range paths {
+		if i%20 == 0 {
+			fmt.Fprintf(os.Stderr, "glasstrain: %d of %d photos\n", i, len(paths))
+		}
 		base := strings.TrimSuffix(p, ".jpg")
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -62,6 +70,9 @@ func run(dir, out string, folds int, cache string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
+		if prepare {
+			continue
+		}
 		windows, err := vision.ReadMask(base + ".windows.png")
 		if err != nil {
 			return err
@@ -71,6 +82,9 @@ func run(dir, out string, folds int, cache string) error {
 			return err
 		}
 		examples = append(examples, pipeline.GlassExample{Name: filepath.Base(base), Photo: photo, Mask: mask, Windows: windows, Never: never})
+	}
+	if prepare {
+		return nil
 	}
 	if folds > 1 {
 		scores := pipeline.CrossValidateGlass(examples, folds)
