@@ -39,6 +39,7 @@ func (d *detectMask) apply(ctx context.Context, r *run, s *Scene) error {
 		return showroom.Internal(fmt.Errorf("pipeline: matte size differs from the photo's"))
 	}
 	s.setCar(m.Alpha, m.Box, m.Raw)
+	r.features = m.Features
 	s.Confidence, s.Detection = m.Confidence, d.detection
 	return nil
 }

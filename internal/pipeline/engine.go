@@ -113,6 +113,10 @@ type run struct {
 	// modelWait is how long the current step waited for its turn at the
 	// model, for the timings.
 	modelWait time.Duration
+	// features are the segmenter's activations for the photo
+	// (vision.Mask.Features), for the glass detector; nil until
+	// DetectCarMaskProcessor ran.
+	features []vision.Features
 }
 
 // builders makes each processor's step from its effective parameters (and

@@ -38,7 +38,7 @@ func DetectGlass(photo *image.NRGBA, mask *vision.Mask) *image.Gray {
 	if !s.hasCar() {
 		return image.NewGray(s.Photo.Rect)
 	}
-	return wholeGray(s.detectGlass(), s.Photo.Rect)
+	return wholeGray(s.detectGlass(mask.Features), s.Photo.Rect)
 }
 
 // wholeGray returns g, which covers part of r, as an image covering all of
@@ -52,10 +52,16 @@ func wholeGray(g *image.Gray, r image.Rectangle) *image.Gray {
 }
 
 // detectGlass finds the glass on the working grid and refines it to the
-// photo's resolution.
-func (s *Scene) detectGlass() *image.Gray {
+// photo's resolution; feats are the segmenter's activations (nil when it
+// gave none).
+func (s *Scene) detectGlass(feats []vision.Features) *image.Gray {
+	return s.detectGlassWith(feats, glassProbe())
+}
+
+// detectGlassWith is detectGlass with the deep model m.
+func (s *Scene) detectGlassWith(feats []vision.Features, m *probeModel) *image.Gray {
 	g := s.workGrid()
-	coarse := findGlass(g, g.toWork(s.Box), s.Raw)
+	coarse := findGlass(g, g.toWork(s.Box), s.Raw, feats, m)
 	return refineGlass(s.Photo, s.Matte, g, coarse)
 }
 

@@ -101,11 +101,15 @@ func trainGlass(sets []glassSet) boostModel {
 // score runs the photo through the glass path the processor runs, with
 // model m (regions, the working grid, refinement to full resolution), and
 // scores the full-resolution layer against the annotation.
-func (s glassSet) score(m *boostModel) vision.GlassScore {
+func (s glassSet) score(m *boostModel) GlassResult {
 	g := s.scene.workGrid()
+	if len(s.idx) == 0 {
+		layer := image.NewGray(s.scene.Photo.Rect)
+		return GlassResult{vision.CompareGlass(layer, s.ex.Windows, s.ex.Never), ScorePanes(layer, s.ex.Windows)}
+	}
 	coarse := glassOnWork(g, s.gg, postGlass(s.gg, s.gg.predict(m, s.feats, s.idx)))
 	layer := wholeGray(refineGlass(s.scene.Photo, s.scene.Matte, g, coarse), s.scene.Photo.Rect)
-	return vision.CompareGlass(layer, s.ex.Windows, s.ex.Never)
+	return GlassResult{vision.CompareGlass(layer, s.ex.Windows, s.ex.Never), ScorePanes(layer, s.ex.Windows)}
 }
 
 // TrainGlassModel trains the glass model on every example and returns it
@@ -126,12 +130,12 @@ func TrainGlassModel(examples []GlassExample) ([]byte, error) {
 // on: the examples are split into folds (every folds-th photo), a model is
 // trained on all folds but one and scored on that one. This is the number
 // to expect on photos like these that nobody tuned on.
-func CrossValidateGlass(examples []GlassExample, folds int) []vision.GlassScore {
+func CrossValidateGlass(examples []GlassExample, folds int) []GlassResult {
 	sets := make([]glassSet, len(examples))
 	for i, ex := range examples {
 		sets[i] = prepareGlass(ex)
 	}
-	out := make([]vision.GlassScore, len(sets))
+	out := make([]GlassResult, len(sets))
 	for f := range folds {
 		var train []glassSet
 		for i, s := range sets {

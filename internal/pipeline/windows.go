@@ -4,6 +4,8 @@ import (
 	"context"
 	"image"
 	"math"
+
+	"github.com/showroom/showroom/internal/vision"
 )
 
 // windows is SemiTransparentWindowsProcessor: it finds the glass and lets
@@ -23,7 +25,7 @@ func (w windows) apply(ctx context.Context, r *run, s *Scene) error {
 	if !s.hasCar() {
 		return nil
 	}
-	s.Glass, s.WindowTransparency, s.WindowBrightness = s.detectGlass(), w.transparency, w.brightness
+	s.Glass, s.WindowTransparency, s.WindowBrightness = s.detectGlass(r.features), w.transparency, w.brightness
 	return nil
 }
 
@@ -35,13 +37,13 @@ func (w windows) apply(ctx context.Context, r *run, s *Scene) error {
 // each pixel of the car's upper part a probability of being glass on a
 // grid of about glassSide pixels; postGlass keeps the confident
 // window-sized regions.
-func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray) plane {
+func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray, feats []vision.Features, deep *probeModel) plane {
 	gg := newGlassGrid(g, box, raw)
-	feats, idx := gg.features()
-	if len(idx) == 0 {
+	prob := glassProb(gg, g, feats, deep)
+	if prob == nil {
 		return newPlane(g.w, g.h)
 	}
-	return glassOnWork(g, gg, postGlass(gg, gg.predict(glassModel(), feats, idx)))
+	return glassOnWork(g, gg, postGlass(gg, prob))
 }
 
 // glassOnWork brings the glass regions found on the glass grid back onto

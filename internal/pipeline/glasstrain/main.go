@@ -23,17 +23,35 @@ import (
 
 func main() {
 	images := flag.String("images", "../../../shared/testdata/glass", "folders (comma-separated) of NAME.jpg with NAME.windows.png and NAME.never.png")
-	out := flag.String("out", "glass_model.json", "where to write the model")
+	out := flag.String("out", "glass_probe.json", "where to write the deep model (empty: nowhere)")
 	folds := flag.Int("folds", 5, "cross-validation folds (0: none)")
 	prepare := flag.Bool("prepare", false, "only segment the photos into -mask-cache")
+	baseline := flag.Bool("baseline", false, "also cross-validate the hand-made-feature model, for comparison")
+	limit := flag.Int("limit", 0, "use only the first N photos (0: all), e.g. those already in -mask-cache")
 	cache := flag.String("mask-cache", "", "folder to keep the segmenter's masks in between runs")
 	flag.Parse()
-	if err := run(*images, *out, *folds, *cache, *prepare); err != nil {
+	if err := run(*images, *out, *folds, *cache, *prepare, *baseline, *limit); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(dir, out string, folds int, cache string, prepare bool) error {
+// report prints the cross-validated scores of each photo and their
+// summary, in the terms of issue 27's bars.
+func report(what string, folds int, examples []pipeline.GlassExample, res []pipeline.GlassResult) {
+	var scores []vision.GlassScore
+	var panes pipeline.PaneScore
+	for i, r := range res {
+		fmt.Printf("%-20s recall %.3f  false %.4f  torn %d/%d\n", examples[i].Name, r.Score.Recall, r.Score.False, r.Panes.Torn, r.Panes.Panes)
+		scores = append(scores, r.Score)
+		panes = panes.Add(r.Panes)
+	}
+	sum := vision.SummarizeGlass(scores)
+	fmt.Printf("%s, %d-fold cross-validation on %d photos: mean recall %.3f (median %.3f), found on %d of %d (%.1f%%), never-glass made glass mean %.2f%% max %.2f%%, torn panes %d of %d (%.1f%%)\n",
+		what, folds, len(examples), sum.MeanRecall, sum.MedianRecall, sum.Found, sum.Scored, 100*float64(sum.Found)/float64(max(sum.Scored, 1)),
+		100*sum.MeanFalse, 100*sum.MaxFalse, panes.Torn, panes.Panes, 100*float64(panes.Torn)/float64(max(panes.Panes, 1)))
+}
+
+func run(dir, out string, folds int, cache string, prepare, baseline bool, limit int) error {
 	var paths []string
 	for _, d := range strings.Split(dir, ",") {
 		p, err := filepath.Glob(filepath.Join(d, "*.jpg"))
@@ -42,6 +60,9 @@ func run(dir, out string, folds int, cache string, prepare bool) error {
 		}
 		slices.Sort(p)
 		paths = append(paths, p...)
+	}
+	if limit > 0 && limit < len(paths) {
+		paths = paths[:limit]
 	}
 	if len(paths) == 0 {
 		return fmt.Errorf("glasstrain: no photos in %s (the glass dev set lives in ../shared, outside the repository)", dir)
@@ -87,15 +108,15 @@ func run(dir, out string, folds int, cache string, prepare bool) error {
 		return nil
 	}
 	if folds > 1 {
-		scores := pipeline.CrossValidateGlass(examples, folds)
-		for i, s := range scores {
-			fmt.Printf("%-18s recall %.3f  false %.4f\n", examples[i].Name, s.Recall, s.False)
+		if baseline {
+			report("hand-made features (glass_model.json's)", folds, examples, pipeline.CrossValidateGlass(examples, folds))
 		}
-		sum := vision.SummarizeGlass(scores)
-		fmt.Printf("%d-fold cross-validation: mean recall %.3f (median %.3f), found %d of %d, mean false %.4f, max false %.4f\n",
-			folds, sum.MeanRecall, sum.MedianRecall, sum.Found, sum.Scored, sum.MeanFalse, sum.MaxFalse)
+		report("deep features (glass_probe.json's)", folds, examples, pipeline.CrossValidateGlassProbe(examples, folds))
 	}
-	model, err := pipeline.TrainGlassModel(examples)
+	if out == "" {
+		return nil
+	}
+	model, err := pipeline.TrainGlassProbe(examples)
 	if err != nil {
 		return err
 	}

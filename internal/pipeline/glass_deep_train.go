@@ -1,0 +1,283 @@
+package pipeline
+
+// This file trains the deep glass model (glass_deep.go); it is a tool, not
+// part of processing: `make glass-model` runs it through ./glasstrain and
+// writes glass_probe.json, which the build embeds.
+
+import (
+	"encoding/json"
+	"fmt"
+	"image"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/showroom/showroom/internal/vision"
+)
+
+// probeTraining holds the settings the deep model is trained with
+// (docs/glass-and-shadow.md states them beside the cross-validated scores).
+var probeTraining = struct {
+	Hidden, Epochs, Batch int
+	Rate, L2              float64
+	// Sample keeps one candidate pixel in Sample per photo for training.
+	Sample int
+	// RestWeight: as glassTraining's.
+	RestWeight float32
+}{Hidden: 16, Epochs: 6, Batch: 256, Rate: 2e-3, L2: 1e-4, Sample: 40, RestWeight: 0.15}
+
+// GlassResult is one photo's glass scores: recall and false glass, and its
+// torn panes.
+type GlassResult struct {
+	Score vision.GlassScore
+	Panes PaneScore
+}
+
+// probeRows are one photo's training rows.
+type probeRows struct {
+	x, y, w []float32
+}
+
+// probeExample prepares ex's training rows: a sample of its candidate
+// pixels with their deep input vectors, labels and weights.
+func probeExample(ex GlassExample) probeRows {
+	s := NewScene(ex.Photo)
+	s.setCar(ex.Mask.Alpha, ex.Mask.Box, ex.Mask.Raw)
+	var r probeRows
+	if !s.hasCar() || len(ex.Mask.Features) == 0 {
+		return r
+	}
+	g := s.workGrid()
+	gg := newGlassGrid(g, g.toWork(s.Box), s.Raw)
+	hand, idx := gg.features()
+	windows, never := gridMask(ex.Windows, gg), gridMask(ex.Never, gg)
+	p := probeTraining
+	var keep []int
+	var keepHand []float32
+	for j, i := range idx {
+		if (uint64(i)*2654435761)%uint64(p.Sample) != 0 {
+			continue
+		}
+		keep = append(keep, i)
+		keepHand = append(keepHand, hand[j*glassFeatureCount:(j+1)*glassFeatureCount]...)
+		lab, wt := float32(0), p.RestWeight
+		switch {
+		case windows[i]:
+			lab, wt = 1, 1
+		case never[i]:
+			wt = 1
+		}
+		r.y = append(r.y, lab)
+		r.w = append(r.w, wt)
+	}
+	r.x = deepFeatures(gg, g, ex.Mask.Features, keepHand, keep)
+	return r
+}
+
+// scoreGlass runs ex through the glass path the processor runs with the
+// deep model m and scores it.
+func scoreGlass(ex GlassExample, m *probeModel) GlassResult {
+	s := NewScene(ex.Photo)
+	s.setCar(ex.Mask.Alpha, ex.Mask.Box, ex.Mask.Raw)
+	layer := image.NewGray(s.Photo.Rect)
+	if s.hasCar() {
+		layer = wholeGray(s.detectGlassWith(ex.Mask.Features, m), s.Photo.Rect)
+	}
+	return GlassResult{vision.CompareGlass(layer, ex.Windows, ex.Never), ScorePanes(layer, ex.Windows)}
+}
+
+// trainProbe fits a probeModel with logistic loss on rows of n inputs by
+// Adam over shuffled mini-batches, from a fixed seed (reproducible).
+func trainProbe(rows []probeRows, channels []int) probeModel {
+	p := probeTraining
+	var x, y, w []float32
+	for _, r := range rows {
+		x, y, w = append(x, r.x...), append(y, r.y...), append(w, r.w...)
+	}
+	N := len(y)
+	if N == 0 {
+		return probeModel{}
+	}
+	n := len(x) / N
+	m := probeModel{Channels: channels, Hidden: p.Hidden, Mean: make([]float32, n), Std: make([]float32, n),
+		W1: make([]float32, p.Hidden*n), B1: make([]float32, p.Hidden), W2: make([]float32, p.Hidden)}
+	for i := range n {
+		var s, q float64
+		for r := range N {
+			v := float64(x[r*n+i])
+			s += v
+			q += v * v
+		}
+		mean := s / float64(N)
+		m.Mean[i] = float32(mean)
+		m.Std[i] = float32(math.Sqrt(math.Max(q/float64(N)-mean*mean, 0)) + 1e-3)
+	}
+	xs := make([]float32, len(x))
+	for r := range N {
+		for i := range n {
+			xs[r*n+i] = (x[r*n+i] - m.Mean[i]) / m.Std[i]
+		}
+	}
+	rng := rand.New(rand.NewPCG(27, 1))
+	for i := range m.W1 {
+		m.W1[i] = float32(rng.NormFloat64() * math.Sqrt(2/float64(n)))
+	}
+	for i := range m.W2 {
+		m.W2[i] = float32(rng.NormFloat64() * math.Sqrt(1/float64(p.Hidden)))
+	}
+	// Parameters as one vector for Adam: W1, B1, W2, B2.
+	np := len(m.W1) + len(m.B1) + len(m.W2) + 1
+	mom, vel, grad := make([]float64, np), make([]float64, np), make([]float64, np)
+	order := make([]int, N)
+	for i := range order {
+		order[i] = i
+	}
+	var pos, tot float64
+	for r := range N {
+		pos += float64(y[r] * w[r])
+		tot += float64(w[r])
+	}
+	m.B2 = float32(math.Log(pos / math.Max(tot-pos, 1e-9)))
+	H := p.Hidden
+	// A fixed number of parts, summed in order: the same model on any
+	// machine.
+	const workers = 2
+	parts := make([][]float64, workers)
+	for i := range parts {
+		parts[i] = make([]float64, np)
+	}
+	step := 0
+	for range p.Epochs {
+		rng.Shuffle(N, func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for b0 := 0; b0 < N; b0 += p.Batch {
+			batch := order[b0:min(b0+p.Batch, N)]
+			// Gradients of the batch's weighted loss, in parallel parts.
+			var wg sync.WaitGroup
+			for part := range workers {
+				lo, hi := part*len(batch)/workers, (part+1)*len(batch)/workers
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					g := parts[part]
+					clear(g)
+					h := make([]float32, H)
+					for _, r := range batch[lo:hi] {
+						xr := xs[r*n : (r+1)*n]
+						out := m.B2
+						for j := range H {
+							s := m.B1[j]
+							wj := m.W1[j*n : (j+1)*n]
+							for i, v := range xr {
+								s += wj[i] * v
+							}
+							h[j] = max(s, 0)
+							out += m.W2[j] * h[j]
+						}
+						d := float64(sigmoid(out)-y[r]) * float64(w[r])
+						for j := range H {
+							g[len(m.W1)+len(m.B1)+j] += d * float64(h[j])
+							if h[j] <= 0 {
+								continue
+							}
+							dj := d * float64(m.W2[j])
+							g[len(m.W1)+j] += dj
+							gj := g[j*n : (j+1)*n]
+							for i, v := range xr {
+								gj[i] += dj * float64(v)
+							}
+						}
+						g[np-1] += d
+					}
+				}()
+			}
+			wg.Wait()
+			clear(grad)
+			for _, g := range parts {
+				for i, v := range g {
+					grad[i] += v
+				}
+			}
+			step++
+			const b1, b2 = 0.9, 0.999
+			c1, c2 := 1-math.Pow(b1, float64(step)), 1-math.Pow(b2, float64(step))
+			inv := 1 / float64(len(batch))
+			param := func(i int) *float32 {
+				switch {
+				case i < len(m.W1):
+					return &m.W1[i]
+				case i < len(m.W1)+len(m.B1):
+					return &m.B1[i-len(m.W1)]
+				case i < np-1:
+					return &m.W2[i-len(m.W1)-len(m.B1)]
+				}
+				return &m.B2
+			}
+			for i := range np {
+				pp := param(i)
+				g := grad[i]*inv + p.L2*float64(*pp)
+				mom[i] = b1*mom[i] + (1-b1)*g
+				vel[i] = b2*vel[i] + (1-b2)*g*g
+				*pp -= float32(p.Rate * (mom[i] / c1) / (math.Sqrt(vel[i]/c2) + 1e-8))
+			}
+		}
+	}
+	return m
+}
+
+// featureChannels returns the channel counts of the first example with
+// activations.
+func featureChannels(examples []GlassExample) []int {
+	for _, ex := range examples {
+		if len(ex.Mask.Features) > 0 {
+			var c []int
+			for _, f := range ex.Mask.Features {
+				c = append(c, f.Channels)
+			}
+			return c
+		}
+	}
+	return nil
+}
+
+// TrainGlassProbe trains the deep glass model on every example and returns
+// it as the JSON that glass_probe.json holds.
+func TrainGlassProbe(examples []GlassExample) ([]byte, error) {
+	ch := featureChannels(examples)
+	if ch == nil {
+		return nil, fmt.Errorf("pipeline: no glass examples with the segmenter's activations")
+	}
+	rows := make([]probeRows, len(examples))
+	for i, ex := range examples {
+		rows[i] = probeExample(ex)
+	}
+	m := trainProbe(rows, ch)
+	return json.Marshal(m)
+}
+
+// CrossValidateGlassProbe scores the deep glass model on photos it was not
+// trained on: the examples are split into folds by photo (every folds-th),
+// a model is trained on all folds but one and each photo of that one runs
+// through the processor's glass path with it.
+func CrossValidateGlassProbe(examples []GlassExample, folds int) []GlassResult {
+	ch := featureChannels(examples)
+	rows := make([]probeRows, len(examples))
+	for i, ex := range examples {
+		rows[i] = probeExample(ex)
+	}
+	out := make([]GlassResult, len(examples))
+	for f := range folds {
+		var train []probeRows
+		for i, r := range rows {
+			if i%folds != f {
+				train = append(train, r)
+			}
+		}
+		m := trainProbe(train, ch)
+		for i, ex := range examples {
+			if i%folds == f {
+				out[i] = scoreGlass(ex, &m)
+			}
+		}
+	}
+	return out
+}
