@@ -31,6 +31,8 @@ var probeTraining = struct {
 type GlassResult struct {
 	Score vision.GlassScore
 	Panes PaneScore
+	// Layer is the glass found (255 fully glass), at the photo's size.
+	Layer *image.Gray
 }
 
 // probeRows are one photo's training rows.
@@ -83,7 +85,7 @@ func scoreGlass(ex GlassExample, m *probeModel) GlassResult {
 	if s.hasCar() {
 		layer = wholeGray(s.detectGlassWith(ex.Mask.Features, m), s.Photo.Rect)
 	}
-	return GlassResult{vision.CompareGlass(layer, ex.Windows, ex.Never), ScorePanes(layer, ex.Windows)}
+	return GlassResult{vision.CompareGlass(layer, ex.Windows, ex.Never), ScorePanes(layer, ex.Windows), layer}
 }
 
 // trainProbe fits a probeModel with logistic loss on rows of n inputs by
@@ -281,3 +283,7 @@ func CrossValidateGlassProbe(examples []GlassExample, folds int) []GlassResult {
 	}
 	return out
 }
+
+// SetGlassGrow sets the probability glass grows over (glassGrow), for
+// tuning it with glasstrain.
+func SetGlassGrow(v float32) { glassGrow = v }

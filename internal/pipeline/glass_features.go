@@ -333,8 +333,15 @@ func postGlass(gg *glassGrid, prob []float32) []float32 {
 	for i, f := range found {
 		keep[i] = keep[i] || (f && near[i] && own(i))
 	}
+	// A pane is see-through whole or not at all: from the confident
+	// regions, the glass grows over every connected pixel the model finds
+	// at all likely glass (the dark lower part of a windscreen, where the
+	// dashboard shows, is less sure than the sky-lit top), then its holes
+	// and the gaps along its columns and rows are closed.
+	growGlass(keep, sm, gg, glassGrow)
 	fillEnclosed(keep, w, h)
 	fillColumns(keep, w, h, gg.paint)
+	fillRows(keep, w, h, gg.paint)
 	out := make([]float32, w*h)
 	for i, k := range keep {
 		if k && gg.matte[i] > 0.5 {
@@ -372,6 +379,59 @@ const (
 	glassConfidence = 0.7
 	glassSolidity   = 0.4
 )
+
+// glassGrow is the least smoothed probability glass grows over from a
+// confident region (postGlass).
+var glassGrow float32 = 0.3
+
+// growGlass grows set over the 4-connected car pixels whose smoothed
+// probability sm is at least low and which are not the car's paint.
+func growGlass(set []bool, sm []float32, gg *glassGrid, low float32) {
+	w, h := gg.w, gg.h
+	var stack []int
+	for i, v := range set {
+		if v {
+			stack = append(stack, i)
+		}
+	}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		x := i % w
+		for _, n := range [4]int{i - 1, i + 1, i - w, i + w} {
+			if n < 0 || n >= w*h || (n == i-1 && x == 0) || (n == i+1 && x == w-1) {
+				continue
+			}
+			if !set[n] && sm[n] >= low && gg.matte[n] > 0.5 && !gg.paint[n] {
+				set[n] = true
+				stack = append(stack, n)
+			}
+		}
+	}
+}
+
+// fillRows is fillColumns along rows: a row crosses a pane once too.
+func fillRows(set []bool, w, h int, paint []bool) {
+	labels, comps := components(set, w, h)
+	for l, c := range comps {
+		for y := c.box.Min.Y; y < c.box.Max.Y; y++ {
+			first, last := -1, -1
+			for x := c.box.Min.X; x < c.box.Max.X; x++ {
+				if labels[y*w+x] == int32(l) {
+					if first < 0 {
+						first = x
+					}
+					last = x
+				}
+			}
+			for x := first + 1; x < last; x++ {
+				if i := y*w + x; !paint[i] {
+					set[i] = true
+				}
+			}
+		}
+	}
+}
 
 // fillColumns closes the gaps of each glass region along its columns: a
 // column crosses a window once, so what lies between two glass pixels of

@@ -105,11 +105,11 @@ func (s glassSet) score(m *boostModel) GlassResult {
 	g := s.scene.workGrid()
 	if len(s.idx) == 0 {
 		layer := image.NewGray(s.scene.Photo.Rect)
-		return GlassResult{vision.CompareGlass(layer, s.ex.Windows, s.ex.Never), ScorePanes(layer, s.ex.Windows)}
+		return GlassResult{vision.CompareGlass(layer, s.ex.Windows, s.ex.Never), ScorePanes(layer, s.ex.Windows), layer}
 	}
 	coarse := glassOnWork(g, s.gg, postGlass(s.gg, s.gg.predict(m, s.feats, s.idx)))
 	layer := wholeGray(refineGlass(s.scene.Photo, s.scene.Matte, g, coarse), s.scene.Photo.Rect)
-	return GlassResult{vision.CompareGlass(layer, s.ex.Windows, s.ex.Never), ScorePanes(layer, s.ex.Windows)}
+	return GlassResult{vision.CompareGlass(layer, s.ex.Windows, s.ex.Never), ScorePanes(layer, s.ex.Windows), layer}
 }
 
 // TrainGlassModel trains the glass model on every example and returns it

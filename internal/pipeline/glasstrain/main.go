@@ -11,6 +11,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"log"
 	"os"
 	"path/filepath"
@@ -27,17 +30,22 @@ func main() {
 	folds := flag.Int("folds", 5, "cross-validation folds (0: none)")
 	prepare := flag.Bool("prepare", false, "only segment the photos into -mask-cache")
 	baseline := flag.Bool("baseline", false, "also cross-validate the hand-made-feature model, for comparison")
+	sheet := flag.String("sheet", "", "write the deep model's cross-validated glass of every photo to PNGs named after this one (outside the repository)")
 	limit := flag.Int("limit", 0, "use only the first N photos (0: all), e.g. those already in -mask-cache")
 	cache := flag.String("mask-cache", "", "folder to keep the segmenter's masks in between runs")
+	grow := flag.Float64("grow", -1, "override the probability glass grows over (tuning)")
 	flag.Parse()
-	if err := run(*images, *out, *folds, *cache, *prepare, *baseline, *limit); err != nil {
+	if *grow >= 0 {
+		pipeline.SetGlassGrow(float32(*grow))
+	}
+	if err := run(*images, *out, *folds, *cache, *prepare, *baseline, *limit, *sheet); err != nil {
 		log.Fatal(err)
 	}
 }
 
 // report prints the cross-validated scores of each photo and their
 // summary, in the terms of issue 27's bars.
-func report(what string, folds int, examples []pipeline.GlassExample, res []pipeline.GlassResult) {
+func report(what string, folds int, examples []pipeline.GlassExample, res []pipeline.GlassResult, sheet string) error {
 	var scores []vision.GlassScore
 	var panes pipeline.PaneScore
 	for i, r := range res {
@@ -49,9 +57,73 @@ func report(what string, folds int, examples []pipeline.GlassExample, res []pipe
 	fmt.Printf("%s, %d-fold cross-validation on %d photos: mean recall %.3f (median %.3f), found on %d of %d (%.1f%%), never-glass made glass mean %.2f%% max %.2f%%, torn panes %d of %d (%.1f%%)\n",
 		what, folds, len(examples), sum.MeanRecall, sum.MedianRecall, sum.Found, sum.Scored, 100*float64(sum.Found)/float64(max(sum.Scored, 1)),
 		100*sum.MeanFalse, 100*sum.MaxFalse, panes.Torn, panes.Panes, 100*float64(panes.Torn)/float64(max(panes.Panes, 1)))
+	if sheet == "" {
+		return nil
+	}
+	// Six photos a file: a sheet a viewer shows without shrinking it away.
+	for i := 0; i < len(examples); i += 6 {
+		j := min(i+6, len(examples))
+		if err := writeSheet(fmt.Sprintf("%s-%03d.png", strings.TrimSuffix(sheet, ".png"), i), examples[i:j], res[i:j]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-func run(dir, out string, folds int, cache string, prepare, baseline bool, limit int) error {
+// writeSheet writes one row per photo: the photo, its glass over magenta,
+// and the errors (green glass on windows, blue windows missed, red glass on
+// never-glass, white glass elsewhere), 256 pixels across each. It is for
+// looking, not for the repository: the photos are licensed.
+func writeSheet(path string, examples []pipeline.GlassExample, res []pipeline.GlassResult) error {
+	const side, gap = 256, 4
+	var height int
+	for _, ex := range examples {
+		height += ex.Photo.Rect.Dy()*side/ex.Photo.Rect.Dx() + gap
+	}
+	img := image.NewNRGBA(image.Rect(0, 0, 3*side+2*gap, height))
+	top := 0
+	for i, ex := range examples {
+		W, H := ex.Photo.Rect.Dx(), ex.Photo.Rect.Dy()
+		h := H * side / W
+		for y := range h {
+			for x := range side {
+				sx, sy := x*W/side, y*H/h
+				c := ex.Photo.NRGBAAt(sx, sy)
+				c.A = 255
+				img.SetNRGBA(x, top+y, c)
+				g := uint32(res[i].Layer.GrayAt(sx, sy).Y)
+				mix := func(v, over uint8) uint8 { return uint8((uint32(v)*(255-g) + uint32(over)*g) / 255) }
+				img.SetNRGBA(side+gap+x, top+y, color.NRGBA{mix(c.R, 255), mix(c.G, 0), mix(c.B, 255), 255})
+				in := func(m *image.Gray) bool { return m != nil && m.GrayAt(sx, sy).Y >= 128 }
+				l := uint8((uint32(c.R)*54 + uint32(c.G)*183 + uint32(c.B)*19) / 256 / 3)
+				e := color.NRGBA{l, l, l, 255}
+				switch glass := g >= 128; {
+				case glass && in(ex.Windows):
+					e = color.NRGBA{0, 200, 0, 255}
+				case in(ex.Windows):
+					e = color.NRGBA{0, 90, 255, 255}
+				case glass && in(ex.Never):
+					e = color.NRGBA{255, 0, 0, 255}
+				case glass:
+					e = color.NRGBA{235, 235, 235, 255}
+				}
+				img.SetNRGBA(2*(side+gap)+x, top+y, e)
+			}
+		}
+		top += h + gap
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func run(dir, out string, folds int, cache string, prepare, baseline bool, limit int, sheet string) error {
 	var paths []string
 	for _, d := range strings.Split(dir, ",") {
 		p, err := filepath.Glob(filepath.Join(d, "*.jpg"))
@@ -109,9 +181,13 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 	}
 	if folds > 1 {
 		if baseline {
-			report("hand-made features (glass_model.json's)", folds, examples, pipeline.CrossValidateGlass(examples, folds))
+			if err := report("hand-made features (glass_model.json's)", folds, examples, pipeline.CrossValidateGlass(examples, folds), ""); err != nil {
+				return err
+			}
 		}
-		report("deep features (glass_probe.json's)", folds, examples, pipeline.CrossValidateGlassProbe(examples, folds))
+		if err := report("deep features (glass_probe.json's)", folds, examples, pipeline.CrossValidateGlassProbe(examples, folds), sheet); err != nil {
+			return err
+		}
 	}
 	if out == "" {
 		return nil
