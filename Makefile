@@ -103,9 +103,9 @@ soak: build models
 gallery: build models
 	bin/showroom gallery --images ../shared/testdata/cars,../shared/testdata/glass,../shared/testdata/large --out gallery --mask-cache $(CACHE)/gallery-masks
 
-## glass-model: retrain the glass model on ../shared/testdata/glass (prints its cross-validated scores)
+## glass-model: retrain the deep glass model on ../shared/testdata/glass and glass-more (prints its 5-fold cross-validated scores)
 glass-model: models
-	cd internal/pipeline && $(GO) run ./glasstrain -images ../../../shared/testdata/glass -out glass_model.json -mask-cache $(CACHE)/gallery-masks
+	cd internal/pipeline && nice $(GO) run ./glasstrain -images ../../../shared/testdata/glass,../../../shared/testdata/glass-more -out glass_probe.json -mask-cache $(CACHE)/glass-masks
 
 clean:
 	rm -rf bin

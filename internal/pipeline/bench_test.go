@@ -58,7 +58,9 @@ func BenchmarkProcessors12MP(b *testing.B) {
 		s.setCar(m.Alpha, m.Box, m.Raw)
 		return s
 	}
-	r := &run{e: e, company: SystemCompany}
+	// The segmenter's activations, as DetectCarMaskProcessor leaves them
+	// for the glass detector.
+	r := &run{e: e, company: SystemCompany, features: m.Features}
 	b.Run("decode", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := vision.Decode(context.Background(), data, vision.Limits{}); err != nil {

@@ -259,8 +259,12 @@ func TrainGlassProbe(examples []GlassExample) ([]byte, error) {
 // CrossValidateGlassProbe scores the deep glass model on photos it was not
 // trained on: the examples are split into folds by photo (every folds-th),
 // a model is trained on all folds but one and each photo of that one runs
-// through the processor's glass path with it.
-func CrossValidateGlassProbe(examples []GlassExample, folds int) []GlassResult {
+// through the processor's glass path with it. score, when not nil, holds
+// the photos to score in examples' place (the same photos enlarged).
+func CrossValidateGlassProbe(examples []GlassExample, folds int, score []GlassExample) []GlassResult {
+	if score == nil {
+		score = examples
+	}
 	ch := featureChannels(examples)
 	rows := make([]probeRows, len(examples))
 	for i, ex := range examples {
@@ -275,7 +279,7 @@ func CrossValidateGlassProbe(examples []GlassExample, folds int) []GlassResult {
 			}
 		}
 		m := trainProbe(train, ch)
-		for i, ex := range examples {
+		for i, ex := range score {
 			if i%folds == f {
 				out[i] = scoreGlass(ex, &m)
 			}
@@ -287,3 +291,7 @@ func CrossValidateGlassProbe(examples []GlassExample, folds int) []GlassResult {
 // SetGlassGrow sets the probability glass grows over (glassGrow), for
 // tuning it with glasstrain.
 func SetGlassGrow(v float32) { glassGrow = v }
+
+// SetGlassSnap sets the guided filter's radius and regularisation that
+// fit the glass probability's edges to the photo's, for tuning.
+func SetGlassSnap(r int, eps float32) { glassSnap, glassSnapEps = r, eps }

@@ -41,3 +41,68 @@ func TestScorePanes(t *testing.T) {
 		t.Errorf("no annotation: %+v", got)
 	}
 }
+
+// paneGrid is a drawn glass grid: a 120×80 car filling the grid, mid-grey,
+// no paint marked (a grey car's paint looks like tinted glass), and a
+// probability map to fill.
+func paneGrid() (*glassGrid, []float32) {
+	const w, h = 120, 80
+	gg := &glassGrid{w: w, h: h, k: 1, lum: make([]float32, w*h), matte: make([]float32, w*h),
+		paint: make([]bool, w*h), box: image.Rect(0, 0, w, h)}
+	for i := range gg.matte {
+		gg.matte[i], gg.lum[i] = 1, 0.5
+	}
+	return gg, make([]float32, w*h)
+}
+
+// fillProb sets prob to v over r, and the grid's lightness to lum there.
+func fillProb(gg *glassGrid, prob []float32, r image.Rectangle, v, lum float32) {
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			prob[y*gg.w+x], gg.lum[y*gg.w+x] = v, lum
+		}
+	}
+}
+
+// share returns the share of r that is glass in out.
+func share(out []float32, w int, r image.Rectangle) float64 {
+	n := 0.0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if out[y*w+x] >= 0.5 {
+				n++
+			}
+		}
+	}
+	return n / float64(r.Dx()*r.Dy())
+}
+
+// TestPaneWholeOrNothing draws the probabilities a windscreen gets: sure
+// on its sky-lit top, less sure on its lower part where the dashboard
+// shows, unlikely on the bonnet below. The pane comes out whole and the
+// bonnet not at all. A second drawn region, glass-like throughout but
+// never sure, is left as photographed whole rather than in part.
+func TestPaneWholeOrNothing(t *testing.T) {
+	gg, prob := paneGrid()
+	pane := image.Rect(20, 10, 100, 40)
+	fillProb(gg, prob, image.Rect(20, 10, 100, 25), 0.95, 0.8) // sky-lit top
+	fillProb(gg, prob, image.Rect(20, 25, 100, 40), 0.5, 0.2)  // dashboard
+	bonnet := image.Rect(10, 41, 110, 80)
+	fillProb(gg, prob, bonnet, 0.1, 0.5)
+	out := postGlass(gg, prob)
+	if s := share(out, gg.w, pane.Inset(2)); s < 0.99 {
+		t.Errorf("the windscreen is %.0f%% glass, want all of it", 100*s)
+	}
+	if s := share(out, gg.w, bonnet.Inset(1)); s > 0 {
+		t.Errorf("the bonnet is %.1f%% glass, want none", 100*s)
+	}
+
+	gg, prob = paneGrid()
+	unsure := image.Rect(20, 10, 100, 40)
+	fillProb(gg, prob, unsure, 0.5, 0.3)
+	fillProb(gg, prob, image.Rect(30, 15, 40, 20), 0.8, 0.3) // a sure speck
+	out = postGlass(gg, prob)
+	if s := share(out, gg.w, unsure); s > 0 {
+		t.Errorf("an unsure region is %.0f%% glass, want none (whole or nothing)", 100*s)
+	}
+}

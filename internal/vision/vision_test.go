@@ -583,3 +583,55 @@ func TestApplyCoefficientsSkipsOnlyZeros(t *testing.T) {
 		t.Errorf("%d of %d pixels differ from the formula", bad, W*H)
 	}
 }
+
+// BenchmarkFeatureOutputs measures what fetching IS-Net's decoder
+// activations for the glass detector (modelSpec.features) costs: two
+// sessions of the same file, one asking for the saliency alone and one
+// for the saliency and the activations, run alternately on the 12 MP
+// photo's input so that both see the same load. It reports each one's
+// mean inference time and the overhead (issue 27 allows 3%).
+func BenchmarkFeatureOutputs(b *testing.B) {
+	dir := modelDir(b)
+	img, err := Decode(context.Background(), largePhoto(b), Limits{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := DefaultConfig(dir)
+	lib := filepath.Join(dir, LibraryFile)
+	if err := acquireEnv(lib); err != nil {
+		b.Fatal(err)
+	}
+	defer releaseEnv()
+	with := models[ModelISNet]
+	without := with
+	without.features = nil
+	var ms [2]*model
+	for i, spec := range []modelSpec{without, with} {
+		if ms[i], err = newModel(cfg, spec, lib); err != nil {
+			b.Skipf("skipping: %v (run make models)", err)
+		}
+		defer ms[i].close()
+	}
+	input := modelInput(resizeRGB(shrinkRGB(img, 3, 2), with.size, with.size), with)
+	for _, m := range ms { // warm-up
+		if _, _, err := m.run(context.Background(), input); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var took [2]time.Duration
+	n := 0
+	for b.Loop() {
+		for i, m := range ms {
+			sal, d, err := m.run(context.Background(), input)
+			if err != nil {
+				b.Fatal(err)
+			}
+			putFloats(sal)
+			took[i] += d
+		}
+		n++
+	}
+	b.ReportMetric(took[0].Seconds()*1000/float64(n), "without-ms")
+	b.ReportMetric(took[1].Seconds()*1000/float64(n), "with-ms")
+	b.ReportMetric(100*(took[1].Seconds()/took[0].Seconds()-1), "overhead-%")
+}

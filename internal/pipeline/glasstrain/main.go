@@ -14,6 +14,8 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+
+	"golang.org/x/image/draw"
 	"log"
 	"os"
 	"path/filepath"
@@ -31,14 +33,20 @@ func main() {
 	prepare := flag.Bool("prepare", false, "only segment the photos into -mask-cache")
 	baseline := flag.Bool("baseline", false, "also cross-validate the hand-made-feature model, for comparison")
 	sheet := flag.String("sheet", "", "write the deep model's cross-validated glass of every photo to PNGs named after this one (outside the repository)")
+	scale := flag.Float64("scale", 0, "also score every photo enlarged this many times (the segmenter's mask and activations enlarged with it)")
 	limit := flag.Int("limit", 0, "use only the first N photos (0: all), e.g. those already in -mask-cache")
 	cache := flag.String("mask-cache", "", "folder to keep the segmenter's masks in between runs")
 	grow := flag.Float64("grow", -1, "override the probability glass grows over (tuning)")
+	snap := flag.Int("snap", -1, "override the guided filter's radius on the probability (tuning)")
+	snapEps := flag.Float64("snap-eps", 2e-3, "its regularisation, with -snap")
 	flag.Parse()
+	if *snap >= 0 {
+		pipeline.SetGlassSnap(*snap, float32(*snapEps))
+	}
 	if *grow >= 0 {
 		pipeline.SetGlassGrow(float32(*grow))
 	}
-	if err := run(*images, *out, *folds, *cache, *prepare, *baseline, *limit, *sheet); err != nil {
+	if err := run(*images, *out, *folds, *cache, *prepare, *baseline, *limit, *sheet, *scale); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -123,7 +131,7 @@ func writeSheet(path string, examples []pipeline.GlassExample, res []pipeline.Gl
 	return f.Close()
 }
 
-func run(dir, out string, folds int, cache string, prepare, baseline bool, limit int, sheet string) error {
+func run(dir, out string, folds int, cache string, prepare, baseline bool, limit int, sheet string, scale float64) error {
 	var paths []string
 	for _, d := range strings.Split(dir, ",") {
 		p, err := filepath.Glob(filepath.Join(d, "*.jpg"))
@@ -185,8 +193,18 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 				return err
 			}
 		}
-		if err := report("deep features (glass_probe.json's)", folds, examples, pipeline.CrossValidateGlassProbe(examples, folds), sheet); err != nil {
+		if err := report("deep features (glass_probe.json's)", folds, examples, pipeline.CrossValidateGlassProbe(examples, folds, nil), sheet); err != nil {
 			return err
+		}
+		if scale > 1 {
+			big := make([]pipeline.GlassExample, len(examples))
+			for i, ex := range examples {
+				big[i] = scaleExample(ex, scale)
+			}
+			if err := report(fmt.Sprintf("deep features, scored on the photos enlarged %g times", scale), folds, big,
+				pipeline.CrossValidateGlassProbe(examples, folds, big), ""); err != nil {
+				return err
+			}
 		}
 	}
 	if out == "" {
@@ -197,4 +215,38 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 		return err
 	}
 	return os.WriteFile(out, append(model, '\n'), 0o644)
+}
+
+// scaleExample enlarges an example f times, as a larger photo of the same
+// scene: the photo and the segmenter's matte bilinearly, its model-grid
+// answer and the annotations by nearest neighbour. The activations cover
+// the photo stretched to a square whatever its size, so they stay; the
+// model would see almost the same input from the larger photo.
+func scaleExample(ex pipeline.GlassExample, f float64) pipeline.GlassExample {
+	size := func(r image.Rectangle) image.Rectangle {
+		return image.Rect(0, 0, int(float64(r.Dx())*f+0.5), int(float64(r.Dy())*f+0.5))
+	}
+	photo := image.NewNRGBA(size(ex.Photo.Rect))
+	draw.BiLinear.Scale(photo, photo.Rect, ex.Photo, ex.Photo.Rect, draw.Src, nil)
+	gray := func(g *image.Gray, s draw.Scaler, r image.Rectangle) *image.Gray {
+		if g == nil {
+			return nil
+		}
+		out := image.NewGray(r)
+		s.Scale(out, out.Rect, g, g.Rect, draw.Src, nil)
+		return out
+	}
+	m := *ex.Mask
+	m.Alpha = gray(ex.Mask.Alpha, draw.BiLinear, photo.Rect)
+	if ex.Mask.Raw != nil {
+		// Raw is on the working grid: the photo's own size up to 1024.
+		ww, wh := photo.Rect.Dx(), photo.Rect.Dy()
+		if long := max(ww, wh); long > 1024 {
+			ww, wh = max(ww*1024/long, 1), max(wh*1024/long, 1)
+		}
+		m.Raw = gray(ex.Mask.Raw, draw.NearestNeighbor, image.Rect(0, 0, ww, wh))
+	}
+	m.Box = image.Rect(int(float64(m.Box.Min.X)*f), int(float64(m.Box.Min.Y)*f), int(float64(m.Box.Max.X)*f+0.999), int(float64(m.Box.Max.Y)*f+0.999)).Intersect(photo.Rect)
+	return pipeline.GlassExample{Name: ex.Name, Photo: photo, Mask: &m,
+		Windows: gray(ex.Windows, draw.NearestNeighbor, photo.Rect), Never: gray(ex.Never, draw.NearestNeighbor, photo.Rect)}
 }
