@@ -295,3 +295,17 @@ func SetGlassGrow(v float32) { glassGrow = v }
 // SetGlassSnap sets the guided filter's radius and regularisation that
 // fit the glass probability's edges to the photo's, for tuning.
 func SetGlassSnap(r int, eps float32) { glassSnap, glassSnapEps = r, eps }
+
+// ScoreGlassProbe scores examples with the deep model m (JSON, as
+// TrainGlassProbe returns it) through the processor's glass path.
+func ScoreGlassProbe(m []byte, examples []GlassExample) ([]GlassResult, error) {
+	var pm probeModel
+	if err := json.Unmarshal(m, &pm); err != nil {
+		return nil, err
+	}
+	out := make([]GlassResult, len(examples))
+	for i, ex := range examples {
+		out[i] = scoreGlass(ex, &pm)
+	}
+	return out, nil
+}

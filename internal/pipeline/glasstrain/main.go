@@ -33,7 +33,9 @@ func main() {
 	prepare := flag.Bool("prepare", false, "only segment the photos into -mask-cache")
 	baseline := flag.Bool("baseline", false, "also cross-validate the hand-made-feature model, for comparison")
 	sheet := flag.String("sheet", "", "write the deep model's cross-validated glass of every photo to PNGs named after this one (outside the repository)")
-	scale := flag.Float64("scale", 0, "also score every photo enlarged this many times (the segmenter's mask and activations enlarged with it)")
+	scale := flag.Float64("scale", 0, "score every photo enlarged this many times instead (the segmenter's mask enlarged with it)")
+	from := flag.Int("from", 0, "with -prepare, start at the N-th photo (those before are in the cache)")
+	check := flag.Int("check", 0, "score the model trained on every photo on the first N (in-sample)")
 	limit := flag.Int("limit", 0, "use only the first N photos (0: all), e.g. those already in -mask-cache")
 	cache := flag.String("mask-cache", "", "folder to keep the segmenter's masks in between runs")
 	grow := flag.Float64("grow", -1, "override the probability glass grows over (tuning)")
@@ -46,7 +48,7 @@ func main() {
 	if *grow >= 0 {
 		pipeline.SetGlassGrow(float32(*grow))
 	}
-	if err := run(*images, *out, *folds, *cache, *prepare, *baseline, *limit, *sheet, *scale); err != nil {
+	if err := run(*images, *out, *folds, *cache, *prepare, *baseline, *limit, *sheet, *scale, *from, *check); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -131,7 +133,7 @@ func writeSheet(path string, examples []pipeline.GlassExample, res []pipeline.Gl
 	return f.Close()
 }
 
-func run(dir, out string, folds int, cache string, prepare, baseline bool, limit int, sheet string, scale float64) error {
+func run(dir, out string, folds int, cache string, prepare, baseline bool, limit int, sheet string, scale float64, from, check int) error {
 	var paths []string
 	for _, d := range strings.Split(dir, ",") {
 		p, err := filepath.Glob(filepath.Join(d, "*.jpg"))
@@ -143,6 +145,9 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 	}
 	if limit > 0 && limit < len(paths) {
 		paths = paths[:limit]
+	}
+	if prepare && from > 0 {
+		paths = paths[min(from, len(paths)):]
 	}
 	if len(paths) == 0 {
 		return fmt.Errorf("glasstrain: no photos in %s (the glass dev set lives in ../shared, outside the repository)", dir)
@@ -166,6 +171,11 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 		photo, err := vision.Decode(context.Background(), data, vision.Limits{MaxPixels: 100_000_000})
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
+		}
+		if prepare {
+			// A cache of its own per photo: the in-memory one would keep
+			// every photo's activations.
+			cs = &pipeline.CachingSegmenter{Segmenter: seg, Dir: cache}
 		}
 		mask, err := cs.Segment(context.Background(), photo)
 		if err != nil {
@@ -193,10 +203,11 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 				return err
 			}
 		}
-		if err := report("deep features (glass_probe.json's)", folds, examples, pipeline.CrossValidateGlassProbe(examples, folds, nil), sheet); err != nil {
-			return err
-		}
-		if scale > 1 {
+		if scale <= 1 {
+			if err := report("deep features (glass_probe.json's)", folds, examples, pipeline.CrossValidateGlassProbe(examples, folds, nil), sheet); err != nil {
+				return err
+			}
+		} else {
 			big := make([]pipeline.GlassExample, len(examples))
 			for i, ex := range examples {
 				big[i] = scaleExample(ex, scale)
@@ -213,6 +224,17 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 	model, err := pipeline.TrainGlassProbe(examples)
 	if err != nil {
 		return err
+	}
+	if check > 0 {
+		// The model trained on every photo, on the first check of them
+		// (the glass dev set, which TestGlassDevSet holds to its bars).
+		res, err := pipeline.ScoreGlassProbe(model, examples[:min(check, len(examples))])
+		if err != nil {
+			return err
+		}
+		if err := report("deep features trained on every photo, on the first photos", 0, examples[:len(res)], res, ""); err != nil {
+			return err
+		}
 	}
 	return os.WriteFile(out, append(model, '\n'), 0o644)
 }
