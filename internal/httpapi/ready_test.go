@@ -99,6 +99,17 @@ func TestReadyzReportsEachDependency(t *testing.T) {
 		if code != s.code || !reflect.DeepEqual(checks, s.checks) {
 			t.Errorf("%s: %d %v, want %d %v", s.name, code, checks, s.code, s.checks)
 		}
+		// Check, which 'showroom serve' waits on to say "ready", agrees,
+		// naming what fails.
+		err := api.Check(context.Background())
+		if (err == nil) != (s.code == 200) {
+			t.Errorf("%s: Check says %v, /readyz %d", s.name, err, s.code)
+		}
+		for name, result := range s.checks {
+			if result != "ok" && (err == nil || !strings.Contains(err.Error(), name+": "+result)) {
+				t.Errorf("%s: Check's %v does not say %s: %s", s.name, err, name, result)
+			}
+		}
 	}
 }
 
