@@ -76,11 +76,8 @@ func (m *Main) runProcess(ctx context.Context, args []string) error {
 	fs.String(&o.company, "company", "", "without --server: the company whose configurations and content to use")
 	fs.String(&o.model, "model", "isnet", "without --server: segmentation model, isnet or u2netp")
 	fs.String(&o.modelDir, "model-dir", defaultModelDir(), "without --server: where the model files are")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: showroom process --config NAME [--out DIR] [--format jpeg|png|webp] [--jobs N] [--force] FILES|DIRS...")
-		fmt.Fprintln(fs.Output(), "\nA folder's JPEG, PNG and WebP photos are taken; masks (NAME.mask.png and the like), hidden files and\nother files are skipped. The result of PHOTO.jpg is OUT/PHOTO.CONFIG.jpg (.png, .webp).\n\nFlags:")
-		fs.PrintDefaults()
-	}
+	fs.synopsis = "showroom process --config NAME [--out DIR] [--format jpeg|png|webp] [--jobs N] [--force] FILES|DIRS..."
+	fs.about = "A folder's JPEG, PNG and WebP photos are taken; masks (NAME.mask.png and the like), hidden files and\nother files are skipped. The result of PHOTO.jpg is OUT/PHOTO.CONFIG.jpg (.png, .webp)."
 	files, err := fs.Parse(args)
 	if err != nil {
 		return err
@@ -104,9 +101,8 @@ func (m *Main) runProcess(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return err
-	}
+	// The runner finds the configuration (or fails) before the results'
+	// folder is made: a typo in --config leaves no empty ./processed.
 	var run photoRunner
 	if o.server != "" {
 		run, err = m.remoteRunner(ctx, o)
@@ -118,6 +114,9 @@ func (m *Main) runProcess(ctx context.Context, args []string) error {
 		}
 	}
 	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
 	return m.batch(ctx, o, photos, skipped, run)
@@ -502,6 +501,9 @@ func (m *Main) remoteRunner(ctx context.Context, o processOptions) (photoRunner,
 	if err := c.login(ctx, o.username, password, o.system); err != nil {
 		return nil, err
 	}
+	if err := c.configurationExists(ctx, o.config); err != nil {
+		return nil, err
+	}
 	q := url.Values{}
 	if o.format != "" {
 		q.Set("format", o.format)
@@ -579,6 +581,29 @@ func (c *remote) login(ctx context.Context, username, password, system string) e
 	if err != nil {
 		return fmt.Errorf("login: %w", err)
 	}
+	return nil
+}
+
+// configurationExists asks the service for the configuration: nil when the
+// company has it (its own or a predefined one), else the service's error
+// (CONFIGURATION_NOT_FOUND), before any photo is sent.
+func (c *remote) configurationExists(ctx context.Context, name string) error {
+	req, err := http.NewRequestWithContext(ctx, "GET", c.base+"/v1/configuration/"+url.PathEscape(name), nil)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	req.Header.Set("Authorization", "Bearer "+c.access)
+	c.mu.Unlock()
+	res, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return readAPIError(res)
+	}
+	io.Copy(io.Discard, res.Body)
 	return nil
 }
 

@@ -659,6 +659,16 @@ func TestProcessCommand(t *testing.T) {
 		"--server", base, "--username", "alice", photos[0]); err == nil || !strings.Contains(err.Error(), "INVALID_CREDENTIALS") {
 		t.Errorf("wrong password: %v", err)
 	}
+	// An unknown configuration fails before a photo is sent or the
+	// results' folder is made.
+	fresh := filepath.Join(dir, "fresh")
+	if _, _, err := run(t, renv, "", "process", "--config", "NoSuchConfiguration", "--out", fresh,
+		"--server", base, "--username", "alice", photos[0]); err == nil || !strings.Contains(err.Error(), "CONFIGURATION_NOT_FOUND") {
+		t.Errorf("unknown configuration on a server: %v, want CONFIGURATION_NOT_FOUND", err)
+	}
+	if _, err := os.Stat(fresh); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("process made %s before failing on an unknown configuration (%v)", fresh, err)
+	}
 }
 
 // TestDisconnectCancelsSyncJob hangs up on a synchronous call while its job
