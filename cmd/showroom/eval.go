@@ -30,14 +30,19 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 	var images, out, model, modelDir string
 	var glass bool
 	fs := m.newFlagSet("eval")
-	fs.Usage = func() { fmt.Fprintln(fs.Output(), evalUsage); fs.PrintDefaults() }
-	fs.String(&images, "images", filepath.Join("..", "shared", "testdata", "cars"), "folder of NAME.jpg photos with NAME.mask.png masks (with --glass: any NAME.jpg, annotated or not)")
+	fs.synopsis, fs.about = "showroom eval [--glass] --images DIR [--out OUT]", evalUsage
+	fs.String(&images, "images", "", "folder of NAME.jpg photos with NAME.mask.png masks (with --glass: any NAME.jpg, annotated or not); required")
 	fs.String(&out, "out", "", "folder to write NAME.pred.png masks and contact-sheet.png into (with --glass: NAME.glass.png and glass-sheet.png)")
 	fs.String(&model, "model", vision.ModelISNet, "segmentation model: isnet or u2netp")
 	fs.String(&modelDir, "model-dir", vision.DefaultModelDir(), "folder with the model files (make models)")
 	fs.Bool(&glass, "glass", false, "find and score the glass as SemiTransparentWindowsProcessor finds it")
 	if _, err := fs.Parse(args); err != nil {
 		return err
+	}
+	// Required, not defaulted: a bare 'showroom eval' is a question, and
+	// runs the model over a folder for minutes.
+	if images == "" {
+		return fs.usageError("eval needs --images DIR, the folder of photos to score")
 	}
 	// The photos are listed first: a folder without any fails before the
 	// model is loaded.

@@ -18,9 +18,8 @@ import (
 	"github.com/showroom/showroom/internal/vision"
 )
 
-// evalUsage is eval's help text.
-const evalUsage = `Usage:
-  showroom eval --images DIR [--out OUT]           car mask against NAME.mask.png
+// evalUsage is eval's help text, under its synopsis.
+const evalUsage = `  showroom eval --images DIR [--out OUT]           car mask against NAME.mask.png
   showroom eval --glass --images DIR [--out OUT]   glass, and the car mask where annotated
 
 Without --glass, every NAME.jpg with a NAME.mask.png beside it is segmented
@@ -35,9 +34,7 @@ glass on parts not annotated). Whatever annotation a photo has is scored:
 NAME.mask.png (IoU), NAME.windows.png (recall: its share predicted glass,
 the layer read as glass from 128; found at recall >= 0.5) and
 NAME.never.png (false: its share predicted glass). A photo with none is
-still processed and written.
-
-Flags:`
+still processed and written.`
 
 // glassRow is one photo of the glass sheet, already reduced to the sheet's
 // panel width.

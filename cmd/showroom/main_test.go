@@ -370,7 +370,7 @@ func TestCommandLineErrors(t *testing.T) {
 	}{
 		{"no command", nil, "", nil, 2, "Usage"},
 		{"unknown command", nil, "", []string{"frobnicate"}, 2, "unknown command"},
-		{"bad flag", nil, "", []string{"serve", "--nope"}, 2, "flag provided but not defined"},
+		{"bad flag", nil, "", []string{"serve", "--nope"}, 2, "unknown flag --nope"},
 		{"bad env duration", map[string]string{"SHOWROOM_SHUTDOWN_TIMEOUT": "soon"}, "", []string{"serve"}, 2, "SHOWROOM_SHUTDOWN_TIMEOUT"},
 		{"bad log format", nil, "", []string{"serve", "--log-format", "xml", "--data-dir", dir}, 2, "log-format"},
 		{"company share over the queue", nil, "", []string{"api", "--data-dir", dir, "--addr", "127.0.0.1:0", "--queue-length", "8", "--company-queue-share", "9"}, 1, "share of the queue"},
