@@ -257,3 +257,13 @@ func CheckPhotoSize(w, h, maxPixels int) error {
 	}
 	return nil
 }
+
+// InsufficientCredits is the error of a job whose cost is over the
+// company's balance, worded the same by every store.
+func InsufficientCredits(cost, balance int64) *Error {
+	unit := "credits"
+	if cost == 1 {
+		unit = "credit"
+	}
+	return Errorf(EInsufficientCredits, "this configuration costs %d %s and the balance is %d", cost, unit, balance)
+}

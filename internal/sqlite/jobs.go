@@ -56,8 +56,7 @@ func (db *DB) CreateJob(ctx context.Context, j *showroom.Job, limits showroom.Ad
 			return notFound(err, showroom.ENotFound, "company not found")
 		}
 		if credits.Valid && credits.Int64 < j.Cost {
-			return showroom.Errorf(showroom.EInsufficientCredits,
-				"this configuration costs %d credits and the balance is %d", j.Cost, credits.Int64)
+			return showroom.InsufficientCredits(j.Cost, credits.Int64)
 		}
 		j.Status = showroom.JobQueued
 		j.Priority = showroom.JobPriority(own, waiting)
