@@ -44,9 +44,14 @@ type pkgState struct {
 	lines []string         // output not attributed to a test
 	tests map[string]*test // running tests and subtests, by name
 	// top keeps, per top-level test, all output of it and its subtests in
-	// the order it came, printed when the top-level test fails.
-	top map[string][]string
+	// the order it came, printed when the top-level test fails: the lines
+	// of the tests that failed (or never ended), as a plain go test shows.
+	top    map[string][]outLine
+	passed map[string]bool // tests and subtests that passed or were skipped
 }
+
+// outLine is a line of output and the test that wrote it.
+type outLine struct{ test, text string }
 
 type skipped struct{ pkg, test string }
 
@@ -85,7 +90,7 @@ func summarise(r io.Reader, w io.Writer) error {
 func (s *summary) pkg(name string) *pkgState {
 	p := s.pkgs[name]
 	if p == nil {
-		p = &pkgState{tests: map[string]*test{}, top: map[string][]string{}}
+		p = &pkgState{tests: map[string]*test{}, top: map[string][]outLine{}, passed: map[string]bool{}}
 		s.pkgs[name] = p
 	}
 	return p
@@ -146,17 +151,19 @@ func (s *summary) handle(e event) {
 		}
 		t.lines = append(t.lines, e.Output)
 		top := topLevel(e.Test)
-		p.top[top] = append(p.top[top], e.Output)
+		p.top[top] = append(p.top[top], outLine{e.Test, e.Output})
 	case "pass":
 		s.passed++
+		p.passed[e.Test] = true
 		s.end(p, e.Test)
 	case "skip":
 		s.skip(e.Package, e.Test, p.tests[e.Test])
+		p.passed[e.Test] = true
 		s.end(p, e.Test)
 	case "fail":
 		s.failed = append(s.failed, skipped{e.Package, e.Test})
 		if e.Test == topLevel(e.Test) {
-			s.print(p.top[e.Test])
+			s.printTest(p, p.top[e.Test])
 		}
 		s.end(p, e.Test)
 	}
@@ -166,6 +173,11 @@ func (s *summary) end(p *pkgState, name string) {
 	delete(p.tests, name)
 	if name == topLevel(name) {
 		delete(p.top, name)
+		for t := range p.passed {
+			if topLevel(t) == name {
+				delete(p.passed, t)
+			}
+		}
 	}
 }
 
@@ -177,7 +189,7 @@ func (s *summary) flushPackage(p *pkgState) {
 	}
 	sort.Strings(tops)
 	for _, t := range tops {
-		s.print(p.top[t])
+		s.printTest(p, p.top[t])
 		delete(p.top, t)
 	}
 }
@@ -197,8 +209,18 @@ func (s *summary) flushRunning() {
 	}
 }
 
-// print writes a test's output as a plain go test shows a failing test's:
-// without the -v progress lines.
+// printTest writes a failed test's output as a plain go test shows it:
+// the lines of it and its subtests that did not pass.
+func (s *summary) printTest(p *pkgState, lines []outLine) {
+	for _, l := range lines {
+		if p.passed[l.test] || isProgress(l.text) {
+			continue
+		}
+		fmt.Fprint(s.w, l.text)
+	}
+}
+
+// print writes output without the -v progress lines.
 func (s *summary) print(lines []string) {
 	for _, l := range lines {
 		if isProgress(l) {

@@ -67,14 +67,14 @@ func TestSummarise(t *testing.T) {
 	for _, want := range []string{
 		"the inner failure", "the outer failure", "--- FAIL: TestFails (",
 		"FAIL\tsample\t",
-		"tests: 3 passed, 2 failed, 3 skipped",
+		"tests: 4 passed, 2 failed, 3 skipped",
 		"failed:\n    sample: TestFails/inner, TestFails\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("failing run: no %q in\n%s", want, out)
 		}
 	}
-	for _, unwanted := range []string{"a passing test's log", "=== RUN"} {
+	for _, unwanted := range []string{"a passing test's log", "a passing subtest's log", "TestFails/passing", "=== RUN"} {
 		if strings.Contains(out, unwanted) {
 			t.Errorf("failing run: %q in\n%s", unwanted, out)
 		}

@@ -22,6 +22,7 @@ func TestFails(t *testing.T) {
 	if os.Getenv("SAMPLE_FAIL") == "" {
 		return
 	}
+	t.Run("passing", func(t *testing.T) { t.Log("a passing subtest's log, not shown") })
 	t.Run("inner", func(t *testing.T) { t.Error("the inner failure") })
 	t.Error("the outer failure")
 }
