@@ -545,8 +545,10 @@ func TestRateLimit(t *testing.T) {
 	a := login(t, base, "alice", "hunter2hunter2")
 	var res *http.Response
 	var body []byte
+	// Refused at once yet counted (a configuration that does not exist,
+	// 404, would not be).
 	for range 3 {
-		res, body = a.do("POST", "/v1/process/single/nosuch", []byte("x"), nil)
+		res, body = a.do("POST", "/v1/process/single/free_cutout?format=gif", []byte("x"), nil)
 	}
 	wantAPIError(t, "third request", res, body, 429, "TOO_MANY_REQUESTS")
 	if ra, _ := strconv.Atoi(res.Header.Get("Retry-After")); ra < 1 {

@@ -217,19 +217,26 @@ func checkPhotoHeader(body io.Reader, maxPixels int) (io.Reader, error) {
 
 // process runs a photo through a configuration: at once, answering the
 // result, or asynchronously, answering the accepted job. Every answer
-// after the company is known carries the rate limit's and the credits'
-// headers, errors included.
+// after the company is known carries the credits' headers, errors
+// included, and the rate limit's once the configuration is found: a
+// request for one the company does not have (404) spends none of its
+// requests, as it asks nothing of the workers.
 func (p *Processing) process(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	company, err := p.company(ctx)
 	if err != nil {
 		return err
 	}
+	config, err := p.Configs.Configuration(ctx, PrincipalFrom(ctx), r.PathValue("configuration_name"))
+	if err != nil {
+		p.credits(ctx, w.Header(), company, nil)
+		return err
+	}
 	if err := p.limit(ctx, w.Header(), company); err != nil {
 		p.credits(ctx, w.Header(), company, nil)
 		return err
 	}
-	job, async, err := p.run(w, r, company)
+	job, async, err := p.run(w, r, company, config)
 	if errors.Is(err, errClientGone) {
 		return nil // nobody to answer
 	}
@@ -248,14 +255,10 @@ func (p *Processing) process(w http.ResponseWriter, r *http.Request) error {
 // run submits the photo and, unless the client asked not to wait, waits
 // for its job to finish. A synchronous job whose client went away is
 // cancelled, rather than run for nobody.
-func (p *Processing) run(w http.ResponseWriter, r *http.Request, company *showroom.Company) (job *showroom.Job, async bool, err error) {
+func (p *Processing) run(w http.ResponseWriter, r *http.Request, company *showroom.Company, config *showroom.Configuration) (job *showroom.Job, async bool, err error) {
 	ctx := r.Context()
 	pr := PrincipalFrom(ctx)
 	name := r.PathValue("configuration_name")
-	config, err := p.Configs.Configuration(ctx, pr, name)
-	if err != nil {
-		return nil, false, err
-	}
 	format, err := outputFormat(r)
 	if err != nil {
 		return nil, false, err
@@ -354,12 +357,20 @@ func jobError(j *showroom.Job) error {
 	return &showroom.Error{Code: j.Error.Code, Message: j.Error.Message}
 }
 
-// serverTiming formats timings for the Server-Timing header.
+// serverTiming formats timings for the Server-Timing header: each step by
+// its name, as in the job record's timings. A name that comes again (a
+// processor listed twice) says which run it is in its description, so that
+// a browser's timing view tells the entries apart.
 func serverTiming(ts []showroom.Timing) string {
 	parts := make([]string, 0, len(ts))
-	for i, t := range ts {
-		// Metric names must be unique tokens; a processor may appear twice.
-		parts = append(parts, fmt.Sprintf("%s;dur=%.1f;desc=\"%d\"", t.Name, float64(t.Duration.Microseconds())/1000, i+1))
+	seen := make(map[string]int, len(ts))
+	for _, t := range ts {
+		seen[t.Name]++
+		part := fmt.Sprintf("%s;dur=%.1f", t.Name, float64(t.Duration.Microseconds())/1000)
+		if n := seen[t.Name]; n > 1 {
+			part += fmt.Sprintf(";desc=\"run %d\"", n)
+		}
+		parts = append(parts, part)
 	}
 	return strings.Join(parts, ", ")
 }
