@@ -22,10 +22,12 @@
 # (/var/lib/postgresql/showroom) unless it can reach ~/.cache/showroom.
 #
 # Usage: scripts/postgres.sh command [args...]
-#        scripts/postgres.sh --install   (only install the package)
+#        scripts/postgres.sh --install   (only install the package; nothing when a server is named)
 set -euo pipefail
 
-if [ -n "${SHOWROOM_TEST_POSTGRES_URL:-}" ] && [ "${1:-}" != --install ]; then
+if [ -n "${SHOWROOM_TEST_POSTGRES_URL:-}" ]; then
+	# The caller's server: nothing to install or start.
+	if [ "${1:-}" = --install ]; then exit 0; fi
 	echo "postgres: using the server SHOWROOM_TEST_POSTGRES_URL names" >&2
 	exec "$@"
 fi
@@ -103,6 +105,7 @@ echo $$ >"$run/owner"
 cp -a "$dir/template" "$run/data"
 [ "$server_user" = "$(id -un)" ] || chown -R "$server_user": "$run"
 flock -u 9
+exec 9>&- # not inherited by the server and the tests
 
 stop() {
 	as "$bin/pg_ctl" -D "$run/data" -m fast stop >/dev/null 2>&1 || true
