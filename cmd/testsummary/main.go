@@ -271,7 +271,11 @@ func (s *summary) report() {
 	}
 	fmt.Fprintf(s.w, "\ntests: %d passed, %d failed, %d skipped (subtests counted)", s.passed, len(s.failed), skippedN)
 	if s.buildFails > 0 {
-		fmt.Fprintf(s.w, "; %d packages did not build", s.buildFails)
+		if s.buildFails == 1 {
+			fmt.Fprint(s.w, "; 1 package did not build")
+		} else {
+			fmt.Fprintf(s.w, "; %d packages did not build", s.buildFails)
+		}
 	}
 	fmt.Fprintln(s.w)
 	if len(s.reasons) > 0 {
