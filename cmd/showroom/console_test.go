@@ -2,12 +2,14 @@ package main
 
 import (
 	"archive/zip"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
 	_ "image/jpeg"
+	"image/png"
 	"math"
 	"net"
 	"net/http"
@@ -27,6 +29,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -140,9 +143,12 @@ func TestConsole(t *testing.T) {
 	}
 	b.shot("editor-error")
 	b.do("empty the width", chromedp.Evaluate[chromedp.Void](`document.querySelector('#p-2-outputWidth').select()`), chromedp.KeyEvent(kb.Backspace))
+	if got := eval[string](b, `document.getElementById('p-2-outputWidth-error').textContent + '|' + document.getElementById('p-2-outputWidth').getAttribute('aria-invalid')`); got != "|null" {
+		t.Errorf("the width's error after changing it: %q, want none", got)
+	}
 	// The floor line, dragged on the preview from 75% down to 80% of its
 	// height, and the space on the left from 5% to 20% of its width.
-	box := eval[[]float64](b, `(() => { const r = document.querySelector('[data-processor="AddBackgroundAndCropProcessor"] .preview-canvas').getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })()`)
+	box := eval[[]float64](b, `(() => { const c = document.querySelector('[data-processor="AddBackgroundAndCropProcessor"] .preview-canvas'); c.scrollIntoView({ block: 'center' }); const r = c.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })()`)
 	at := func(fx, fy float64) (float64, float64) { return box[0] + fx*box[2], box[1] + fy*box[3] }
 	b.drag(at(0.5, 0.75))(at(0.5, 0.80))
 	b.drag(at(0.05, 0.5))(at(0.20, 0.5))
@@ -150,6 +156,7 @@ func TestConsole(t *testing.T) {
 		t.Errorf("the sliders after dragging the floor line and the left side: %q, want 80,20", got)
 	}
 	b.shot("editor")
+	b.docShot("console-editor", `[data-processor="AddBackgroundAndCropProcessor"]`, 700)
 	b.do("save again", chromedp.Click(chromedp.CSS("#save")))
 	b.wait("the saved configuration in the list", `document.querySelector('#own-configurations [data-name="lot"] img')?.naturalWidth > 0`)
 	if got := eval[string](b, `document.querySelector('.flash').textContent + ' / ' + document.querySelector('[data-name="lot"] h3').textContent`); got != "Saved lot. / Dealer lot" {
@@ -164,6 +171,18 @@ func TestConsole(t *testing.T) {
 		saved.Configurations[2]["horizonLine"] != 0.8 || saved.Configurations[2]["marginLeft"] != 0.2 || saved.Configurations[2]["outputWidth"] != nil {
 		t.Errorf("saved configuration %+v", saved.Configurations)
 	}
+
+	// The car's size, dragged at a corner of its box on PlaceCarProcessor's
+	// preview (in a copy of default_white, not saved): from 80% × 70% of
+	// the canvas, the box's bottom on the floor line at 75%, to 60% × 50%.
+	b.do("open a copy of default_white", chromedp.Navigate(base+"/#/copy/default_white"))
+	b.wait("its preview", `document.querySelector('[data-processor="PlaceCarProcessor"] .preview-canvas') !== null`)
+	box = eval[[]float64](b, `(() => { const c = document.querySelector('[data-processor="PlaceCarProcessor"] .preview-canvas'); c.scrollIntoView({ block: 'center' }); const r = c.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })()`)
+	b.drag(at(0.9, 0.05))(at(0.8, 0.25))
+	if got := eval[string](b, `['carWidth', 'carHeight', 'horizonLine'].map(n => document.querySelector('#p-4-' + n).value).join(',')`); got != "60,50,75" {
+		t.Errorf("the sliders after dragging the car's box: %q, want 60,50,75", got)
+	}
+	b.docShot("console-place", `[data-processor="PlaceCarProcessor"]`, 700)
 
 	// One photo cut out: the result keeps the photo's frame, so the two
 	// sides of the slider line up, pixel over pixel.
@@ -199,6 +218,7 @@ func TestConsole(t *testing.T) {
 	}
 	b.do("back to the middle", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.querySelector('.slider'); s.value = 50; s.dispatchEvent(new Event('input')); })()`))
 	b.shot("try")
+	b.docShot("console", "main", 640)
 
 	// Dropped on the zone: a 4x4 PNG the page draws itself, refused.
 	b.do("drop a tiny photo", chromedp.Evaluate[chromedp.Void](`(async () => {
@@ -236,6 +256,7 @@ func TestConsole(t *testing.T) {
 		t.Errorf("side by side: tops and heights %v", got)
 	}
 	b.shot("batch")
+	b.docShot("console-batch", "main", 900)
 	b.do("download all", chromedp.Click(chromedp.CSS("#download-all")))
 	entries := b.zipEntries(b.downloaded(".zip"))
 	if len(entries) != 20 || entries[0] != "car01-lot.jpg" || entries[19] != "car20-lot.jpg" {
@@ -254,7 +275,11 @@ func TestConsole(t *testing.T) {
 	b.do("show older jobs", chromedp.Click(chromedp.CSS("#more-jobs")))
 	b.wait("the older jobs", `document.querySelectorAll('#history .job').length === 21 && document.getElementById('more-jobs').hidden`)
 	b.do("pick the cutout", chromedp.Click(chromedp.CSS(`#history .job:nth-child(21) input[type="checkbox"]`)))
+	b.do("scroll through the history", chromedp.Evaluate[chromedp.Void](`scrollTo(0, document.body.scrollHeight)`))
+	b.wait("every thumbnail", `[...document.querySelectorAll('#history .job img')].every(i => i.naturalWidth > 0)`)
+	b.do("back to the top", chromedp.Evaluate[chromedp.Void](`scrollTo(0, 0)`))
 	b.shot("history")
+	b.docShot("console-history", "main", 760)
 	b.do("visit again", chromedp.Reload())
 	b.wait("the selection kept", `document.getElementById('selection-count')?.textContent === '3 results selected'`)
 	b.do("download the selection", chromedp.Click(chromedp.CSS("#download-selected")))
@@ -294,7 +319,7 @@ func TestConsole(t *testing.T) {
 	b.wait("the German name", `document.querySelector('[data-name="lot"] h3')?.textContent === 'Hof'`)
 	for _, c := range []struct{ page, ready, shot string }{
 		{"configurations", `document.querySelector('main h1')?.textContent === 'Konfigurationen'`, ""},
-		{"edit/lot", `document.querySelector('[data-processor="AddBackgroundAndCropProcessor"] h3')?.textContent.startsWith('3. Showroom-Hintergrund')`, "de-editor"},
+		{"edit/lot", `document.querySelector('[data-processor="AddBackgroundAndCropProcessor"] h3')?.textContent.startsWith('3. Showroom-Hintergrund') && document.querySelector('#p-2-background-floor + img')?.naturalWidth > 0`, "de-editor"},
 		{"content", `document.querySelector('main h1')?.textContent === 'Inhalte'`, ""},
 		{"try", `document.querySelector('main h1')?.textContent === 'Fotos bearbeiten'`, ""},
 		{"history", `document.querySelectorAll('#history .job img[src^="blob:"]').length >= 4`, "de-history"},
@@ -307,6 +332,11 @@ func TestConsole(t *testing.T) {
 		}
 		if c.shot != "" {
 			b.shot(c.shot)
+			sel := "main"
+			if c.page == "edit/lot" {
+				sel = `[data-processor="AddBackgroundAndCropProcessor"]`
+			}
+			b.docShot("console-"+c.shot, sel, 760)
 		}
 	}
 	if got := eval[string](b, `document.documentElement.lang + ' ' + document.querySelector('#nav a[data-page="history"]').textContent`); got != "de Verlauf" {
@@ -647,6 +677,7 @@ func (b *browser) choose(sel, value string) {
 // shot saves the whole page as name.png.
 func (b *browser) shot(name string) {
 	b.t.Helper()
+	b.painted()
 	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		b.fail("screenshot "+name, err)
@@ -655,6 +686,44 @@ func (b *browser) shot(name string) {
 		b.t.Fatal(err)
 	}
 }
+
+// painted waits for the page's next two frames, so that a screenshot
+// shows what the last change drew.
+func (b *browser) painted() {
+	b.t.Helper()
+	b.do("wait for a frame", chromedp.Evaluate[chromedp.Void](`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))`, chromedp.EvalAwaitPromise))
+}
+
+// docShot saves the part of the page the element sel covers (at most
+// maxHeight CSS pixels of it, from its top), at three fifths of its size,
+// as doc-name.png: the pictures of docs/console-*.png, copied there by
+// hand after looking at them.
+func (b *browser) docShot(name, sel string, maxHeight float64) {
+	b.t.Helper()
+	b.painted()
+	r := eval[[]float64](b, fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.x + scrollX, r.y + scrollY, r.width, r.height]; })()`, sel))
+	clip := &page.Viewport{X: r[0], Y: r[1], Width: r[2], Height: min(r[3], maxHeight), Scale: 0.6}
+	shot, err := chromedp.Run(b.ctx, chromedp.Action[[]byte](func(ctx context.Context, tg *chromedp.Target) ([]byte, error) {
+		res, err := cdp.Call(ctx, tg, page.CaptureScreenshot, page.CaptureScreenshotParams{Clip: clip, CaptureBeyondViewport: ptrTo(true), FromSurface: ptrTo(true)})
+		return res.Data, err
+	}))
+	if err != nil {
+		b.fail("screenshot "+name, err)
+	}
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&out, img); err != nil {
+		b.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(b.shots, "doc-"+name+".png"), out.Bytes(), 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
 
 // apiJSON reads a /v1 path with the page's own access token.
 func (b *browser) apiJSON(path string, into any) {

@@ -83,6 +83,14 @@ export async function editorView(signal, mode, name) {
     const labelEl = h(group ? 'span' : 'label', { for: group ? null : main.id, class: 'label', id: `${main.id}-label` }, label,
       code ? h('span', { class: 'code api-name' }, code) : null);
     if (group) main.setAttribute('aria-labelledby', labelEl.id);
+    // A changed value is no longer the one the service refused.
+    const clear = () => {
+      err.textContent = '';
+      control.querySelectorAll?.('[aria-invalid]').forEach((el) => el.removeAttribute('aria-invalid'));
+      main.removeAttribute('aria-invalid');
+    };
+    control.addEventListener('input', clear);
+    control.addEventListener('change', clear);
     return h('div', { class: `field${inline ? ' inline' : ''}${wide ? ' wide' : ''}`, 'data-pointer': pointer },
       inline ? [control, labelEl] : [labelEl, control],
       hintEl, err);
