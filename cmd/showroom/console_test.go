@@ -72,7 +72,11 @@ func TestConsole(t *testing.T) {
 	var batch []string
 	for i := range 20 {
 		w := 360 + 40*(i%4)
-		batch = append(batch, testPNG(t, dir, fmt.Sprintf("car%02d.png", i+1), pipeline.NewSyntheticCar(w, w*2/3, 0.012*float64(i%3)).Photo))
+		tilt := 0.012 * float64(i%3)
+		if i%5 == 4 {
+			tilt = 0.055 // over 3 degrees: a TILTED warning
+		}
+		batch = append(batch, testPNG(t, dir, fmt.Sprintf("car%02d.png", i+1), pipeline.NewSyntheticCar(w, w*2/3, tilt).Photo))
 	}
 
 	b := newBrowser(t, chrome, base)
@@ -218,7 +222,7 @@ func TestConsole(t *testing.T) {
 	}
 	b.do("back to the middle", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.querySelector('.slider'); s.value = 50; s.dispatchEvent(new Event('input')); })()`))
 	b.shot("try")
-	b.docShot("console", "main", 640)
+	b.docShot("console", "main", 820)
 
 	// Dropped on the zone: a 4x4 PNG the page draws itself, refused.
 	b.do("drop a tiny photo", chromedp.Evaluate[chromedp.Void](`(async () => {
@@ -271,6 +275,10 @@ func TestConsole(t *testing.T) {
 	if got := eval[string](b, `[...document.querySelectorAll('#history .job .job-name')].slice(0, 2).map(l => l.textContent).join(',')`); !regexp.MustCompile(`^car(1[7-9]|20)\.png,car(1[7-9]|20)\.png$`).MatchString(got) {
 		t.Errorf("the newest jobs: %q", got)
 	}
+	// The photos drawn tilted carry their warning, the others none.
+	if got := eval[string](b, `[...document.querySelectorAll('#history .job')].filter(c => c.querySelector('.warnings li[data-code="TILTED"]')).map(c => c.querySelector('.job-name').textContent).sort().join(',')`); got != "car05.png,car10.png,car15.png,car20.png" {
+		t.Errorf("the jobs with a TILTED warning: %q", got)
+	}
 	b.do("pick two", chromedp.Click(chromedp.CSS(`#history .job:nth-child(1) input[type="checkbox"]`)), chromedp.Click(chromedp.CSS(`#history .job:nth-child(2) input[type="checkbox"]`)))
 	b.do("show older jobs", chromedp.Click(chromedp.CSS("#more-jobs")))
 	b.wait("the older jobs", `document.querySelectorAll('#history .job').length === 21 && document.getElementById('more-jobs').hidden`)
@@ -322,7 +330,7 @@ func TestConsole(t *testing.T) {
 		{"edit/lot", `document.querySelector('[data-processor="AddBackgroundAndCropProcessor"] h3')?.textContent.startsWith('3. Showroom-Hintergrund') && document.querySelector('#p-2-background-floor + img')?.naturalWidth > 0`, "de-editor"},
 		{"content", `document.querySelector('main h1')?.textContent === 'Inhalte'`, ""},
 		{"try", `document.querySelector('main h1')?.textContent === 'Fotos bearbeiten'`, ""},
-		{"history", `document.querySelectorAll('#history .job img[src^="blob:"]').length >= 4`, "de-history"},
+		{"history", `document.querySelectorAll('#history .job img[src^="blob:"]').length >= 4 && document.querySelector('#history .warnings li')?.textContent === 'Das Auto steht schief.'`, "de-history"},
 		{"usage", `document.querySelector('main h1')?.textContent === 'Verbrauch'`, ""},
 	} {
 		b.do("open "+c.page+" in German", chromedp.Navigate(base+"/#/"+c.page))

@@ -160,9 +160,14 @@ export function placementPreview(kind, get, set, scene) {
     g.lineTo(W, line);
     g.stroke();
     g.restore();
-    g.fillStyle = '#f59e0b';
+    // The line's name on a dark label, readable on any background.
     g.font = '600 13px system-ui, sans-serif';
-    g.fillText(t('preview.floor'), 8, Math.max(16, line - 6));
+    const label = t('preview.floor');
+    const ly = Math.max(4, line - 24);
+    g.fillStyle = 'rgb(0 0 0 / .6)';
+    g.fillRect(6, ly, g.measureText(label).width + 12, 20);
+    g.fillStyle = '#fbbf24';
+    g.fillText(label, 12, ly + 15);
     for (const [hx, hy] of handles(geo)) {
       g.fillStyle = '#fff';
       g.strokeStyle = '#1d4ed8';
