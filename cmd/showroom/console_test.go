@@ -342,6 +342,17 @@ func TestConsole(t *testing.T) {
 			b.shot(c.shot)
 			sel := "main"
 			if c.page == "edit/lot" {
+				// The preview with the company's own car: the photo cut
+				// out earlier.
+				if got := eval[string](b, `[...document.querySelectorAll('#preview-sample option')].map(o => o.textContent).join(',')`); got != "Ein gezeichnetes Auto,redcar.png" {
+					t.Errorf("the samples offered: %q", got)
+				}
+				sample := eval[string](b, `document.querySelector('#preview-sample option:nth-child(2)').value`)
+				b.choose("#preview-sample", sample)
+				b.wait("the photo as the sample", fmt.Sprintf(`document.querySelector('.sample-field').dataset.shown === %q`, sample))
+				if got := eval[string](b, `document.querySelector('.sample-field .field-error').textContent`); got != "" {
+					t.Errorf("the photo as the sample: %q", got)
+				}
 				sel = `[data-processor="AddBackgroundAndCropProcessor"]`
 			}
 			b.docShot("console-"+c.shot, sel, 760)

@@ -10,18 +10,24 @@
 import { getJSON, sendJSON, ownPath } from './api.js';
 import { h, flash, loadImage } from './dom.js';
 import { t, lang, processorText, paramText, optionText, problemText } from './i18n.js';
-import { placementPreview } from './preview.js';
+import { placementPreview, useSample, cutoutSample } from './preview.js';
+import { photoName, resultBlob } from './jobs.js';
 
 const TYPES = ['EXTERIOR', 'INTERIOR', 'DETAIL'];
 const LANGS = [['en', 'English'], ['de', 'Deutsch']];
 // The processors with a live preview, and what it is of.
 const PREVIEWS = { PlaceCarProcessor: 'place', AddBackgroundAndCropProcessor: 'background' };
+// Processors whose result is the photo's car on transparency, in the
+// photo's frame.
+const CUTOUT_STEPS = new Set(['DetectCarMaskProcessor', 'DetectCarShadowProcessor', 'SemiTransparentWindowsProcessor']);
 
 export async function editorView(signal, mode, name) {
-  const [catalog, content, record] = await Promise.all([
+  const [catalog, content, record, configs, recent] = await Promise.all([
     getJSON('/v1/processors'),
     getJSON('/v1/content/'),
     name ? getJSON(`/v1/configuration/${encodeURIComponent(name)}`) : null,
+    getJSON('/v1/configuration/'),
+    getJSON('/v1/process/jobs?limit=50'),
   ]);
   const byName = new Map(catalog.map((p) => [p.processorName, p]));
   // The steps being edited: each a processor's name and its entered values.
@@ -50,6 +56,32 @@ export async function editorView(signal, mode, name) {
       field(t('name'), texts[lang].name, `/uiConfiguration/nameDescriptions/${lang}/name`),
       field(t('description'), texts[lang].description, `/uiConfiguration/nameDescriptions/${lang}/description`));
   });
+
+  // The previews' sample car: the drawn one, or one of the company's own
+  // recent photos cut out (a result of a configuration that neither
+  // places the car nor puts anything behind it, so its transparency is
+  // the car's outline).
+  const cutouts = new Set(configs.filter((c) => c.configurations.every((s) => CUTOUT_STEPS.has(s.processorName))).map((c) => c.name));
+  const samples = recent.jobs.filter((j) => j.status === 'succeeded' && j.result.mediaType === 'image/png' && cutouts.has(j.configuration)).slice(0, 10);
+  useSample(null);
+  const sampleError = h('span', { class: 'field-error' });
+  const sampleSelect = h('select', { id: 'preview-sample', onchange: async () => {
+    sampleError.textContent = '';
+    const job = samples.find((j) => j.id === sampleSelect.value);
+    try {
+      useSample(job ? await cutoutSample(await resultBlob(job)) : null);
+    } catch (err) {
+      useSample(null);
+      sampleError.textContent = err.message;
+    }
+    previews.forEach((p) => p.redraw());
+    sampleField.dataset.shown = sampleSelect.value;
+  } },
+  h('option', { value: '' }, t('preview.drawn')),
+  samples.map((j) => h('option', { value: j.id }, photoName(j.id) || t('history.photo', { id: j.id.slice(0, 8) }))));
+  const sampleField = h('div', { class: 'field sample-field' },
+    h('label', { for: 'preview-sample' }, t('preview.sample')), sampleSelect,
+    h('span', { class: 'hint' }, samples.length ? t('preview.sampleHint') : t('preview.noSamples')), sampleError);
 
   const list = h('ol', { class: 'steps', id: 'steps', 'data-pointer': '/configurations' });
   const listError = h('p', { class: 'error', role: 'alert' });
@@ -347,6 +379,7 @@ export async function editorView(signal, mode, name) {
     field(t('editor.thumbnail'), thumbSelect, '/uiConfiguration/thumbnail', thumbs.length ? null : t('editor.thumbnailHint'))),
   h('div', { class: 'grid2' }, textFields),
   h('h2', {}, t('editor.steps')),
+  sampleField,
   list, listError,
   h('div', { class: 'add-step' },
     addSelect,

@@ -9,9 +9,57 @@
 import { h } from './dom.js';
 import { t } from './i18n.js';
 
-// The sample: a car drawn from the side, as wide as 2.6 of its heights.
-const CAR_ASPECT = 2.6;
-const sample = drawSample(520, 200);
+// The sample: a car drawn from the side, as wide as 2.6 of its heights,
+// or a cutout of one of the company's own photos (useSample).
+const drawn = drawSample(520, 200);
+let sample = drawn;
+let CAR_ASPECT = 2.6;
+
+/**
+ * useSample makes the previews show img (a canvas or bitmap of a car cut
+ * out, cropped to it), or the drawn car when img is null.
+ */
+export function useSample(img) {
+  sample = img || drawn;
+  CAR_ASPECT = sample.width / sample.height;
+}
+
+/**
+ * cutoutSample crops a cutout (a result with transparency) to its car: the
+ * rows and columns with a pixel at least half opaque. Null when there is
+ * no car or no transparency in it.
+ */
+export async function cutoutSample(blob) {
+  const bmp = await createImageBitmap(blob);
+  const scale = Math.min(1, 800 / bmp.width);
+  const c = document.createElement('canvas');
+  c.width = Math.round(bmp.width * scale);
+  c.height = Math.round(bmp.height * scale);
+  const g = c.getContext('2d', { willReadFrequently: true });
+  g.drawImage(bmp, 0, 0, c.width, c.height);
+  bmp.close();
+  const { data } = g.getImageData(0, 0, c.width, c.height);
+  let x0 = c.width, y0 = c.height, x1 = -1, y1 = -1, clear = 0;
+  for (let y = 0; y < c.height; y++) {
+    for (let x = 0; x < c.width; x++) {
+      const a = data[(y * c.width + x) * 4 + 3];
+      if (a < 128) {
+        clear++;
+        continue;
+      }
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+    }
+  }
+  if (x1 < 0 || clear === 0) return null;
+  const out = document.createElement('canvas');
+  out.width = x1 - x0 + 1;
+  out.height = y1 - y0 + 1;
+  out.getContext('2d').drawImage(c, x0, y0, out.width, out.height, 0, 0, out.width, out.height);
+  return out;
+}
 
 function drawSample(w, h0) {
   const c = document.createElement('canvas');
