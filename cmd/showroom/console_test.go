@@ -44,7 +44,7 @@ import (
 // steps and settings in the dealer's words, the background picked by its
 // picture, the floor line and the space around the car dragged on the
 // live preview, a size out of range first, whose error must show at its
-// field), processes a drawn photo and a batch of 20 and downloads them as
+// field), processes a drawn photo and a folder of 20 and downloads them as
 // a ZIP, picks results across pages of the history and downloads them,
 // reads the usage, sees the pages in German, and looks at them on a
 // phone-sized screen. Throughout, the page may log no error, throw
@@ -68,15 +68,25 @@ func TestConsole(t *testing.T) {
 	base, _ := startServer(t, env, "serve", "--addr", "127.0.0.1:0", "--warm-up", "0", "--model", "u2netp", "--log-format", "text")
 	photo := testPNG(t, dir, "redcar.png", pipeline.NewSyntheticCar(480, 300, 0).Photo)
 	background := testPNG(t, dir, "floor.png", drawnStudio(640, 400))
-	// The batch: 20 drawn cars of a few sizes, some slightly tilted.
-	var batch []string
+	// The batch: a folder of 20 drawn cars of a few sizes, some slightly
+	// tilted, half of them in a folder inside it, and a note that is no
+	// photo.
+	folder := filepath.Join(dir, "batch")
+	if err := os.MkdirAll(filepath.Join(folder, "more"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(folder, "notes.txt"), []byte("not a photo"), 0o644)
 	for i := range 20 {
 		w := 360 + 40*(i%4)
 		tilt := 0.012 * float64(i%3)
 		if i%5 == 4 {
 			tilt = 0.055 // over 3 degrees: a TILTED warning
 		}
-		batch = append(batch, testPNG(t, dir, fmt.Sprintf("car%02d.png", i+1), pipeline.NewSyntheticCar(w, w*2/3, tilt).Photo))
+		sub := folder
+		if i >= 10 {
+			sub = filepath.Join(folder, "more")
+		}
+		testPNG(t, sub, fmt.Sprintf("car%02d.png", i+1), pipeline.NewSyntheticCar(w, w*2/3, tilt).Photo)
 	}
 
 	b := newBrowser(t, chrome, base)
@@ -238,12 +248,12 @@ func TestConsole(t *testing.T) {
 		t.Errorf("failed photo's status: %q", got)
 	}
 
-	// A batch of 20 through "lot": each with its progress, then all of
-	// them in one ZIP.
+	// A folder of 20 through "lot": each photo with its progress, then
+	// all of them in one ZIP.
 	start := time.Now()
-	b.do("send 20 photos", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#try-config")),
+	b.do("send a folder of 20 photos", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#try-config")),
 		chromedp.SetValue(chromedp.CSS("#try-config"), "lot"),
-		chromedp.SetUploadFiles(chromedp.CSS("#try-photos"), batch))
+		chromedp.SetUploadFiles(chromedp.CSS("#try-photos-folder"), []string{folder}))
 	b.wait("the batch's progress", `document.querySelectorAll('.result progress').length > 0 && document.getElementById('batch-count').textContent.endsWith('of 20 photos done')`)
 	// Minutes only on a machine busy with much else: the model runs on
 	// the two cores a photo or two at a time.

@@ -80,7 +80,9 @@ function isImage(f) {
 export function dropZone({ text, multiple = false, onFiles, id }) {
   id ||= `drop-${++zones}`;
   const chosen = (input) => () => {
-    const files = [...input.files].filter(isImage);
+    // A folder's files in the order of their paths, as a drop's are.
+    const path = (f) => f.webkitRelativePath || f.name;
+    const files = [...input.files].filter(isImage).sort((a, b) => path(a).localeCompare(path(b), lang, { numeric: true }));
     input.value = '';
     if (files.length) onFiles(files);
   };
