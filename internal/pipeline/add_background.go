@@ -114,6 +114,19 @@ func (a addBackground) layout(s *Scene, img *image.NRGBA, ow, oh float64) {
 		}
 	}
 	availW := (1 - a.left - a.right) * ow
+	if !cut.bottom {
+		// A car that needs more floor than the background shows below its
+		// wall line (a three-quarter view from above) gets it: the
+		// background is enlarged about its bottom edge, which raises the
+		// line, rather than the car shrunk.
+		if k := a.floorZoom(st, ow, oh, horizon); k > 1 {
+			bsc := sc * k
+			offX, offY = (ow-iw*bsc)/2, oh-ih*bsc
+			horizon = offY + a.horizon*ih*bsc
+			s.Background.ImageScale, s.Background.ImageOffset = bsc, Point{offX, offY}
+			s.Floor = horizon
+		}
+	}
 	csc, ground := a.onFloor(st, ow, oh, horizon)
 	if cut.bottom {
 		// No wheels to stand on the floor: as large as the margins allow.
@@ -125,6 +138,32 @@ func (a addBackground) layout(s *Scene, img *image.NRGBA, ow, oh float64) {
 	csc, x, ground = frameCut(st, cut, csc, x, ground, ow, oh)
 	s.Place = Placement{Anchor: st.anchor, To: Point{x, ground}, Scale: csc, Angle: s.Level}.
 		onPixels(math.Max(st.width(), st.height()))
+}
+
+// maxFloorZoom is the most floorZoom enlarges a background: a studio's
+// smooth wall and floor stand that much without showing its pixels.
+const maxFloorZoom = 1.6
+
+// floorZoom returns how much to enlarge the background about its bottom
+// edge so that its floor below the wall–floor line (at row line) holds
+// the car at fillShare of the canvas with the far wheels the full gap
+// (floorGap) behind it and the near wheels above the bottom margin; 1
+// when the floor is deep enough, or the background has none.
+func (a addBackground) floorZoom(st stance, ow, oh, line float64) float64 {
+	if line <= 0 || line >= oh || a.horizon <= 0 || a.horizon >= 1 {
+		return 1
+	}
+	per := math.Max(st.width()/ow, st.height()/oh)
+	want := math.Min(fillShare, math.Min((1-a.left-a.right)*ow/st.width(), (1-a.top-a.bottom)*oh/st.height())*per)
+	if sc, _ := a.onFloor(st, ow, oh, line); sc*per >= want {
+		return 1
+	}
+	big := want / per
+	bot := (1 - a.bottom) * oh
+	need := oh - (bot - big*(st.below+floorGap*st.height()))
+	// Never more floor than the space between the margins.
+	need = math.Min(need, bot-a.top*oh)
+	return math.Max(1, math.Min(need/(oh-line), maxFloorZoom))
 }
 
 // floorGap is how far below the wall–floor line the far wheels stand, per

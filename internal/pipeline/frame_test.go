@@ -82,12 +82,13 @@ func placedConfigs(tb testing.TB) map[string][]Step {
 // seen from above (whose near wheels stand well below its far ones) fill
 // the frame alike: their box covers minFill to maxFill of the canvas in
 // its binding dimension and touches no side. The three-quarter view used
-// to be fitted into the studio's floor at half the canvas.
+// to be fitted into the studio's floor at 0.57 of the canvas (and its far
+// tyre stood on the wall).
 func TestFrameFillsAlikeWhateverTheView(t *testing.T) {
 	for _, car := range []struct {
 		name string
 		car  *SyntheticCar
-	}{{"side view", NewSyntheticCar(600, 400, 0)}, {"three-quarter view", raisedThreeQuarterCar(600, 400)}} {
+	}{{"side view", NewSyntheticCar(600, 400, 0)}, {"three-quarter view", raisedThreeQuarterCarAt(600, 400, 0.97)}} {
 		e := newTestEngine(t, &fakeSegmenter{car: car.car}, &BuiltinContent{})
 		for name, steps := range placedConfigs(t) {
 			f := measureFrame(scene(t, e, car.car, steps...))

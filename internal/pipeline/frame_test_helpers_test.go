@@ -13,7 +13,12 @@ import (
 // near rear one (a turntable or a dealer's raised camera shows that much).
 // Only a photo and a matte are drawn, enough for a fake segmenter;
 // Contacts holds the near front and the far front tyres' contact points.
-func raisedThreeQuarterCar(w, h int) *SyntheticCar {
+func raisedThreeQuarterCar(w, h int) *SyntheticCar { return raisedThreeQuarterCarAt(w, h, 0.86) }
+
+// raisedThreeQuarterCarAt is raisedThreeQuarterCar with the near front
+// tyre's contact at nf of the photo's height: the larger, the higher the
+// camera (0.97: the far front tyre nearly half the car's height above it).
+func raisedThreeQuarterCarAt(w, h int, nf float64) *SyntheticCar {
 	fw, fh := float64(w), float64(h)
 	sc := &SyntheticCar{
 		Photo: image.NewNRGBA(image.Rect(0, 0, w, h)),
@@ -24,7 +29,7 @@ func raisedThreeQuarterCar(w, h int) *SyntheticCar {
 		Floor: color.NRGBA{200, 200, 204, 255},
 	}
 	type wheel struct{ x, bottom, r float64 }
-	nearFront, nearRear := wheel{0.25 * fw, 0.86 * fh, 0.09 * fh}, wheel{0.75 * fw, 0.80 * fh, 0.08 * fh}
+	nearFront, nearRear := wheel{0.25 * fw, nf * fh, 0.09 * fh}, wheel{0.75 * fw, 0.80 * fh, 0.08 * fh}
 	farFront := wheel{0.45 * fw, 0.64 * fh, 0.06 * fh}
 	sc.Contacts = [2]Point{{nearFront.x, nearFront.bottom}, {farFront.x, farFront.bottom}}
 	// shape: 0 background, 1 body, 3 tyre, 4 rim.
@@ -42,7 +47,7 @@ func raisedThreeQuarterCar(w, h int) *SyntheticCar {
 		lower := 0.70 * fh
 		switch {
 		case x < 0.35*fw:
-			lower = 0.78 * fh
+			lower = (nf - 0.08) * fh
 		case x < 0.55*fw:
 			lower = 0.61 * fh
 		}

@@ -140,12 +140,6 @@ func (s *Scene) groundPoints() []Point {
 	}
 	g := s.workGrid()
 	box := g.toWork(s.Box)
-	// Every tyre the shadow's finder sees: in a three-quarter view the far
-	// front tyre peeks out under the body next to the near one, higher in
-	// the picture than either end's lowest point.
-	for _, t := range tyreContacts(g, box) {
-		ps = append(ps, Point{t.at.X / g.sx, t.at.Y / g.sy})
-	}
 	if bw := box.Dx(); bw >= 8 && box.Dy() >= 8 {
 		bottom := bottomProfile(g, box)
 		n := max(int(endShare*float64(bw)), 1)
@@ -162,8 +156,22 @@ func (s *Scene) groundPoints() []Point {
 			out = append(out, p)
 		}
 	}
+	// Every tyre the shadow's finder sees: in a three-quarter view the far
+	// front tyre peeks out under the body next to the near one, higher in
+	// the picture than either end's lowest point. A tyre (dark and round,
+	// not a sill's lower edge) may stand higher than maxRise.
+	for _, t := range tyreContacts(g, box) {
+		if p := (Point{t.at.X / g.sx, t.at.Y / g.sy}); lowest-p.Y <= maxTyreRise*float64(s.Box.Dy()) {
+			out = append(out, p)
+		}
+	}
 	return out
 }
+
+// maxTyreRise is maxRise for a point tyreContacts found: a camera raised
+// higher than a turntable's, as a dealer's on a step, shows a far front
+// tyre up to nearly half the car's height above the near front one.
+const maxTyreRise = 0.5
 
 // maxRise is how much higher than the car's lowest point, as a share of
 // its height, a point may stand and still be a wheel on the floor. Seen
