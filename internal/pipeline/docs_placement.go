@@ -33,11 +33,13 @@ one it fills the most: the width of a side view, the height of a front view)
 and keeps clear of every side of the canvas (PlaceCarProcessor: carWidth 0.8
 or carHeight 0.7 of it, at least 4% of the height from the top and bottom
 edges; AddBackgroundAndCropProcessor: as large as the margins allow, and at
-least 72% of the canvas when the margins allow that much: a three-quarter view
-seen from above, whose near wheels stand well below its far ones, is not
-shrunk to half the canvas to fit the floor, the gap behind it narrows instead,
-never under a twenty-fifth of its height, and its near wheels may use the
-bottom margin down to 4%).
+least 72% of the canvas when the margins allow that much). A three-quarter
+view seen from above, whose near wheels stand well below its far ones, needs
+more floor than a side view: rather than shrinking it to half the canvas to
+fit the floor, AddBackgroundAndCropProcessor enlarges the background about its
+bottom edge (at most 1.6 times), which raises the wall–floor line, and past
+that narrows the gap behind the car (never under a twenty-fifth of its height)
+and lets its near wheels into the bottom margin down to 4%.
 
 Where the photo cuts the car (its outline runs along the photo's border for
 2% of its extent there: a close crop slicing the tyres or the front off), the

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"image"
 	"math"
+	"strings"
 )
 
 // The frame every placement aims at: the car's box covers minFill to
@@ -19,25 +20,22 @@ const (
 // the photo there.
 type edges struct{ left, top, right, bottom bool }
 
-func (e edges) String() string {
+// sides returns the cut sides' names, "left", "top", "right", "bottom".
+func (e edges) sides() []string {
 	var s []string
 	for i, on := range [4]bool{e.left, e.top, e.right, e.bottom} {
 		if on {
 			s = append(s, [4]string{"left", "top", "right", "bottom"}[i])
 		}
 	}
-	if len(s) == 0 {
-		return "none"
-	}
-	return joinWords(s)
+	return s
 }
 
-func joinWords(s []string) string {
-	out := s[0]
-	for _, w := range s[1:] {
-		out += "+" + w
+func (e edges) String() string {
+	if e == (edges{}) {
+		return "none"
 	}
-	return out
+	return strings.Join(e.sides(), "+")
 }
 
 // cutEdges returns the sides of the photo along which the car in box runs

@@ -94,14 +94,7 @@ func warnings(s *Scene) []showroom.Warning {
 // cutSides returns the borders of the photo ("left", "top", "right",
 // "bottom") along which the car in box runs: cutEdges in words.
 func cutSides(matte *image.Gray, box image.Rectangle) []string {
-	e := cutEdges(matte, box)
-	var sides []string
-	for i, on := range [4]bool{e.left, e.top, e.right, e.bottom} {
-		if on {
-			sides = append(sides, [4]string{"left", "top", "right", "bottom"}[i])
-		}
-	}
-	return sides
+	return cutEdges(matte, box).sides()
 }
 
 // joinSides says sides in words: "left edge", "left and bottom edges".
