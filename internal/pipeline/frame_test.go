@@ -242,7 +242,13 @@ func TestShadowFadesWhereThePhotoCutsIt(t *testing.T) {
 			t.Fatalf("%s: the car itself is cut at %v", crop.name, c)
 		}
 		d := *s.Shadow
-		var inside, edge float32
+		g := s.workGrid()
+		box := g.toWork(s.Box)
+		// Near the edge: within 4% of the car's length (sideways) or 4% of
+		// its height (at the bottom) of it, a fade too short to see as
+		// anything but a straight edge.
+		nx, ny := int(0.04*float64(box.Dx())), int(0.04*float64(box.Dy()))
+		var inside, edge, near float32
 		for y := range d.h {
 			for x := range d.w {
 				v := d.p[y*d.w+x]
@@ -250,10 +256,14 @@ func TestShadowFadesWhereThePhotoCutsIt(t *testing.T) {
 				if (crop.name == "right" && x == d.w-1) || (crop.name == "bottom" && y == d.h-1) {
 					edge = max(edge, v)
 				}
+				if (crop.name == "right" && x >= d.w-1-nx) || (crop.name == "bottom" && y >= d.h-1-ny) {
+					near = max(near, v)
+				}
 			}
 		}
-		if inside < 0.3 || edge > 0.05*inside {
-			t.Errorf("cut at the %s: shadow %.2f at the photo's edge, %.2f at its darkest: want it faded out at the edge", crop.name, edge, inside)
+		if inside < 0.3 || edge > 0.05*inside || near > 0.5*inside {
+			t.Errorf("cut at the %s: shadow %.2f at the photo's edge, up to %.2f near it, %.2f at its darkest: want it faded out gradually towards the edge",
+				crop.name, edge, near, inside)
 		}
 	}
 }
