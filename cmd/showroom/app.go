@@ -282,7 +282,7 @@ func processing(ctx context.Context, db *database, blobs blob.Store, lib *librar
 	}
 	m.WatchQueue(qu)
 	p = &httpapi.Processing{
-		Queue: qu, Jobs: db, Companies: db, Configs: lib,
+		Queue: qu, Jobs: db, Configs: lib,
 		MaxPhotoBytes: q.maxPhotoBytes, MaxPixels: e.maxPixels,
 		RateLimit: showroom.RateLimit{PerMinute: float64(q.ratePerMinute), Burst: q.rateBurst}, Limiter: db,
 		Webhooks: db, WebhookAllowPrivate: q.webhookAllowPrivate,

@@ -95,7 +95,7 @@ func withRunnerLimits(cfg river.Config, run river.Runner, maxPhotoBytes int64, t
 			defer cancel()
 			q.Stop(ctx)
 		})
-		p := &httpapi.Processing{Queue: q, Jobs: db, Companies: db, Configs: lib, MaxPhotoBytes: maxPhotoBytes, MaxPixels: 60_000_000,
+		p := &httpapi.Processing{Queue: q, Jobs: db, Configs: lib, MaxPhotoBytes: maxPhotoBytes, MaxPixels: 60_000_000,
 			Limiter: db, Webhooks: db, WebhookAllowPrivate: cfg.Webhooks.AllowPrivate}
 		for _, f := range tune {
 			f(p)

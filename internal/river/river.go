@@ -148,7 +148,8 @@ type Output struct {
 	Warnings []showroom.Warning
 }
 
-// Runner runs a job's configuration on its photo.
+// Runner runs a job's configuration on its photo. ctx carries the job's
+// company (showroom.CompanyFromContext).
 type Runner func(ctx context.Context, job *showroom.Job, photo []byte) (*Output, error)
 
 // Observer is told about finished runs (metrics). Any field may be nil.
