@@ -271,7 +271,10 @@ func processing(ctx context.Context, db *database, blobs blob.Store, lib *librar
 		closeEngine()
 		return nil, nil, err
 	}
-	qu.EnableWebhooks(river.Webhooks{Store: db, Render: httpapi.JobJSON})
+	if err := qu.EnableWebhooks(river.Webhooks{Store: db, Render: httpapi.JobJSON}); err != nil {
+		closeEngine()
+		return nil, nil, err
+	}
 	if warm != nil {
 		// A job taken now would wait out the warm-up here, held from
 		// the workers that could run it (issue 25).

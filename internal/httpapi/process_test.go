@@ -86,7 +86,9 @@ func withRunnerLimits(cfg river.Config, run river.Runner, maxPhotoBytes int64, t
 		if err != nil {
 			t.Fatal(err)
 		}
-		q.EnableWebhooks(river.Webhooks{Store: db, Render: httpapi.JobJSON})
+		if err := q.EnableWebhooks(river.Webhooks{Store: db, Render: httpapi.JobJSON}); err != nil {
+			t.Fatal(err)
+		}
 		if err := q.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}

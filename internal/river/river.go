@@ -23,6 +23,7 @@ import (
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/rivertype"
 	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/webhook"
 )
 
 // Config configures the queue.
@@ -78,7 +79,7 @@ type Config struct {
 	RetryBackoff time.Duration
 	// Webhooks configures the delivery of finished jobs to their callback
 	// URLs (EnableWebhooks).
-	Webhooks WebhookConfig
+	Webhooks webhook.Config
 }
 
 // DefaultConfig returns settings for the 2-core machine Showroom is sized
@@ -105,7 +106,7 @@ func DefaultConfig() Config {
 		// 2%. It now matters for jobs from other processes only.
 		PollInterval: 50 * time.Millisecond,
 		Work:         true,
-		Webhooks:     DefaultWebhookConfig(),
+		Webhooks:     webhook.DefaultConfig(),
 	}
 }
 
@@ -128,6 +129,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("queue: max attempts must be from 1 to %d", riverAttempts-1)
 	case c.Retention <= 0 || c.PollInterval <= 0:
 		return errors.New("queue: retention and poll interval must be positive")
+	}
+	if c.Webhooks.MaxAttempts >= riverAttempts {
+		return fmt.Errorf("webhooks: max attempts must be from 1 to %d", riverAttempts-1)
 	}
 	return c.Webhooks.Validate()
 }
@@ -169,8 +173,7 @@ type Queue struct {
 	log     *slog.Logger
 	observe Observer
 	client  client
-	hooks   *Webhooks // nil until EnableWebhooks
-	sender  *sender
+	hooks   *webhook.Deliverer // nil until EnableWebhooks
 
 	// startMu orders a deferred start (StartWhen) with Stop: once stopped,
 	// a queue never starts.
@@ -203,7 +206,7 @@ func New[TTx any](cfg Config, driver riverdriver.Driver[TTx], store showroom.Job
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	q := &Queue{cfg: cfg, store: store, blobs: blobs, run: run, log: log, observe: observe, sender: newSender(cfg.Webhooks),
+	q := &Queue{cfg: cfg, store: store, blobs: blobs, run: run, log: log, observe: observe,
 		stopping: make(chan struct{}),
 		waiters:  map[string]chan struct{}{}, cancels: map[string]context.CancelFunc{}}
 	rc := &river.Config{

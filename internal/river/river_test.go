@@ -173,9 +173,11 @@ func newFixtureWith(t *testing.T, on backend, cfg river.Config, opts fixtureOpti
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.q.EnableWebhooks(river.Webhooks{Store: db, Render: func(j *showroom.Job) ([]byte, error) {
+	if err := f.q.EnableWebhooks(river.Webhooks{Store: db, Render: func(j *showroom.Job) ([]byte, error) {
 		return json.Marshal(map[string]string{"id": j.ID, "status": string(j.Status)})
-	}})
+	}}); err != nil {
+		t.Fatal(err)
+	}
 	if !opts.unstarted {
 		if err := f.q.Start(ctx); err != nil {
 			t.Fatal(err)
