@@ -350,7 +350,7 @@ func serverTiming(ts []showroom.Timing) string {
 	seen := make(map[string]int, len(ts))
 	for _, t := range ts {
 		seen[t.Name]++
-		part := fmt.Sprintf("%s;dur=%.1f", t.Name, float64(t.Duration.Microseconds())/1000)
+		part := fmt.Sprintf("%s;dur=%.1f", t.Name, t.MS())
 		if n := seen[t.Name]; n > 1 {
 			part += fmt.Sprintf(";desc=\"run %d\"", n)
 		}
@@ -363,18 +363,18 @@ func jobPath(id string) string { return "/v1/process/jobs/" + id }
 
 // jobJSON is a job as the API shows it.
 type jobJSON struct {
-	ID            string       `json:"id"`
-	Status        string       `json:"status"`
-	Configuration string       `json:"configuration"`
-	Company       string       `json:"company"`
-	CreatedBy     string       `json:"createdBy"`
-	Cost          int64        `json:"cost"`
-	Attempts      int          `json:"attempts"`
-	Format        string       `json:"format,omitempty"`
-	CreatedDate   int64        `json:"createdDate"`
-	StartedDate   *int64       `json:"startedDate"`
-	FinishedDate  *int64       `json:"finishedDate"`
-	Timings       []timingJSON `json:"timings"`
+	ID            string            `json:"id"`
+	Status        string            `json:"status"`
+	Configuration string            `json:"configuration"`
+	Company       string            `json:"company"`
+	CreatedBy     string            `json:"createdBy"`
+	Cost          int64             `json:"cost"`
+	Attempts      int               `json:"attempts"`
+	Format        string            `json:"format,omitempty"`
+	CreatedDate   int64             `json:"createdDate"`
+	StartedDate   *int64            `json:"startedDate"`
+	FinishedDate  *int64            `json:"finishedDate"`
+	Timings       []showroom.Timing `json:"timings"`
 	// Warnings is always there: [] until the job succeeds, and for a
 	// clean photo.
 	Warnings []warningJSON `json:"warnings"`
@@ -387,11 +387,6 @@ type jobJSON struct {
 type warningJSON struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
-}
-
-type timingJSON struct {
-	Name string  `json:"name"`
-	MS   float64 `json:"ms"`
 }
 
 type resultJSON struct {
@@ -413,13 +408,10 @@ func jobRecord(j *showroom.Job) jobJSON {
 		ID: j.ID, Status: string(j.Status), Configuration: j.Configuration, Company: j.Company, CreatedBy: j.CreatedBy,
 		Cost: j.Cost, Attempts: j.Attempts, Format: j.Format,
 		CreatedDate: j.CreatedAt.UnixMilli(), StartedDate: msPtr(j.StartedAt), FinishedDate: msPtr(j.FinishedAt),
-		Timings: []timingJSON{}, Warnings: []warningJSON{}, Href: jobPath(j.ID), Callback: callbackRecord(j),
+		Timings: append([]showroom.Timing{}, j.Timings...), Warnings: []warningJSON{}, Href: jobPath(j.ID), Callback: callbackRecord(j),
 	}
 	for _, w := range j.Warnings {
 		out.Warnings = append(out.Warnings, warningJSON{w.Code, w.Message})
-	}
-	for _, t := range j.Timings {
-		out.Timings = append(out.Timings, timingJSON{t.Name, float64(t.Duration.Microseconds()) / 1000})
 	}
 	if j.Status == showroom.JobSucceeded {
 		out.Result = &resultJSON{Href: jobPath(j.ID) + "/result", MediaType: j.ResultType, Size: j.ResultSize}
