@@ -277,7 +277,7 @@ func processing(ctx context.Context, db *database, blobs blob.Store, lib *librar
 	}
 	if warm != nil {
 		// A job taken now would wait out the warm-up here, held from
-		// the workers that could run it (issue 25).
+		// the workers that could run it.
 		qu.StartWhen(ctx, warm.done)
 	} else if err := qu.Start(ctx); err != nil {
 		closeEngine()

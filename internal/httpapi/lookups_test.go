@@ -35,8 +35,7 @@ func (c *countingDB) FindCompany(ctx context.Context, name string) (*showroom.Co
 // TestCompanyResolvedOnce: a request that acts for a company looks it up
 // once, where its token is checked, and a job's run (loading the company's
 // content, as the pipeline does) none; the caller-only answers none. Each
-// lookup is a database query, and the API used to make up to three a
-// processing request.
+// lookup is a database query on the path of every request.
 func TestCompanyResolvedOnce(t *testing.T) {
 	ctx := context.Background()
 	sdb, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "showroom.db"))

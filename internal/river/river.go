@@ -100,10 +100,10 @@ func DefaultConfig() Config {
 		RescueAfter:    3 * time.Minute,
 		MaxAttempts:    3,
 		Retention:      7 * 24 * time.Hour,
-		// Before jobs were announced to their own process's workers, 200
-		// ms cost a synchronous request 60 ms on average, 50 ms cost it 26
-		// (issue 13); the idle server's polls take 4% of a core instead of
-		// 2%. It now matters for jobs from other processes only.
+		// Jobs reach their own process's workers at once; the interval is
+		// how long one submitted by another process may wait, for 4% of a
+		// core of idle polling (2% at 200 ms). docs/benchmarks.md has its
+		// history.
 		PollInterval: 50 * time.Millisecond,
 		Work:         true,
 		Webhooks:     webhook.DefaultConfig(),
