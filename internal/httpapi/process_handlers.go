@@ -377,16 +377,11 @@ type jobJSON struct {
 	Timings       []showroom.Timing `json:"timings"`
 	// Warnings is always there: [] until the job succeeds, and for a
 	// clean photo.
-	Warnings []warningJSON `json:"warnings"`
-	Result   *resultJSON   `json:"result,omitempty"`
-	Error    *errorBody    `json:"error,omitempty"`
-	Callback *jobCallback  `json:"callback,omitempty"`
-	Href     string        `json:"href"`
-}
-
-type warningJSON struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	Warnings []showroom.Warning `json:"warnings"`
+	Result   *resultJSON        `json:"result,omitempty"`
+	Error    *errorBody         `json:"error,omitempty"`
+	Callback *jobCallback       `json:"callback,omitempty"`
+	Href     string             `json:"href"`
 }
 
 type resultJSON struct {
@@ -408,10 +403,8 @@ func jobRecord(j *showroom.Job) jobJSON {
 		ID: j.ID, Status: string(j.Status), Configuration: j.Configuration, Company: j.Company, CreatedBy: j.CreatedBy,
 		Cost: j.Cost, Attempts: j.Attempts, Format: j.Format,
 		CreatedDate: j.CreatedAt.UnixMilli(), StartedDate: msPtr(j.StartedAt), FinishedDate: msPtr(j.FinishedAt),
-		Timings: append([]showroom.Timing{}, j.Timings...), Warnings: []warningJSON{}, Href: jobPath(j.ID), Callback: callbackRecord(j),
-	}
-	for _, w := range j.Warnings {
-		out.Warnings = append(out.Warnings, warningJSON{w.Code, w.Message})
+		Timings: append([]showroom.Timing{}, j.Timings...), Warnings: append([]showroom.Warning{}, j.Warnings...),
+		Href: jobPath(j.ID), Callback: callbackRecord(j),
 	}
 	if j.Status == showroom.JobSucceeded {
 		out.Result = &resultJSON{Href: jobPath(j.ID) + "/result", MediaType: j.ResultType, Size: j.ResultSize}
