@@ -673,6 +673,9 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 	}
 	var processors json.RawMessage
 	var content pipeline.ContentLoader
+	// company is --company's, found once: the library reads it from each
+	// run's context.
+	var company *showroom.Company
 	if o.company == "" {
 		// No data directory is needed, nor made: a predefined
 		// configuration's content is built in.
@@ -682,12 +685,13 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 		}
 		processors, content = predefined.Processors, &pipeline.BuiltinContent{}
 	} else {
-		lib, closeLib, err := openLocalLibrary(ctx, o)
+		lib, co, closeLib, err := openLocalLibrary(ctx, o)
 		if err != nil {
 			return nil, nil, err
 		}
 		closers = append(closers, closeLib)
-		config, err := lib.Configuration(ctx, &showroom.Principal{Company: o.company}, o.config)
+		company = co
+		config, err := lib.Configuration(showroom.NewContextWithCompany(ctx, company), o.config)
 		if err != nil {
 			closeAll()
 			return nil, nil, err
@@ -707,6 +711,9 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 	fmt.Fprintf(m.Stderr, "model loaded in %s\n", time.Since(loading).Round(100*time.Millisecond))
 	closers = append(closers, closeEngine)
 	return func(ctx context.Context, photo []byte) (photoResult, error) {
+		if company != nil {
+			ctx = showroom.NewContextWithCompany(ctx, company)
+		}
 		res, err := engine.Run(ctx, pipeline.Request{
 			Company: o.company, Processors: processors, Photo: photo, Format: o.format, Quality: o.quality,
 		})
@@ -722,21 +729,30 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 }
 
 // openLocalLibrary opens the data directory's database and blobs (--data-dir,
-// --database, --blob-url) and the library over them, and what closes them.
-func openLocalLibrary(ctx context.Context, o processOptions) (*library.Service, func(), error) {
+// --database, --blob-url) and the library over them, finds --company, and
+// returns what closes them.
+func openLocalLibrary(ctx context.Context, o processOptions) (*library.Service, *showroom.Company, func(), error) {
 	db, err := o.db.open(ctx, o.dataDir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	blobs, err := openBlobs(ctx, o.blobURL, o.dataDir)
 	if err != nil {
 		db.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	lib, err := library.New(library.DefaultConfig(), library.Deps{Companies: db, Content: db, Configurations: db, Blobs: blobs})
+	lib, err := library.New(library.DefaultConfig(), library.Deps{Content: db, Configurations: db, Blobs: blobs})
 	if err != nil {
 		db.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return lib, func() { db.Close() }, nil
+	company, err := db.FindCompany(ctx, o.company)
+	if err != nil {
+		db.Close()
+		if showroom.ErrorCode(err) == showroom.ENotFound {
+			return nil, nil, nil, fmt.Errorf("--company: no company %q in %s", o.company, o.dataDir)
+		}
+		return nil, nil, nil, err
+	}
+	return lib, company, func() { db.Close() }, nil
 }

@@ -660,5 +660,5 @@ func (l *libraryFlags) registerCache(fs *flagSet) {
 func newLibrary(db stores, blobs blob.Store, l libraryFlags) (*library.Service, error) {
 	return library.New(library.Config{MaxUploadBytes: l.maxUploadBytes, MaxPixels: l.maxUploadPixels,
 		MaxDecodeBytes: l.maxUploadDecodeBytes, MaxDecodes: l.maxDecodes, CacheBytes: l.cacheBytes},
-		library.Deps{Companies: db, Content: db, Configurations: db, Blobs: blobs})
+		library.Deps{Content: db, Configurations: db, Blobs: blobs})
 }

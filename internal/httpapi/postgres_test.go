@@ -66,7 +66,7 @@ func TestRateLimitAcrossAPIProcesses(t *testing.T) {
 	var bases []string
 	for range 2 {
 		db := open()
-		lib, err := library.New(library.DefaultConfig(), library.Deps{Companies: db, Content: db, Configurations: db, Blobs: blobs})
+		lib, err := library.New(library.DefaultConfig(), library.Deps{Content: db, Configurations: db, Blobs: blobs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +78,7 @@ func TestRateLimitAcrossAPIProcesses(t *testing.T) {
 		}
 		api := httpapi.NewAPIServer(httpapi.APIConfig{}, svc.Verifier(), db, log)
 		api.EnableLibrary(lib)
-		api.EnableProcessing(&httpapi.Processing{Queue: q, Jobs: db, Companies: db, Configs: lib, MaxPhotoBytes: 25 << 20,
+		api.EnableProcessing(&httpapi.Processing{Queue: q, Jobs: db, Configs: lib, MaxPhotoBytes: 25 << 20,
 			RateLimit: showroom.RateLimit{PerMinute: 1, Burst: 3}, Limiter: db})
 		srv := httptest.NewServer(httpapi.Handler(api, log, nil, httpapi.BodyLimits{}))
 		t.Cleanup(srv.Close)

@@ -199,7 +199,7 @@ func TestSchemaGate(t *testing.T) {
 	ctx := context.Background()
 	const pending = "the database has pending migrations; run 'showroom migrate'"
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	serve := func(db httpapi.Pinger) (api, authServer http.Handler) {
+	serve := func(db httpapi.Database) (api, authServer http.Handler) {
 		return httpapi.Handler(httpapi.NewAPIServer(httpapi.APIConfig{}, nil, db, log), log, nil, httpapi.BodyLimits{}),
 			httpapi.Handler(httpapi.NewAuthServer(nil, db, log), log, nil, httpapi.BodyLimits{})
 	}
