@@ -90,7 +90,7 @@ func cleanup(sal plane, work [3]plane) cleaned {
 			area++
 		}
 	}
-	fillHoles(keep, w, h, area/20)
+	fillHoles(keep, w, h, area/3)
 	c.confidence = confidence(sal, keep)
 	c.borderShare = borderShare(keep, w, h)
 	// The matte keeps the model's soft values on the object's rim (within
@@ -121,37 +121,71 @@ func cleanup(sal plane, work [3]plane) cleaned {
 // reach of the body that hang on the kept object below roofY: mirrors and
 // running boards, which stand out from the body further than the reach.
 // What the model fuses from the wall behind touches the car from above and
-// so reaches the roof line; it stays cut. It returns the box of what it
-// added.
+// so reaches the roof line; it stays cut, unless it is the car's own roof
+// (see isRoofArch). It returns the box of what it added.
 func restoreLowParts(keep, set, reach []bool, w, h, roofY int) image.Rectangle {
 	out := make([]bool, len(set))
 	for i := range set {
 		out[i] = set[i] && !reach[i]
 	}
 	labels, comps := label(out, w, h, false)
-	touches := make([]bool, len(comps))
+	// Where each part touches the kept object: the leftmost and rightmost
+	// column of its pixels next to it.
+	type touch struct{ x0, x1 int }
+	touches := make([]touch, len(comps))
+	for k := range touches {
+		touches[k] = touch{w, -1}
+	}
+	var kept image.Rectangle
 	for i, l := range labels {
-		if l == 0 || touches[l-1] {
+		x, y := i%w, i/w
+		if keep[i] {
+			kept = kept.Union(image.Rect(x, y, x+1, y+1))
+		}
+		if l == 0 {
 			continue
 		}
-		x, y := i%w, i/w
-		touches[l-1] = (x > 0 && keep[i-1]) || (x < w-1 && keep[i+1]) ||
-			(y > 0 && keep[i-w]) || (y < h-1 && keep[i+w])
+		if (x > 0 && keep[i-1]) || (x < w-1 && keep[i+1]) ||
+			(y > 0 && keep[i-w]) || (y < h-1 && keep[i+w]) {
+			t := &touches[l-1]
+			t.x0, t.x1 = min(t.x0, x), max(t.x1, x)
+		}
 	}
+	take := make([]bool, len(comps))
 	var box image.Rectangle
 	for k, c := range comps {
-		if touches[k] && c.box.Min.Y >= roofY {
+		t := touches[k]
+		if t.x1 < 0 {
+			continue
+		}
+		if c.box.Min.Y >= roofY || isRoofArch(c.box, t.x0, t.x1+1, kept) {
+			take[k] = true
 			box = box.Union(c.box)
-		} else {
-			touches[k] = false
 		}
 	}
 	for i, l := range labels {
-		if l != 0 && touches[l-1] {
+		if l != 0 && take[l-1] {
 			keep[i] = true
 		}
 	}
 	return box
+}
+
+// isRoofArch reports whether an outline part beyond the body's reach, with
+// box b, touching the kept object (box kept) between columns x0 and x1, is
+// the car's roof rather than lettering on the wall behind it. Over glass
+// the model sees through, a car's roof and pillars are strips thinner than
+// the lettering cut, and the opening takes them off the body with the
+// lettering. They differ in shape: the roof is an arch resting on the car
+// at both its ends (touching it across most of its width), wider than
+// high, and spans a good part of the car (its cabin); a letter is about as
+// high as wide and stands on the roof on one or two feet close together,
+// and lettering joined into a wider block rises higher above the car than
+// a cabin does.
+func isRoofArch(b image.Rectangle, x0, x1 int, kept image.Rectangle) bool {
+	return 3*(x1-x0) >= 2*b.Dx() && // resting on both ends
+		2*b.Dy() <= b.Dx() && // wider than twice its height
+		5*b.Dx() >= 2*kept.Dx() // at least 40% of the car's width
 }
 
 // clipRoofPeaks cuts off keep what rises above the car's roof in a narrow

@@ -1,0 +1,65 @@
+package vision
+
+import (
+	"image"
+	"testing"
+)
+
+// keptOf runs the cleanup on sal and returns what its matte keeps.
+func keptOf(t *testing.T, sal plane) ([]bool, cleaned) {
+	t.Helper()
+	c := cleanup(sal, [3]plane{})
+	if !c.found {
+		t.Fatal("no car found")
+	}
+	got := make([]bool, len(c.matte.p))
+	for i, v := range c.matte.p {
+		got[i] = v >= 0.5
+	}
+	return got, c
+}
+
+// share is the part of r that got keeps.
+func share(got []bool, w int, r image.Rectangle) float64 {
+	n := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if got[y*w+x] {
+				n++
+			}
+		}
+	}
+	return float64(n) / float64(r.Dx()*r.Dy())
+}
+
+// pickupFromBehind is the saliency of a pickup seen from behind: the
+// tailgate and bed below, the cab above them, narrower, whose rear window
+// the model sees through to the sky (low saliency), so that the cab is a
+// frame: a roof strip thinner than the lettering cut over the window, and
+// two pillars.
+func pickupFromBehind() (sal plane, cab, window image.Rectangle) {
+	const w, h = 400, 300
+	sal = newPlane(w, h)
+	fill(sal, image.Rect(60, 150, 340, 250), 0.98) // tailgate and bed
+	cab = image.Rect(95, 88, 305, 150)
+	fill(sal, cab, 0.98)
+	window = image.Rect(110, 98, 290, 140)
+	fill(sal, window, 0.15)
+	fill(sal, image.Rect(45, 125, 60, 140), 0.95)  // the mirrors stick out
+	fill(sal, image.Rect(340, 125, 355, 140), 0.95) // beyond the bed
+	return sal, cab, window
+}
+
+func TestCleanupKeepsAPickupsCab(t *testing.T) {
+	sal, cab, window := pickupFromBehind()
+	got, c := keptOf(t, sal)
+	if s := share(got, sal.w, cab); s < 0.98 {
+		t.Errorf("kept %.2f of the cab (its roof over the see-through window, the window filled), want all", s)
+	}
+	if s := share(got, sal.w, window); s < 0.98 {
+		t.Errorf("kept %.2f of the cab's rear window, want all (glass is car)", s)
+	}
+	if c.box.Min.Y > cab.Min.Y {
+		t.Errorf("box %v starts below the cab's roof at %d", c.box, cab.Min.Y)
+	}
+}
