@@ -45,7 +45,7 @@ func pickupFromBehind() (sal plane, cab, window image.Rectangle) {
 	fill(sal, cab, 0.98)
 	window = image.Rect(110, 98, 290, 140)
 	fill(sal, window, 0.15)
-	fill(sal, image.Rect(45, 125, 60, 140), 0.95)  // the mirrors stick out
+	fill(sal, image.Rect(45, 125, 60, 140), 0.95)   // the mirrors stick out
 	fill(sal, image.Rect(340, 125, 355, 140), 0.95) // beyond the bed
 	return sal, cab, window
 }
