@@ -63,3 +63,43 @@ func TestCleanupKeepsAPickupsCab(t *testing.T) {
 		t.Errorf("box %v starts below the cab's roof at %d", c.box, cab.Min.Y)
 	}
 }
+
+// sedanWithPerson is the saliency of a car seen from the side with a
+// person leaning on its bonnet, standing beside it: the model takes the
+// person in with the car, one region, the torso as broad as the car's
+// pillars; car is the car alone, person the person's part above the bonnet.
+func sedanWithPerson() (sal plane, car []bool, person image.Rectangle) {
+	const w, h = 400, 300
+	sal = newPlane(w, h)
+	body, cabin := image.Rect(40, 140, 330, 240), image.Rect(110, 85, 250, 140)
+	fill(sal, body, 0.98)
+	fill(sal, cabin, 0.98)
+	car = make([]bool, w*h)
+	for y := range h {
+		for x := range w {
+			p := image.Pt(x, y)
+			car[y*w+x] = p.In(body) || p.In(cabin)
+		}
+	}
+	fill(sal, image.Rect(292, 60, 320, 150), 0.97) // torso, down onto the bonnet
+	for y := 40; y < 60; y++ {                     // head
+		fill(sal, image.Rect(298, y, 314, y+1), 0.97)
+	}
+	fill(sal, image.Rect(270, 100, 292, 112), 0.95) // an arm, reaching back over the bonnet
+	fill(sal, image.Rect(296, 150, 318, 256), 0.97) // legs, to the ground nearer the camera
+	return sal, car, image.Rect(270, 40, 320, 138)
+}
+
+func TestCleanupDropsAPersonLeaningOnTheCar(t *testing.T) {
+	sal, car, person := sedanWithPerson()
+	got, c := keptOf(t, sal)
+	if s := share(got, sal.w, person); s > 0.05 {
+		t.Errorf("kept %.2f of the person above the bonnet, want none", s)
+	}
+	if v := iou(got, car); v < 0.9 {
+		t.Errorf("IoU with the car %.3f, want >= 0.9 (the person's legs in front of the car's side stay)", v)
+	}
+	if c.box.Min.Y < 80 {
+		t.Errorf("box %v reaches the person's head", c.box)
+	}
+}
