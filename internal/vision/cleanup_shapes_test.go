@@ -103,3 +103,37 @@ func TestCleanupDropsAPersonLeaningOnTheCar(t *testing.T) {
 		t.Errorf("box %v reaches the person's head", c.box)
 	}
 }
+
+// TestCleanupKeepsTallCarParts checks that the tall-peak cut spares what
+// rises high on a car but is wide: a single-cab pickup's cab seen from
+// the side (a third of its length, half its height above the bed).
+func TestCleanupKeepsTallCarParts(t *testing.T) {
+	const w, h = 400, 300
+	sal := newPlane(w, h)
+	bed, cab := image.Rect(30, 160, 370, 240), image.Rect(215, 90, 320, 160)
+	fill(sal, bed, 0.98)
+	fill(sal, cab, 0.98)
+	got, _ := keptOf(t, sal)
+	if s := share(got, w, cab); s < 0.98 {
+		t.Errorf("kept %.2f of a single cab, want all", s)
+	}
+}
+
+// TestCleanupDropsAPersonBehindTheCar: a person standing behind a car
+// shows above its roof only, touching it from above.
+func TestCleanupDropsAPersonBehindTheCar(t *testing.T) {
+	sal, _ := drawnCar()
+	fill(sal, image.Rect(355, 120, 375, 240), 0) // no pedestrian beside it here
+	for y := 30; y < 45; y++ {                   // head
+		fill(sal, image.Rect(184, y, 198, y+1), 0.96)
+	}
+	person := image.Rect(176, 45, 206, 85) // shoulders down to the roof
+	fill(sal, person, 0.96)
+	got, c := keptOf(t, sal)
+	if s := share(got, sal.w, image.Rect(176, 30, 206, 82)); s > 0.05 {
+		t.Errorf("kept %.2f of the person above the roof, want none", s)
+	}
+	if c.box.Min.Y < 80 {
+		t.Errorf("box %v reaches the person's head", c.box)
+	}
+}
