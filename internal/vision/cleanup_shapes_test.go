@@ -45,8 +45,8 @@ func pickupFromBehind() (sal plane, cab, window image.Rectangle) {
 	fill(sal, cab, 0.98)
 	window = image.Rect(110, 98, 290, 140)
 	fill(sal, window, 0.15)
-	fill(sal, image.Rect(45, 125, 60, 140), 0.95)   // the mirrors stick out
-	fill(sal, image.Rect(340, 125, 355, 140), 0.95) // beyond the bed
+	fill(sal, image.Rect(80, 112, 95, 126), 0.95)   // the mirrors, on the
+	fill(sal, image.Rect(305, 112, 320, 126), 0.95) // cab's sides
 	return sal, cab, window
 }
 
@@ -58,6 +58,11 @@ func TestCleanupKeepsAPickupsCab(t *testing.T) {
 	}
 	if s := share(got, sal.w, window); s < 0.98 {
 		t.Errorf("kept %.2f of the cab's rear window, want all (glass is car)", s)
+	}
+	for _, m := range []image.Rectangle{image.Rect(80, 112, 95, 126), image.Rect(305, 112, 320, 126)} {
+		if s := share(got, sal.w, m); s < 0.9 {
+			t.Errorf("kept %.2f of the mirror %v, want all", s, m)
+		}
 	}
 	if c.box.Min.Y > cab.Min.Y {
 		t.Errorf("box %v starts below the cab's roof at %d", c.box, cab.Min.Y)
