@@ -96,7 +96,7 @@ func cleanup(sal plane, work [3]plane) cleaned {
 	if !ok {
 		return c
 	}
-	c.box = c.box.Union(restoreLowParts(keep, set, reach, w, h, bodyBox.Min.Y+int(roofMargin*float64(bodyBox.Dy()))))
+	c.box = c.box.Union(restoreLowParts(keep, c.box, set, reach, w, h, bodyBox.Min.Y+int(roofMargin*float64(bodyBox.Dy()))))
 	c.box = clipRoofPeaks(keep, w, c.box)
 	area := 0
 	for _, k := range keep {
@@ -142,8 +142,9 @@ func cleanup(sal plane, work [3]plane) cleaned {
 // running boards, which stand out from the body further than the reach.
 // What the model fuses from the wall behind touches the car from above and
 // so reaches the roof line; it stays cut, unless it is the car's own roof
-// (see isRoofArch). It returns the box of what it added.
-func restoreLowParts(keep, set, reach []bool, w, h, roofY int) image.Rectangle {
+// (see isRoofArch). kept is the box of keep. It returns the box of what it
+// added.
+func restoreLowParts(keep []bool, kept image.Rectangle, set, reach []bool, w, h, roofY int) image.Rectangle {
 	out := make([]bool, len(set))
 	for i := range set {
 		out[i] = set[i] && !reach[i]
@@ -156,15 +157,11 @@ func restoreLowParts(keep, set, reach []bool, w, h, roofY int) image.Rectangle {
 	for k := range touches {
 		touches[k] = touch{w, -1}
 	}
-	var kept image.Rectangle
 	for i, l := range labels {
-		x, y := i%w, i/w
-		if keep[i] {
-			kept = kept.Union(image.Rect(x, y, x+1, y+1))
-		}
 		if l == 0 {
 			continue
 		}
+		x, y := i%w, i/w
 		if (x > 0 && keep[i-1]) || (x < w-1 && keep[i+1]) ||
 			(y > 0 && keep[i-w]) || (y < h-1 && keep[i+w]) {
 			t := &touches[l-1]
