@@ -96,7 +96,11 @@ func cleanup(sal plane, work [3]plane) cleaned {
 	if !ok {
 		return c
 	}
-	c.box = c.box.Union(restoreLowParts(keep, c.box, set, reach, w, h, bodyBox.Min.Y+int(roofMargin*float64(bodyBox.Dy()))))
+	// What an opening of the outline leaves is as thick as a car's body:
+	// an outline part beyond the reach made mostly of it is car the model
+	// was less sure of (the far end of a long car), not a letter's stroke.
+	solid := dilate(erode(set, w, h, r), w, h, r)
+	c.box = c.box.Union(restoreLowParts(keep, c.box, set, reach, solid, w, h, bodyBox.Min.Y+int(roofMargin*float64(bodyBox.Dy()))))
 	c.box = clipRoofPeaks(keep, w, c.box)
 	area := 0
 	for _, k := range keep {
@@ -142,9 +146,10 @@ func cleanup(sal plane, work [3]plane) cleaned {
 // running boards, which stand out from the body further than the reach.
 // What the model fuses from the wall behind touches the car from above and
 // so reaches the roof line; it stays cut, unless it is the car's own roof
-// (see isRoofArch). kept is the box of keep. It returns the box of what it
-// added.
-func restoreLowParts(keep []bool, kept image.Rectangle, set, reach []bool, w, h, roofY int) image.Rectangle {
+// (see isRoofArch), or mostly solid (as thick as a car's body, where the
+// outline's own opening leaves it; strokes are far thinner). kept is the
+// box of keep. It returns the box of what it added.
+func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool, w, h, roofY int) image.Rectangle {
 	out := make([]bool, len(set))
 	for i := range set {
 		out[i] = set[i] && !reach[i]
@@ -152,14 +157,17 @@ func restoreLowParts(keep []bool, kept image.Rectangle, set, reach []bool, w, h,
 	labels, comps := label(out, w, h, false)
 	// Where each part touches the kept object: the leftmost and rightmost
 	// column of its pixels next to it.
-	type touch struct{ x0, x1 int }
+	type touch struct{ x0, x1, solid int }
 	touches := make([]touch, len(comps))
 	for k := range touches {
-		touches[k] = touch{w, -1}
+		touches[k] = touch{x0: w, x1: -1}
 	}
 	for i, l := range labels {
 		if l == 0 {
 			continue
+		}
+		if solid[i] {
+			touches[l-1].solid++
 		}
 		x, y := i%w, i/w
 		if (x > 0 && keep[i-1]) || (x < w-1 && keep[i+1]) ||
@@ -175,7 +183,7 @@ func restoreLowParts(keep []bool, kept image.Rectangle, set, reach []bool, w, h,
 		if t.x1 < 0 {
 			continue
 		}
-		if c.box.Min.Y >= roofY || isRoofArch(c.box, t.x0, t.x1+1, kept) {
+		if c.box.Min.Y >= roofY || isRoofArch(c.box, t.x0, t.x1+1, kept) || 2*t.solid >= c.area {
 			take[k] = true
 			box = box.Union(c.box)
 		}
