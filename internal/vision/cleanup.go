@@ -67,7 +67,10 @@ const (
 // a short reach of that part: the car's own wheel arches are near its
 // body, the lettering's strokes are not. Mirrors and running boards stand
 // out further; they come back because they hang on the car below its roof
-// line, while the lettering touches it from above (restoreLowParts).
+// line, while the lettering touches it from above (restoreLowParts; so do
+// a roof over see-through glass, an arch resting on the car, and parts as
+// thick as a car's body). What then rises above the car's silhouette in a
+// narrow peak is cut (clipRoofPeaks): a letter's foot, a person.
 func cleanup(sal plane, work [3]plane) cleaned {
 	w, h := sal.w, sal.h
 	raw := image.NewGray(image.Rect(0, 0, w, h))
@@ -155,8 +158,9 @@ func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool
 		out[i] = set[i] && !reach[i]
 	}
 	labels, comps := label(out, w, h, false)
-	// Where each part touches the kept object: the leftmost and rightmost
-	// column of its pixels next to it.
+	// Where each part touches the kept object (the leftmost and rightmost
+	// column of its pixels next to it) and how many of its pixels are
+	// solid.
 	type touch struct{ x0, x1, solid int }
 	touches := make([]touch, len(comps))
 	for k := range touches {
