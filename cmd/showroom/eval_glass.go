@@ -19,11 +19,16 @@ import (
 )
 
 // evalUsage is eval's help text, under its synopsis.
-const evalUsage = `  showroom eval --images DIR [--out OUT]           car mask against NAME.mask.png
+const evalUsage = `  showroom eval --images DIR [--out OUT]           car mask against NAME.mask.png and car parts
   showroom eval --glass --images DIR [--out OUT]   glass, and the car mask where annotated
 
-Without --glass, every NAME.jpg with a NAME.mask.png beside it is segmented
-and scored (IoU); --out receives NAME.pred.png and contact-sheet.png.
+Without --glass, every NAME.jpg with a NAME.mask.png, NAME.windows.png or
+NAME.never.png beside it is segmented and scored: IoU against NAME.mask.png,
+and parts kept, the share of NAME.windows.png and NAME.never.png (glass,
+lights, bumpers, bonnet, wheels: all car) that the mask keeps (alpha >= 128;
+every photo should keep at least 0.96); the summary lists the worst photos.
+--out receives NAME.pred.png and contact-sheet.png (errors against the mask,
+or against the parts where there is none).
 
 With --glass, every NAME.jpg is segmented and its glass found as
 SemiTransparentWindowsProcessor finds it; --out receives NAME.glass.png
