@@ -22,14 +22,16 @@ STATICCHECK_VERSION := v0.7.0
 VERSITYGW_VERSION := v1.8.0
 VERSITYGW := $(TOOLS)/versitygw-$(VERSITYGW_VERSION)
 export SHOWROOM_VERSITYGW ?= $(VERSITYGW)
-# The PostgreSQL server the tests use (internal/postgres/pgtest): named here,
-# a server that does not answer fails 'make test' instead of skipping its
-# PostgreSQL tests (the multi-process test among them).
-export SHOWROOM_TEST_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable&connect_timeout=3
+# The PostgreSQL server the tests use (internal/postgres/pgtest): a private
+# one scripts/postgres.sh starts for the run and stops after it, or the one
+# SHOWROOM_TEST_POSTGRES_URL names when it is set. Either way the variable is
+# set for go test, so a server that does not answer fails 'make test' instead
+# of skipping its PostgreSQL tests (the multi-process test among them).
+WITH_POSTGRES := CACHE="$(CACHE)" scripts/postgres.sh
 TEST_FUZZTIME ?= 3s
 FUZZTIME ?= 2m
 
-.PHONY: all run build test fuzz lint bench soak models deps chromium versitygw gallery glass-model console-screenshots clean
+.PHONY: all run build test fuzz lint bench soak models deps chromium postgres versitygw gallery glass-model console-screenshots clean
 
 all: build
 
@@ -43,6 +45,13 @@ chromium:
 
 # make test runs the console's browser tests, not skips them.
 test: chromium
+
+## postgres: install Debian's PostgreSQL server, of which make test starts a private cluster (scripts/postgres.sh)
+postgres:
+	@scripts/postgres.sh --install
+
+# make test runs the PostgreSQL tests, not skips them.
+test: postgres
 
 ## models: fetch and verify the ONNX Runtime library and the model files
 models:
@@ -64,11 +73,12 @@ build: deps
 run: build models
 	bin/showroom serve --demo --log-format text --data-dir "$(DATA_DIR)"
 
-## test: the whole test suite (CI runs exactly this), each fuzz target for a few seconds too
+## test: the whole test suite (CI runs exactly this), each fuzz target for a few seconds first;
+## ends with a summary of what was skipped and why (scripts/gotest.sh)
 test: deps models versitygw
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 20m ./...
 	GO=$(GO) scripts/fuzz.sh $(TEST_FUZZTIME)
+	GO=$(GO) $(WITH_POSTGRES) scripts/gotest.sh -count=1 -timeout 20m ./...
 
 ## console-screenshots: the web console's browser test alone; its screenshots go to artifacts/console
 console-screenshots: deps models chromium
@@ -87,8 +97,8 @@ lint: deps
 
 ## bench: the benchmarks recorded in docs/benchmarks.md, then the built binary's peak memory
 ## with one and two workers (scripts/servepeak.sh)
-bench: build models
-	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
+bench: build models postgres
+	$(WITH_POSTGRES) $(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
 	scripts/servepeak.sh 1 1 6
 	scripts/servepeak.sh 2 2 8
 

@@ -17,8 +17,12 @@ import (
 	"golang.org/x/term"
 )
 
+// adminUsage lists admin's commands: its help, and what a mistake in
+// them prints.
 const adminUsage = `Usage:
-  showroom admin --data-dir DIR company add NAME
+` + adminCommands
+
+const adminCommands = `  showroom admin --data-dir DIR company add NAME
   showroom admin --data-dir DIR user add --company NAME --username U [--system showroom]   (password on stdin)
   showroom admin --data-dir DIR user passwd --username U                                   (password on stdin)
   showroom admin --data-dir DIR user delete --username U
@@ -34,7 +38,7 @@ func (m *Main) runAdmin(ctx context.Context, args []string) error {
 	fs := m.newFlagSet("admin")
 	fs.String(&dataDir, "data-dir", "./data", "directory of the SQLite database")
 	d.register(fs)
-	fs.Usage = func() { fmt.Fprintln(fs.Output(), adminUsage); fs.PrintDefaults() }
+	fs.synopsis, fs.about = "showroom admin [--data-dir DIR] COMMAND ...", "Commands:\n"+adminCommands
 	rest, err := fs.Parse(args)
 	if err != nil {
 		return err

@@ -271,10 +271,13 @@ func processing(ctx context.Context, db *database, blobs blob.Store, lib *librar
 		closeEngine()
 		return nil, nil, err
 	}
-	qu.EnableWebhooks(river.Webhooks{Store: db, Render: httpapi.JobJSON})
+	if err := qu.EnableWebhooks(river.Webhooks{Store: db, Render: httpapi.JobJSON}); err != nil {
+		closeEngine()
+		return nil, nil, err
+	}
 	if warm != nil {
 		// A job taken now would wait out the warm-up here, held from
-		// the workers that could run it (issue 25).
+		// the workers that could run it.
 		qu.StartWhen(ctx, warm.done)
 	} else if err := qu.Start(ctx); err != nil {
 		closeEngine()
@@ -282,7 +285,7 @@ func processing(ctx context.Context, db *database, blobs blob.Store, lib *librar
 	}
 	m.WatchQueue(qu)
 	p = &httpapi.Processing{
-		Queue: qu, Jobs: db, Companies: db, Configs: lib,
+		Queue: qu, Jobs: db, Configs: lib,
 		MaxPhotoBytes: q.maxPhotoBytes, MaxPixels: e.maxPixels,
 		RateLimit: showroom.RateLimit{PerMinute: float64(q.ratePerMinute), Burst: q.rateBurst}, Limiter: db,
 		Webhooks: db, WebhookAllowPrivate: q.webhookAllowPrivate,

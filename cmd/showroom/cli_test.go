@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -56,18 +57,34 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"frobnicate"}, "Usage: showroom COMMAND"},
 		{[]string{"help", "frobnicate"}, "Usage: showroom COMMAND"},
 		{[]string{"--verbose"}, "Usage: showroom COMMAND"},
-		{[]string{"serve", "--nope"}, "Usage: showroom serve [flags]"},
-		{[]string{"worker", "--rate-limit", "5"}, "flag provided but not defined: -rate-limit"},
+		{[]string{"serve", "--nope"}, "unknown flag --nope\nUsage: showroom serve [flags] ('showroom serve --help' lists the flags)"},
+		{[]string{"worker", "--rate-limit", "5"}, "unknown flag --rate-limit"},
 		{[]string{"process", "--nope"}, "Usage: showroom process --config NAME"},
+		{[]string{"process", "--jobs", "many"}, `invalid value "many" for flag --jobs`},
+		{[]string{"process", "--config"}, "flag needs an argument: --config"},
 		{[]string{"version", "extra"}, ""},
+		{[]string{"version", "--nope"}, "unknown flag --nope\nUsage: showroom version ("},
+		// Without the photos named: a question, not a run of minutes.
+		{[]string{"eval"}, "eval needs --images DIR"},
+		{[]string{"eval", "--glass"}, "eval needs --images DIR"},
+		{[]string{"gallery"}, "gallery needs --images DIR"},
 	} {
 		t.Run(strings.Join(append([]string{"error"}, tc.args...), " "), func(t *testing.T) {
 			stdout, stderr, err := run(t, nil, "", tc.args...)
 			if err == nil || exitCode(err) != 2 {
 				t.Fatalf("error %v, want a usage error (exit 2)", err)
 			}
-			if !strings.Contains(stderr, tc.want) {
-				t.Errorf("stderr %q lacks %q", stderr, tc.want)
+			// What the user reads: the standard error, then main's line.
+			said := stderr + "showroom: " + message(err) + "\n"
+			if !strings.Contains(said, tc.want) {
+				t.Errorf("the program says %q, which lacks %q", said, tc.want)
+			}
+			// A mistake in a command's flags is the error and one usage
+			// line, not the command's whole help.
+			if len(tc.args) > 1 && strings.HasPrefix(tc.args[1], "--") {
+				if n := strings.Count(said, "\n"); n != 2 || stderr != "" {
+					t.Errorf("a flag mistake printed %d lines, want the error and the usage line:\n%s", n, said)
+				}
 			}
 			if stdout != "" {
 				t.Errorf("stdout %q, want nothing", stdout)
@@ -154,5 +171,57 @@ func TestRoleFlags(t *testing.T) {
 				t.Errorf("%s offers %v\nwant %v", role, got, want)
 			}
 		})
+	}
+}
+
+// TestHelpListsDoubleDashFlags: every command's --help names its flags as
+// the docs write them, --name (the flag package's own help writes -name),
+// and says nothing of flags when there are none.
+func TestHelpListsDoubleDashFlags(t *testing.T) {
+	cmds := [][]string{{"admin", "user", "add"}}
+	for name := range commands {
+		cmds = append(cmds, []string{name})
+	}
+	for _, args := range cmds {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			stdout, _, err := run(t, nil, "", append(args, "--help")...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			flags := 0
+			for _, line := range strings.Split(stdout, "\n") {
+				if strings.HasPrefix(line, "  -") && !strings.HasPrefix(line, "  --") {
+					t.Errorf("a flag written with one dash: %q", line)
+				}
+				if strings.HasPrefix(line, "  --") {
+					flags++
+				}
+			}
+			if (flags > 0) != strings.Contains(stdout, "\nFlags:\n") {
+				t.Errorf("%d flags listed, and the help says Flags: %v:\n%s", flags, strings.Contains(stdout, "Flags:"), stdout)
+			}
+		})
+	}
+	stdout, _, _ := run(t, nil, "", "version", "--help")
+	if stdout != "Usage: showroom version\n" {
+		t.Errorf("version --help: %q, want only its usage line", stdout)
+	}
+}
+
+// TestProcessUnknownConfigurationMakesNoFolder: a --config that does not
+// exist fails before the results' folder is made.
+func TestProcessUnknownConfigurationMakesNoFolder(t *testing.T) {
+	dir := t.TempDir()
+	photo := filepath.Join(dir, "car.jpg")
+	if err := os.WriteFile(photo, []byte("not looked at"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "processed")
+	_, _, err := run(t, nil, "", "process", "--config", "NoSuchConfiguration", "--out", out, photo)
+	if err == nil || !strings.Contains(err.Error(), "NoSuchConfiguration") {
+		t.Fatalf("process with an unknown configuration: %v, want an error naming it", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("process made %s before failing (stat: %v)", out, err)
 	}
 }

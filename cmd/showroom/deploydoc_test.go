@@ -18,7 +18,7 @@ type helpFlag struct {
 }
 
 var (
-	helpFlagLine  = regexp.MustCompile(`^  -([a-z-]+)`)
+	helpFlagLine  = regexp.MustCompile(`^  --([a-z-]+)`)
 	helpEnvAndDef = regexp.MustCompile(`\(env ([A-Z_]+)\)(?: \(default (.+)\))?$`)
 )
 

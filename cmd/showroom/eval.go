@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"image/color"
 	"image/draw"
 	"image/png"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -23,15 +25,16 @@ import (
 // evalMaxPixels is the decode limit for eval: generous, the photos are ours.
 const evalMaxPixels = 100_000_000
 
-// runEval measures the car mask against hand-made masks: every *.jpg in
-// --images with a *.mask.png beside it; with --glass, the glass too, on
-// every *.jpg.
+// runEval measures the car mask against hand-made annotations: every *.jpg
+// in --images with a NAME.mask.png (IoU) or NAME.windows.png and
+// NAME.never.png (car parts, of which the mask must keep all) beside it;
+// with --glass, the glass too, on every *.jpg.
 func (m *Main) runEval(ctx context.Context, args []string) error {
 	var images, out, model, modelDir string
 	var glass bool
 	fs := m.newFlagSet("eval")
-	fs.Usage = func() { fmt.Fprintln(fs.Output(), evalUsage); fs.PrintDefaults() }
-	fs.String(&images, "images", filepath.Join("..", "shared", "testdata", "cars"), "folder of NAME.jpg photos with NAME.mask.png masks (with --glass: any NAME.jpg, annotated or not)")
+	fs.synopsis, fs.about = "showroom eval [--glass] --images DIR [--out OUT]", evalUsage
+	fs.String(&images, "images", "", "folder of NAME.jpg photos with NAME.mask.png masks or NAME.windows.png/NAME.never.png car parts (with --glass: any NAME.jpg, annotated or not); required")
 	fs.String(&out, "out", "", "folder to write NAME.pred.png masks and contact-sheet.png into (with --glass: NAME.glass.png and glass-sheet.png)")
 	fs.String(&model, "model", vision.ModelISNet, "segmentation model: isnet or u2netp")
 	fs.String(&modelDir, "model-dir", vision.DefaultModelDir(), "folder with the model files (make models)")
@@ -39,9 +42,14 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 	if _, err := fs.Parse(args); err != nil {
 		return err
 	}
+	// Required, not defaulted: a bare 'showroom eval' is a question, and
+	// runs the model over a folder for minutes.
+	if images == "" {
+		return fs.usageError("eval needs --images DIR, the folder of photos to score")
+	}
 	// The photos are listed first: a folder without any fails before the
 	// model is loaded.
-	keep, what := hasMask, "NAME.jpg with NAME.mask.png"
+	keep, what := hasAnnotation, "NAME.jpg with NAME.mask.png, NAME.windows.png or NAME.never.png"
 	if glass {
 		keep, what = nil, "NAME.jpg"
 	}
@@ -59,9 +67,11 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 	}
 
 	tw := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "image\tIoU\traw IoU\tprecision\trecall\tconfidence\tborder\ttime\t\n")
+	fmt.Fprintf(tw, "image\tIoU\traw IoU\tprecision\trecall\tparts kept\tconfidence\tborder\ttime\t\n")
 	var sum, rawSum float64
 	minIoU, minRaw := math.Inf(1), math.Inf(1)
+	ious := 0
+	var kept []keptScore
 	var total time.Duration
 	var rows []sheetRow
 	for _, p := range pairs {
@@ -73,24 +83,53 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 		if err != nil {
 			return fmt.Errorf("eval %s: %w", name, err)
 		}
-		sum += r.score.IoU
-		rawSum += r.raw.IoU
-		minIoU, minRaw = math.Min(minIoU, r.score.IoU), math.Min(minRaw, r.raw.IoU)
 		total += r.took
-		fmt.Fprintf(tw, "%s\t%.4f\t%.4f\t%.4f\t%.4f\t%.3f\t%.3f\t%v\t\n", name, r.score.IoU, r.raw.IoU,
-			r.score.Precision, r.score.Recall, r.mask.Confidence, r.mask.BorderShare, r.took.Round(time.Millisecond))
+		iou, raw, prec, rec, parts := "-", "-", "-", "-", "-"
+		if r.truth != nil {
+			sum += r.score.IoU
+			rawSum += r.raw.IoU
+			ious++
+			minIoU, minRaw = math.Min(minIoU, r.score.IoU), math.Min(minRaw, r.raw.IoU)
+			iou, raw = fmt.Sprintf("%.4f", r.score.IoU), fmt.Sprintf("%.4f", r.raw.IoU)
+			prec, rec = fmt.Sprintf("%.4f", r.score.Precision), fmt.Sprintf("%.4f", r.score.Recall)
+		}
+		if r.hasParts {
+			kept = append(kept, keptScore{name, r.partsKept})
+			parts = fmt.Sprintf("%.4f", r.partsKept)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%.3f\t%v\t\n", name, iou, raw, prec, rec, parts,
+			r.mask.Confidence, r.mask.BorderShare, r.took.Round(time.Millisecond))
 		if out != "" {
 			if err := writePNG(filepath.Join(out, name+".pred.png"), r.mask.Alpha); err != nil {
 				return err
 			}
-			rows = append(rows, sheetRow{name: name, photo: r.photo, alpha: r.mask.Alpha, truth: r.truth})
+			truth := r.truth
+			if truth == nil {
+				truth = r.parts
+			}
+			rows = append(rows, sheetRow{name: name, photo: r.photo, alpha: r.mask.Alpha, truth: truth})
 		}
 	}
-	n := float64(len(pairs))
-	fmt.Fprintf(tw, "mean\t%.4f\t%.4f\t\t\t\t\t%v\t\n", sum/n, rawSum/n, (total / time.Duration(len(pairs))).Round(time.Millisecond))
-	fmt.Fprintf(tw, "min\t%.4f\t%.4f\t\t\t\t\t\t\n", minIoU, minRaw)
+	meanIoU, meanRaw, lowIoU, lowRaw := "-", "-", "-", "-"
+	if ious > 0 {
+		n := float64(ious)
+		meanIoU, meanRaw = fmt.Sprintf("%.4f", sum/n), fmt.Sprintf("%.4f", rawSum/n)
+		lowIoU, lowRaw = fmt.Sprintf("%.4f", minIoU), fmt.Sprintf("%.4f", minRaw)
+	}
+	meanKept, lowKept := "-", "-"
+	if len(kept) > 0 {
+		mean, low := summarizeKept(kept)
+		meanKept, lowKept = fmt.Sprintf("%.4f", mean), fmt.Sprintf("%.4f", low)
+	}
+	fmt.Fprintf(tw, "mean\t%s\t%s\t\t\t%s\t\t\t%v\t\n", meanIoU, meanRaw, meanKept, (total / time.Duration(len(pairs))).Round(time.Millisecond))
+	fmt.Fprintf(tw, "min\t%s\t%s\t\t\t%s\t\t\t\t\n", lowIoU, lowRaw, lowKept)
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(kept) > 0 {
+		mean, low := summarizeKept(kept)
+		fmt.Fprintf(m.Stdout, "parts kept (share of NAME.windows.png and NAME.never.png the mask keeps): mean %.4f, min %.4f on %d photos; %d below %.2f; worst: %s\n",
+			mean, low, len(kept), countBelow(kept, minPartsKept), minPartsKept, worstKept(kept, 5))
 	}
 	fmt.Fprintf(m.Stdout, "model %s; raw = the model's output alone, thresholded at 0.5\n", seg.Model())
 	if out != "" {
@@ -125,10 +164,16 @@ func evalPhotos(dir, out, what string, keep func(photo string) bool) ([]string, 
 	return photos, nil
 }
 
-// hasMask reports whether a hand-made car mask lies beside photo.
-func hasMask(photo string) bool {
-	_, err := os.Stat(maskPath(photo))
-	return err == nil
+// hasAnnotation reports whether a hand-made car mask or car-part
+// annotation lies beside photo.
+func hasAnnotation(photo string) bool {
+	base := strings.TrimSuffix(photo, ".jpg")
+	for _, suffix := range []string{".mask.png", ".windows.png", ".never.png"} {
+		if _, err := os.Stat(base + suffix); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // openSegmenter loads the segmentation model for the tools (eval,
@@ -139,14 +184,17 @@ func openSegmenter(model, modelDir string) (*vision.Segmenter, error) {
 	return vision.New(cfg)
 }
 
-func maskPath(photo string) string { return strings.TrimSuffix(photo, ".jpg") + ".mask.png" }
-
 type evalResult struct {
 	photo      *image.NRGBA
-	truth      *image.Gray
+	truth      *image.Gray // nil without NAME.mask.png
 	mask       *vision.Mask
 	score, raw vision.Score
-	took       time.Duration
+	// parts is the union of NAME.windows.png and NAME.never.png (nil
+	// without either), partsKept the share of it the mask keeps.
+	parts     *image.Gray
+	partsKept float64
+	hasParts  bool
+	took      time.Duration
 }
 
 func evalOne(ctx context.Context, seg *vision.Segmenter, path string) (evalResult, error) {
@@ -154,9 +202,17 @@ func evalOne(ctx context.Context, seg *vision.Segmenter, path string) (evalResul
 	if err != nil {
 		return evalResult{}, err
 	}
-	truth, err := vision.ReadMask(maskPath(path))
-	if err != nil {
-		return evalResult{}, err
+	var annot [3]*image.Gray // car, windows, never
+	base := strings.TrimSuffix(path, ".jpg")
+	for i, suffix := range []string{".mask.png", ".windows.png", ".never.png"} {
+		g, err := vision.ReadMask(base + suffix)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return evalResult{}, err
+		}
+		annot[i] = g
 	}
 	start := time.Now()
 	photo, err := vision.Decode(ctx, data, vision.Limits{MinSide: vision.MinSide, MaxPixels: evalMaxPixels})
@@ -168,14 +224,78 @@ func evalOne(ctx context.Context, seg *vision.Segmenter, path string) (evalResul
 		return evalResult{}, err
 	}
 	took := time.Since(start)
-	if truth.Rect.Size() != mask.Alpha.Rect.Size() {
-		return evalResult{}, fmt.Errorf("mask is %v, photo %v", truth.Rect.Size(), mask.Alpha.Rect.Size())
+	for _, a := range annot {
+		if a != nil && a.Rect.Size() != mask.Alpha.Rect.Size() {
+			return evalResult{}, fmt.Errorf("an annotation is %v, the photo %v", a.Rect.Size(), mask.Alpha.Rect.Size())
+		}
 	}
-	return evalResult{
-		photo: photo, truth: truth, mask: mask, took: took,
-		score: vision.Compare(mask.Alpha, truth),
-		raw:   vision.Compare(scaleGray(mask.Raw, truth.Rect.Dx(), truth.Rect.Dy()), truth),
-	}, nil
+	r := evalResult{photo: photo, truth: annot[0], mask: mask, took: took}
+	if r.truth != nil {
+		r.score = vision.Compare(mask.Alpha, r.truth)
+		r.raw = vision.Compare(scaleGray(mask.Raw, r.truth.Rect.Dx(), r.truth.Rect.Dy()), r.truth)
+	}
+	if annot[1] != nil || annot[2] != nil {
+		r.parts = unionMask(annot[1], annot[2])
+		r.partsKept, r.hasParts = vision.PartsKept(mask.Alpha, r.parts)
+	}
+	return r, nil
+}
+
+// minPartsKept is the share of its annotated car parts every photo's mask
+// must keep (issue 26).
+const minPartsKept = 0.96
+
+// keptScore is one photo's share of annotated car parts kept.
+type keptScore struct {
+	name string
+	kept float64
+}
+
+func summarizeKept(s []keptScore) (mean, low float64) {
+	low = 1
+	for _, k := range s {
+		mean += k.kept
+		low = min(low, k.kept)
+	}
+	return mean / float64(len(s)), low
+}
+
+func countBelow(s []keptScore, bar float64) int {
+	n := 0
+	for _, k := range s {
+		if k.kept < bar {
+			n++
+		}
+	}
+	return n
+}
+
+// worstKept lists the n photos that keep the least of their parts.
+func worstKept(s []keptScore, n int) string {
+	s = slices.Clone(s)
+	slices.SortStableFunc(s, func(a, b keptScore) int { return cmp.Compare(a.kept, b.kept) })
+	var out []string
+	for _, k := range s[:min(n, len(s))] {
+		out = append(out, fmt.Sprintf("%s %.4f", k.name, k.kept))
+	}
+	return strings.Join(out, ", ")
+}
+
+// unionMask is 255 where a or b (either may be nil) is at least 128.
+func unionMask(a, b *image.Gray) *image.Gray {
+	r := a
+	if r == nil {
+		r = b
+	}
+	out := image.NewGray(image.Rect(0, 0, r.Rect.Dx(), r.Rect.Dy()))
+	for y := range out.Rect.Dy() {
+		for x := range out.Rect.Dx() {
+			if (a != nil && a.Pix[y*a.Stride+x] >= 128) || (b != nil && b.Pix[y*b.Stride+x] >= 128) {
+				out.Pix[y*out.Stride+x] = 255
+			}
+		}
+	}
+	return out
 }
 
 // scaleGray resizes g to w×h by nearest neighbour (for the raw mask, which

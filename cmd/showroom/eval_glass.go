@@ -18,13 +18,17 @@ import (
 	"github.com/showroom/showroom/internal/vision"
 )
 
-// evalUsage is eval's help text.
-const evalUsage = `Usage:
-  showroom eval --images DIR [--out OUT]           car mask against NAME.mask.png
+// evalUsage is eval's help text, under its synopsis.
+const evalUsage = `  showroom eval --images DIR [--out OUT]           car mask against NAME.mask.png and car parts
   showroom eval --glass --images DIR [--out OUT]   glass, and the car mask where annotated
 
-Without --glass, every NAME.jpg with a NAME.mask.png beside it is segmented
-and scored (IoU); --out receives NAME.pred.png and contact-sheet.png.
+Without --glass, every NAME.jpg with a NAME.mask.png, NAME.windows.png or
+NAME.never.png beside it is segmented and scored: IoU against NAME.mask.png,
+and parts kept, the share of NAME.windows.png and NAME.never.png (glass,
+lights, bumpers, bonnet, wheels: all car) that the mask keeps (alpha >= 128;
+every photo should keep at least 0.96); the summary lists the worst photos.
+--out receives NAME.pred.png and contact-sheet.png (errors against the mask,
+or against the parts where there is none).
 
 With --glass, every NAME.jpg is segmented and its glass found as
 SemiTransparentWindowsProcessor finds it; --out receives NAME.glass.png
@@ -37,9 +41,7 @@ the layer read as glass from 128; found at recall >= 0.5) and
 NAME.never.png (false: its share predicted glass); torn counts the
 annotated panes (4-connected regions of NAME.windows.png of at least 0.2%
 of the photo) of which more than 15% and less than 85% is glass. A photo with none is
-still processed and written.
-
-Flags:`
+still processed and written.`
 
 // glassRow is one photo of the glass sheet, already reduced to the sheet's
 // panel width.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -14,20 +16,70 @@ import (
 type flagSet struct {
 	*flag.FlagSet
 	m      *Main
+	name   string
 	envErr error
+	// synopsis is the command's one usage line, "showroom NAME [flags]"
+	// unless the command sets it; about, when set, follows it in --help.
+	synopsis, about string
 }
 
-// newFlagSet returns the flag set of 'showroom name'. Its Usage writes to
-// fs.Output(), which Parse points at standard output for --help and at
-// standard error for a mistake.
+// newFlagSet returns the flag set of 'showroom name'. Its Usage (--help)
+// prints the synopsis, about and the flags, as --name; a mistake prints
+// only the error and the synopsis (Parse).
 func (m *Main) newFlagSet(name string) *flagSet {
-	fs := flag.NewFlagSet("showroom "+name, flag.ContinueOnError)
+	fs := &flagSet{FlagSet: flag.NewFlagSet("showroom "+name, flag.ContinueOnError), m: m, name: name,
+		synopsis: "showroom " + name + " [flags]"}
 	fs.SetOutput(m.Stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: showroom %s [flags]\n\nFlags:\n", name)
-		fs.PrintDefaults()
+	fs.FlagSet.Usage = fs.usage
+	return fs
+}
+
+func (fs *flagSet) usage() {
+	w := fs.Output()
+	fmt.Fprintf(w, "Usage: %s\n", fs.synopsis)
+	if fs.about != "" {
+		fmt.Fprintf(w, "\n%s\n", fs.about)
 	}
-	return &flagSet{FlagSet: fs, m: m}
+	fs.printFlags(w)
+}
+
+// printFlags lists the flags as flag.PrintDefaults does, but written the
+// way the docs write them, --name; nothing when the command has none.
+func (fs *flagSet) printFlags(w io.Writer) {
+	var b strings.Builder
+	fs.VisitAll(func(f *flag.Flag) {
+		fmt.Fprintf(&b, "  --%s", f.Name)
+		typ, usage := flag.UnquoteUsage(f)
+		if typ != "" {
+			b.WriteString(" " + typ)
+		}
+		b.WriteString("\n    \t" + strings.ReplaceAll(usage, "\n", "\n    \t"))
+		if !isZeroDefault(f) {
+			if g, ok := f.Value.(flag.Getter); ok {
+				if _, isString := g.Get().(string); isString {
+					fmt.Fprintf(&b, " (default %q)", f.DefValue)
+					b.WriteString("\n")
+					return
+				}
+			}
+			fmt.Fprintf(&b, " (default %v)", f.DefValue)
+		}
+		b.WriteString("\n")
+	})
+	if b.Len() > 0 {
+		fmt.Fprintf(w, "\nFlags:\n%s", b.String())
+	}
+}
+
+// isZeroDefault reports whether f's default is its type's zero value, which
+// the help leaves unsaid (as flag.PrintDefaults does).
+func isZeroDefault(f *flag.Flag) bool {
+	t := reflect.TypeOf(f.Value)
+	if t.Kind() != reflect.Pointer {
+		return f.DefValue == ""
+	}
+	zero, ok := reflect.New(t.Elem()).Interface().(flag.Value)
+	return ok && f.DefValue == zero.String()
 }
 
 // envName is the environment variable a flag falls back to.
@@ -105,7 +157,8 @@ func (fs *flagSet) deferErr(err error) {
 // Parse parses args; a bad environment value or a flag error is a usage
 // error, and positional arguments are returned. --help (or -h) prints the
 // usage on standard output and returns flag.ErrHelp, which Main.Run turns
-// into success; a mistake prints it on standard error.
+// into success. A mistake returns the error with the synopsis under it,
+// which main prints: two lines, not the whole help.
 func (fs *flagSet) Parse(args []string) ([]string, error) {
 	var out bytes.Buffer
 	fs.SetOutput(&out)
@@ -115,12 +168,26 @@ func (fs *flagSet) Parse(args []string) ([]string, error) {
 		fs.m.Stdout.Write(out.Bytes())
 		return nil, err
 	}
-	fs.m.Stderr.Write(out.Bytes())
 	if err != nil {
-		return nil, usageError(err.Error())
+		return nil, fs.usageError(flagMessages.Replace(err.Error()))
 	}
 	if fs.envErr != nil {
 		return nil, usageError(fs.envErr.Error())
 	}
 	return fs.Args(), nil
 }
+
+// usageError returns msg as a usage error, with the command's synopsis and
+// where to find the rest under it.
+func (fs *flagSet) usageError(msg string) error {
+	return usageError(fmt.Sprintf("%s\nUsage: %s ('showroom %s --help' lists the flags)", msg, fs.synopsis, fs.name))
+}
+
+// flagMessages rewrites the flag package's errors to name flags as the help
+// and the docs do, --name.
+var flagMessages = strings.NewReplacer(
+	"flag provided but not defined: -", "unknown flag --",
+	"for flag -", "for flag --",
+	"for -", "for --",
+	"flag needs an argument: -", "flag needs an argument: --",
+)

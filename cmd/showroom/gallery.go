@@ -18,14 +18,20 @@ import (
 func (m *Main) runGallery(ctx context.Context, args []string) error {
 	var images, out, model, modelDir, maskCache, only string
 	fs := m.newFlagSet("gallery")
-	fs.String(&images, "images", "../shared/testdata/cars", "folders of car photos (JPEG, PNG, WebP), comma-separated; each one's extras/ subfolder too")
+	fs.String(&images, "images", "", "folders of car photos (JPEG, PNG, WebP), comma-separated; each one's extras/ subfolder too; required")
 	fs.String(&out, "out", "gallery", "folder for the contact sheets, one PNG per configuration")
 	fs.String(&only, "configs", "", "only these gallery configurations, comma-separated (default: all)")
 	fs.String(&maskCache, "mask-cache", "", "folder to keep the photos' masks in between runs (clear it after changing the segmentation)")
 	fs.String(&model, "model", vision.ModelISNet, "segmentation model: isnet or u2netp")
 	fs.String(&modelDir, "model-dir", vision.DefaultModelDir(), "folder with the model files (make models)")
+	fs.synopsis = "showroom gallery --images DIR[,DIR...] [--out gallery] [--configs A,B] [--mask-cache DIR]"
 	if _, err := fs.Parse(args); err != nil {
 		return err
+	}
+	// Required, not defaulted: a bare 'showroom gallery' is a question, and
+	// renders every configuration on every photo for many minutes.
+	if images == "" {
+		return fs.usageError("gallery needs --images DIR[,DIR...], the folders of photos to render")
 	}
 	dirs := strings.Split(images, ",")
 	sets := make([][]pipeline.GalleryPhoto, len(dirs))

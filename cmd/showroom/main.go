@@ -117,6 +117,7 @@ func (m *Main) usage(w io.Writer) {
 
 func (m *Main) runVersion(ctx context.Context, args []string) error {
 	fs := m.newFlagSet("version")
+	fs.synopsis = "showroom version"
 	if rest, err := fs.Parse(args); err != nil {
 		return err
 	} else if len(rest) > 0 {

@@ -370,7 +370,7 @@ func TestCommandLineErrors(t *testing.T) {
 	}{
 		{"no command", nil, "", nil, 2, "Usage"},
 		{"unknown command", nil, "", []string{"frobnicate"}, 2, "unknown command"},
-		{"bad flag", nil, "", []string{"serve", "--nope"}, 2, "flag provided but not defined"},
+		{"bad flag", nil, "", []string{"serve", "--nope"}, 2, "unknown flag --nope"},
 		{"bad env duration", map[string]string{"SHOWROOM_SHUTDOWN_TIMEOUT": "soon"}, "", []string{"serve"}, 2, "SHOWROOM_SHUTDOWN_TIMEOUT"},
 		{"bad log format", nil, "", []string{"serve", "--log-format", "xml", "--data-dir", dir}, 2, "log-format"},
 		{"company share over the queue", nil, "", []string{"api", "--data-dir", dir, "--addr", "127.0.0.1:0", "--queue-length", "8", "--company-queue-share", "9"}, 1, "share of the queue"},
@@ -507,4 +507,37 @@ func readyWithin(base string, d time.Duration) bool {
 		}
 	}
 	return false
+}
+
+// TestServeSaysWhenReady: 'showroom serve' (make run) says it is starting
+// when its port opens and "ready", with the console's and the API's
+// addresses, only once /readyz answers 200 (the model loads first).
+func TestServeSaysWhenReady(t *testing.T) {
+	requireModel(t, "u2netp")
+	env := map[string]string{"SHOWROOM_DATA_DIR": t.TempDir(), "SHOWROOM_MODEL": "u2netp"}
+	base, out := startServer(t, env, "serve", "--addr", "127.0.0.1:0", "--demo")
+	if !strings.HasPrefix(out.String(), "Showroom is starting on "+base+";") {
+		t.Errorf("serve's first line is not the start line: %q", out.String())
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(out.String(), "Showroom is ready:") {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not say ready in 60 s:\n%s", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code, body := get(t, base+"/readyz", ""); code != 200 {
+		t.Errorf("serve said ready while /readyz answers %d %s", code, body)
+	}
+	text := out.String()
+	want := "\nShowroom is ready:\n  console:  " + base + "/\n  auth_url: " + base + "/auth\n  base_url: " + base + "\n"
+	if !strings.HasSuffix(text, want) {
+		t.Errorf("serve's output does not end with\n%s\nit is:\n%s", want, text)
+	}
+	if strings.Index(text, "Demo login") > strings.Index(text, "Showroom is ready:") {
+		t.Errorf("the demo login comes after the ready banner:\n%s", text)
+	}
+	if code, body := get(t, base+"/", ""); code != 200 || !strings.Contains(string(body), "<html") {
+		t.Errorf("the console's address %s/ answers %d %.100s", base, code, body)
+	}
 }

@@ -449,16 +449,25 @@ func sameSet(a, b []string) bool {
 	return slices.Equal(a, b)
 }
 
-// make test must run the multi-process test, not skip it: it points the
-// PostgreSQL tests at the server it expects (so a missing one fails them)
-// and installs versitygw for the S3 ones.
+// make test must run the multi-process test, not skip it: it runs go test
+// under scripts/postgres.sh, which installs and starts a PostgreSQL server
+// and names it in pgtest.EnvURL (so a server that does not start fails the
+// tests), and installs versitygw for the S3 ones.
 func TestMakefileRunsServerTests(t *testing.T) {
 	mk, err := os.ReadFile("../../Makefile")
 	if err != nil {
 		t.Fatal(err)
 	}
+	script, err := os.ReadFile("../../scripts/postgres.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(script), "export "+pgtest.EnvURL+"=") {
+		t.Errorf("scripts/postgres.sh does not set %s", pgtest.EnvURL)
+	}
 	for _, line := range []string{
-		"export " + pgtest.EnvURL + " ?= postgres://",
+		"\ntest: postgres\n",
+		"$(WITH_POSTGRES) scripts/gotest.sh ",
 		"export " + blobtest.VersitygwEnv + " ?= $(VERSITYGW)\n",
 		"\ntest: deps models versitygw\n",
 	} {

@@ -76,11 +76,8 @@ func (m *Main) runProcess(ctx context.Context, args []string) error {
 	fs.String(&o.company, "company", "", "without --server: the company whose configurations and content to use")
 	fs.String(&o.model, "model", "isnet", "without --server: segmentation model, isnet or u2netp")
 	fs.String(&o.modelDir, "model-dir", defaultModelDir(), "without --server: where the model files are")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: showroom process --config NAME [--out DIR] [--format jpeg|png|webp] [--jobs N] [--force] FILES|DIRS...")
-		fmt.Fprintln(fs.Output(), "\nA folder's JPEG, PNG and WebP photos are taken; masks (NAME.mask.png and the like), hidden files and\nother files are skipped. The result of PHOTO.jpg is OUT/PHOTO.CONFIG.jpg (.png, .webp).\n\nFlags:")
-		fs.PrintDefaults()
-	}
+	fs.synopsis = "showroom process --config NAME [--out DIR] [--format jpeg|png|webp] [--jobs N] [--force] FILES|DIRS..."
+	fs.about = "A folder's JPEG, PNG and WebP photos are taken; masks (NAME.mask.png and the like), hidden files and\nother files are skipped. The result of PHOTO.jpg is OUT/PHOTO.CONFIG.jpg (.png, .webp)."
 	files, err := fs.Parse(args)
 	if err != nil {
 		return err
@@ -104,9 +101,8 @@ func (m *Main) runProcess(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return err
-	}
+	// The runner finds the configuration (or fails) before the results'
+	// folder is made: a typo in --config leaves no empty ./processed.
 	var run photoRunner
 	if o.server != "" {
 		run, err = m.remoteRunner(ctx, o)
@@ -118,6 +114,9 @@ func (m *Main) runProcess(ctx context.Context, args []string) error {
 		}
 	}
 	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
 	return m.batch(ctx, o, photos, skipped, run)
@@ -502,6 +501,9 @@ func (m *Main) remoteRunner(ctx context.Context, o processOptions) (photoRunner,
 	if err := c.login(ctx, o.username, password, o.system); err != nil {
 		return nil, err
 	}
+	if err := c.configurationExists(ctx, o.config); err != nil {
+		return nil, err
+	}
 	q := url.Values{}
 	if o.format != "" {
 		q.Set("format", o.format)
@@ -582,6 +584,29 @@ func (c *remote) login(ctx context.Context, username, password, system string) e
 	return nil
 }
 
+// configurationExists asks the service for the configuration: nil when the
+// company has it (its own or a predefined one), else the service's error
+// (CONFIGURATION_NOT_FOUND), before any photo is sent.
+func (c *remote) configurationExists(ctx context.Context, name string) error {
+	req, err := http.NewRequestWithContext(ctx, "GET", c.base+"/v1/configuration/"+url.PathEscape(name), nil)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	req.Header.Set("Authorization", "Bearer "+c.access)
+	c.mu.Unlock()
+	res, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return readAPIError(res)
+	}
+	io.Copy(io.Discard, res.Body)
+	return nil
+}
+
 // process sends one photo; it refreshes an expired token once and waits as
 // told when the service is busy (429, 503), a few times.
 func (c *remote) process(ctx context.Context, path string, photo []byte) (photoResult, error) {
@@ -648,6 +673,9 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 	}
 	var processors json.RawMessage
 	var content pipeline.ContentLoader
+	// company is --company's, found once: the library reads it from each
+	// run's context.
+	var company *showroom.Company
 	if o.company == "" {
 		// No data directory is needed, nor made: a predefined
 		// configuration's content is built in.
@@ -657,12 +685,13 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 		}
 		processors, content = predefined.Processors, &pipeline.BuiltinContent{}
 	} else {
-		lib, closeLib, err := openLocalLibrary(ctx, o)
+		lib, co, closeLib, err := openLocalLibrary(ctx, o)
 		if err != nil {
 			return nil, nil, err
 		}
 		closers = append(closers, closeLib)
-		config, err := lib.Configuration(ctx, &showroom.Principal{Company: o.company}, o.config)
+		company = co
+		config, err := lib.Configuration(showroom.NewContextWithCompany(ctx, company), o.config)
 		if err != nil {
 			closeAll()
 			return nil, nil, err
@@ -682,6 +711,9 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 	fmt.Fprintf(m.Stderr, "model loaded in %s\n", time.Since(loading).Round(100*time.Millisecond))
 	closers = append(closers, closeEngine)
 	return func(ctx context.Context, photo []byte) (photoResult, error) {
+		if company != nil {
+			ctx = showroom.NewContextWithCompany(ctx, company)
+		}
 		res, err := engine.Run(ctx, pipeline.Request{
 			Company: o.company, Processors: processors, Photo: photo, Format: o.format, Quality: o.quality,
 		})
@@ -697,21 +729,30 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 }
 
 // openLocalLibrary opens the data directory's database and blobs (--data-dir,
-// --database, --blob-url) and the library over them, and what closes them.
-func openLocalLibrary(ctx context.Context, o processOptions) (*library.Service, func(), error) {
+// --database, --blob-url) and the library over them, finds --company, and
+// returns what closes them.
+func openLocalLibrary(ctx context.Context, o processOptions) (*library.Service, *showroom.Company, func(), error) {
 	db, err := o.db.open(ctx, o.dataDir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	blobs, err := openBlobs(ctx, o.blobURL, o.dataDir)
 	if err != nil {
 		db.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	lib, err := library.New(library.DefaultConfig(), library.Deps{Companies: db, Content: db, Configurations: db, Blobs: blobs})
+	lib, err := library.New(library.DefaultConfig(), library.Deps{Content: db, Configurations: db, Blobs: blobs})
 	if err != nil {
 		db.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return lib, func() { db.Close() }, nil
+	company, err := db.FindCompany(ctx, o.company)
+	if err != nil {
+		db.Close()
+		if showroom.ErrorCode(err) == showroom.ENotFound {
+			return nil, nil, nil, fmt.Errorf("--company: no company %q in %s", o.company, o.dataDir)
+		}
+		return nil, nil, nil, err
+	}
+	return lib, company, func() { db.Close() }, nil
 }

@@ -545,8 +545,10 @@ func TestRateLimit(t *testing.T) {
 	a := login(t, base, "alice", "hunter2hunter2")
 	var res *http.Response
 	var body []byte
+	// Refused at once yet counted (a configuration that does not exist,
+	// 404, would not be).
 	for range 3 {
-		res, body = a.do("POST", "/v1/process/single/nosuch", []byte("x"), nil)
+		res, body = a.do("POST", "/v1/process/single/free_cutout?format=gif", []byte("x"), nil)
 	}
 	wantAPIError(t, "third request", res, body, 429, "TOO_MANY_REQUESTS")
 	if ra, _ := strconv.Atoi(res.Header.Get("Retry-After")); ra < 1 {
@@ -658,6 +660,16 @@ func TestProcessCommand(t *testing.T) {
 	if _, _, err := run(t, map[string]string{"SHOWROOM_PASSWORD": "wrong"}, "", "process", "--config", "free_cutout", "--out", out,
 		"--server", base, "--username", "alice", photos[0]); err == nil || !strings.Contains(err.Error(), "INVALID_CREDENTIALS") {
 		t.Errorf("wrong password: %v", err)
+	}
+	// An unknown configuration fails before a photo is sent or the
+	// results' folder is made.
+	fresh := filepath.Join(dir, "fresh")
+	if _, _, err := run(t, renv, "", "process", "--config", "NoSuchConfiguration", "--out", fresh,
+		"--server", base, "--username", "alice", photos[0]); err == nil || !strings.Contains(err.Error(), "CONFIGURATION_NOT_FOUND") {
+		t.Errorf("unknown configuration on a server: %v, want CONFIGURATION_NOT_FOUND", err)
+	}
+	if _, err := os.Stat(fresh); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("process made %s before failing on an unknown configuration (%v)", fresh, err)
 	}
 }
 

@@ -235,14 +235,58 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 	}
-	err = m.listenAndServe(ctx, c, httpapi.Handler(h, log, mx.Request, c.bodyLimits()), log, func(base string) error {
-		fmt.Fprintf(m.Stdout, "Showroom is listening on %s\n  auth_url: %s/auth\n  base_url: %s\n", base, base, base)
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	err = m.listenAndServe(sctx, c, httpapi.Handler(h, log, mx.Request, c.bodyLimits()), log, func(base string) error {
+		fmt.Fprintf(m.Stdout, "Showroom is starting on %s; it says when it is ready (the model loads first)\n", base)
 		if demo {
-			return m.demo(ctx, db, c, base)
+			if err := m.demo(ctx, db, c, base); err != nil {
+				return err
+			}
 		}
+		m.announceReady(sctx, api.Readiness, fmt.Sprintf("\nShowroom is ready:\n  console:  %s/\n  auth_url: %s/auth\n  base_url: %s\n", base, base, base))
 		return nil
 	})
+	cancel()
 	return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
+}
+
+// readyPoll is how often announceReady looks, and notReadyAfter how long it
+// waits before it says what holds the process back.
+const (
+	readyPoll     = 250 * time.Millisecond
+	notReadyAfter = time.Minute
+)
+
+// announceReady prints msg once rd says ready, as /readyz would (the port
+// opens seconds before the model has loaded); if that takes longer than
+// notReadyAfter, it says once what is not ready yet. It stops when ctx ends.
+func (m *Main) announceReady(ctx context.Context, rd *httpapi.Readiness, msg string) {
+	go func() {
+		start := time.Now()
+		told := false
+		tick := time.NewTicker(readyPoll)
+		defer tick.Stop()
+		for {
+			err := rd.Check(ctx)
+			if ctx.Err() != nil {
+				return
+			}
+			if err == nil {
+				fmt.Fprint(m.Stdout, msg)
+				return
+			}
+			if !told && time.Since(start) > notReadyAfter {
+				fmt.Fprintf(m.Stdout, "Showroom is not ready yet (%v); /readyz says the same\n", err)
+				told = true
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
 }
 
 // metricsFlags say where the Prometheus metrics are served.
@@ -481,10 +525,14 @@ func (m *Main) runAPI(ctx context.Context, args []string) error {
 	if err != nil {
 		return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 	}
-	err = m.listenAndServe(ctx, c, httpapi.Handler(h, log, mx.Request, c.bodyLimits()), log, func(base string) error {
-		fmt.Fprintf(m.Stdout, "Showroom API is listening on %s (tokens verified by %s)\n", base, authURL)
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	err = m.listenAndServe(sctx, c, httpapi.Handler(h, log, mx.Request, c.bodyLimits()), log, func(base string) error {
+		fmt.Fprintf(m.Stdout, "Showroom API is listening on %s (tokens verified by %s); it says when it is ready\n", base, authURL)
+		m.announceReady(sctx, api.Readiness, fmt.Sprintf("Showroom API is ready:\n  console:  %s/\n  base_url: %s\n", base, base))
 		return nil
 	})
+	cancel()
 	return errors.Join(err, stopWithin(c.shutdownTimeout, stopProc))
 }
 
@@ -612,5 +660,5 @@ func (l *libraryFlags) registerCache(fs *flagSet) {
 func newLibrary(db stores, blobs blob.Store, l libraryFlags) (*library.Service, error) {
 	return library.New(library.Config{MaxUploadBytes: l.maxUploadBytes, MaxPixels: l.maxUploadPixels,
 		MaxDecodeBytes: l.maxUploadDecodeBytes, MaxDecodes: l.maxDecodes, CacheBytes: l.cacheBytes},
-		library.Deps{Companies: db, Content: db, Configurations: db, Blobs: blobs})
+		library.Deps{Content: db, Configurations: db, Blobs: blobs})
 }

@@ -40,7 +40,7 @@ const goDebug = "madvdontneed=0"
 // default_white, one worker (docs/benchmarks.md): peak 1150 MiB at 100,
 // 1040 at 50, 1017 at 25; and in `showroom serve --workers 1`, six photos,
 // three runs each in turn: 1,069-1,078 MiB at 50, 1,013-1,018 at 25 (under
-// issue 13's 1.1 GB), the process's CPU time the same within the noise
+// the 1.1 GB target), the process's CPU time the same within the noise
 // (52-57 s at 25, 54-58 s at 50).
 const gcPercent = "25"
 

@@ -18,7 +18,7 @@ import (
 )
 
 // The bombing company sends, among the others' traffic, the hostile
-// requests of issue 25: each must be refused (or served) at once with a
+// requests below: each must be refused (or served) at once with a
 // documented answer, and none may take the service down or slow the other
 // companies' answers.
 //

@@ -1,4 +1,4 @@
-// Command soak is Showroom's soak benchmark (issue 12, `make soak`): it
+// Command soak is Showroom's soak benchmark (`make soak`): it
 // starts the auth service, the API and the workers as separate processes
 // on a fresh data directory, drives mixed traffic from several companies at
 // saturation (one of them flooding), kills a worker with SIGKILL and

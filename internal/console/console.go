@@ -1,6 +1,8 @@
 // Package console is Showroom's web console: the static pages a dealer's
-// staff use in a browser to manage content and configurations and try them
-// on photos. The files are embedded in the binary; the pages talk only to
+// staff use in a browser to manage content and configurations, process
+// photos one at a time or by the folder, and find and download results in
+// the history, in English or German (static/strings.json). The files are
+// embedded in the binary; the pages talk only to
 // the service that serves them, through the same auth endpoints and /v1 API
 // as any other client, so the console has no privileges of its own.
 package console

@@ -4,14 +4,20 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/showroom/showroom/internal/pipeline"
 )
 
 func get(t *testing.T, h http.Handler, path string) (*http.Response, string) {
@@ -44,6 +50,7 @@ func TestHandler(t *testing.T) {
 		{"/console/api.js", "text/javascript; charset=utf-8"},
 		{"/console/style.css", "text/css; charset=utf-8"},
 		{"/console/icon.svg", "image/svg+xml"},
+		{"/console/strings.json", "application/json"},
 	} {
 		res, body := get(t, h, c.path)
 		if res.StatusCode != 200 || res.Header.Get("Content-Type") != c.ctype || body == "" {
@@ -173,4 +180,125 @@ func TestAuthProxyRefuses(t *testing.T) {
 	if !strings.Contains(logged.String(), downURL.Host) {
 		t.Errorf("the log does not say which address could not be reached:\n%s", logged.String())
 	}
+}
+
+// strings is static/strings.json: the console's words by language.
+type stringsFile map[string]struct {
+	UI         map[string]any `json:"ui"`
+	Processors map[string]struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		Parameters  map[string]struct {
+			Name string `json:"name"`
+			Hint string `json:"hint"`
+		} `json:"parameters"`
+	} `json:"processors"`
+	Options  map[string]string `json:"options"`
+	Errors   map[string]string `json:"errors"`
+	Warnings map[string]string `json:"warnings"`
+	Problems map[string]string `json:"problems"`
+}
+
+// TestStrings: English and German have the same texts, every text a
+// script asks for is there, and every processor, parameter and choice of
+// the catalog has a name in both, so the editor never shows an API name
+// alone nor English in a German page.
+func TestStrings(t *testing.T) {
+	raw, err := static.ReadFile("static/strings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all stringsFile
+	if err := json.Unmarshal(raw, &all); err != nil {
+		t.Fatal(err)
+	}
+	en, de := all["en"], all["de"]
+	if len(all) != 2 || en.UI == nil || de.UI == nil {
+		t.Fatalf("languages %v, want en and de", slices.Sorted(maps.Keys(all)))
+	}
+	for k, v := range en.UI {
+		d, ok := de.UI[k]
+		if !ok {
+			t.Errorf("ui %q: no German", k)
+			continue
+		}
+		if placeholders(v) != placeholders(d) {
+			t.Errorf("ui %q: placeholders %q in English, %q in German", k, placeholders(v), placeholders(d))
+		}
+	}
+	for k := range de.UI {
+		if _, ok := en.UI[k]; !ok {
+			t.Errorf("ui %q: German only", k)
+		}
+	}
+	// The keys the scripts ask for: t('key') literally; t(`a.${x}`) for
+	// the families the test lists with what x can be.
+	families := map[string][]string{
+		"content.title.": {"BACKGROUND_SIMPLE", "THUMBNAIL", "POSTER"}, "content.upload.": {"BACKGROUND_SIMPLE", "THUMBNAIL", "POSTER"},
+		"content.use.": {"BACKGROUND_SIMPLE", "THUMBNAIL", "POSTER"}, "nav.": {"configurations", "content", "try", "history", "usage"},
+		"status.": {"queued", "running", "succeeded", "failed"}, "timing.": {"decode", "render", "encode"},
+		"type.": {"EXTERIOR", "INTERIOR", "DETAIL"},
+	}
+	literal := regexp.MustCompile(`\bt\('([^']+)'`)
+	dynamic := regexp.MustCompile("\\bt\\(`([^`$]+)\\$\\{")
+	scripts, _ := fs.Glob(static, "static/*.js")
+	for _, name := range scripts {
+		src, _ := static.ReadFile(name)
+		for _, m := range literal.FindAllStringSubmatch(string(src), -1) {
+			if _, ok := en.UI[m[1]]; !ok {
+				t.Errorf("%s asks for %q, which strings.json lacks", name, m[1])
+			}
+		}
+		for _, m := range dynamic.FindAllStringSubmatch(string(src), -1) {
+			suffixes, ok := families[m[1]]
+			if !ok {
+				t.Errorf("%s asks for %q${...}, which this test does not know", name, m[1])
+			}
+			for _, s := range suffixes {
+				if _, ok := en.UI[m[1]+s]; !ok {
+					t.Errorf("strings.json lacks %q", m[1]+s)
+				}
+			}
+		}
+	}
+	for _, p := range pipeline.Catalog() {
+		for _, lang := range []string{"en", "de"} {
+			w, ok := all[lang].Processors[p.Name]
+			if !ok || w.Name == "" || w.Description == "" {
+				t.Errorf("%s: processor %s has no name or description", lang, p.Name)
+				continue
+			}
+			for _, param := range p.Params {
+				if w.Parameters[param.Name].Name == "" {
+					t.Errorf("%s: parameter %s of %s has no name", lang, param.Name, p.Name)
+				}
+				for _, o := range param.Enum {
+					if all[lang].Options[o] == "" {
+						t.Errorf("%s: choice %q of %s.%s has no name", lang, o, p.Name, param.Name)
+					}
+				}
+			}
+		}
+	}
+}
+
+// placeholders lists a text's {name} placeholders, in every form of it.
+func placeholders(v any) string {
+	var texts []string
+	switch v := v.(type) {
+	case string:
+		texts = []string{v}
+	case map[string]any:
+		for _, f := range v {
+			s, _ := f.(string)
+			texts = append(texts, s)
+		}
+	}
+	seen := map[string]bool{}
+	for _, s := range texts {
+		for _, m := range regexp.MustCompile(`\{\w+\}`).FindAllString(s, -1) {
+			seen[m] = true
+		}
+	}
+	return strings.Join(slices.Sorted(maps.Keys(seen)), ",")
 }

@@ -18,6 +18,14 @@ type TokenVerifier interface {
 	VerifyAccess(ctx context.Context, raw, system string) (*showroom.Principal, error)
 }
 
+// Database is what the API reads of the database itself: whether it
+// answers (readiness) and the company an access token names, which the
+// API resolves once a request (authed) for every layer below to use.
+type Database interface {
+	Pinger
+	FindCompany(ctx context.Context, name string) (*showroom.Company, error)
+}
+
 // APIConfig configures the processing API.
 type APIConfig struct {
 	// System is the name tokens must carry as their audience.
@@ -32,6 +40,7 @@ type APIConfig struct {
 type APIServer struct {
 	cfg      APIConfig
 	verifier TokenVerifier
+	db       Database
 	log      *slog.Logger
 	rt       *router
 	// Readiness is what /readyz checks: the database, and what the caller
@@ -40,15 +49,15 @@ type APIServer struct {
 }
 
 // NewAPIServer returns the API's routes; wrap it with Handler.
-func NewAPIServer(cfg APIConfig, verifier TokenVerifier, db Pinger, log *slog.Logger) *APIServer {
+func NewAPIServer(cfg APIConfig, verifier TokenVerifier, db Database, log *slog.Logger) *APIServer {
 	if cfg.System == "" {
 		cfg.System = showroom.DefaultSystem
 	}
-	s := &APIServer{cfg: cfg, verifier: verifier, log: log, rt: newRouter(log), Readiness: NewReadiness(db, log)}
+	s := &APIServer{cfg: cfg, verifier: verifier, db: db, log: log, rt: newRouter(log), Readiness: NewReadiness(db, log)}
 	s.rt.gate = s.Readiness.Gate
 	s.rt.handleProbe("GET", "/healthz", healthz)
 	s.rt.handleProbe("GET", "/readyz", s.Readiness.serve)
-	s.rt.handle("GET", "/v1/me", s.authed(s.me))
+	s.rt.handle("GET", "/v1/me", s.verified(s.me))
 	s.rt.handle("GET", "/openapi.yaml", serveOpenAPI)
 	return s
 }
@@ -67,31 +76,63 @@ func Combined(authServer, api http.Handler) http.Handler {
 // ServeHTTP implements http.Handler.
 func (s *APIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.rt.ServeHTTP(w, r) }
 
-// authed wraps h so that it runs only for a valid access token, with the
-// principal in the request's context.
-func (s *APIServer) authed(h handlerFunc) handlerFunc {
+// verified wraps h so that it runs only for a valid access token, with the
+// principal in the request's context (showroom.PrincipalFromContext): for
+// answers about the caller or the service, which read no company's data.
+func (s *APIServer) verified(h handlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if len(r.Header.Values("Authorization")) > 1 {
-			// Which one counts would be the first reader's guess, and a
-			// proxy in front may guess otherwise: neither does.
-			return showroom.Errorf(showroom.EInvalidToken, "the request has more than one Authorization header")
-		}
-		raw, ok := tokenFrom(r)
-		if !ok {
-			return showroom.Errorf(showroom.EUnauthorized, "an access token is required in the Authorization header")
-		}
-		p, err := s.verifier.VerifyAccess(r.Context(), raw, s.cfg.System)
+		p, err := s.verify(r)
 		if err != nil {
 			return err
 		}
-		noteCaller(r.Context(), p.Company, p.Username)
-		return h(w, r.WithContext(context.WithValue(r.Context(), principalKey, p)))
+		return h(w, r.WithContext(showroom.NewContextWithPrincipal(r.Context(), p)))
 	}
+}
+
+// authed is verified with the token's company resolved, once, into the
+// request's context too (showroom.CompanyFromContext): the handlers, the
+// library and the queue below key by its ID and look up nothing by name.
+func (s *APIServer) authed(h handlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		p, err := s.verify(r)
+		if err != nil {
+			return err
+		}
+		c, err := s.db.FindCompany(r.Context(), p.Company)
+		if showroom.ErrorCode(err) == showroom.ENotFound {
+			// The token is genuine but its company is gone.
+			return &showroom.Error{Code: showroom.EInvalidToken, Message: "the token's company no longer exists", Cause: err}
+		} else if err != nil {
+			return err
+		}
+		ctx := showroom.NewContextWithCompany(showroom.NewContextWithPrincipal(r.Context(), p), c)
+		return h(w, r.WithContext(ctx))
+	}
+}
+
+// verify checks the request's access token and tells the access log whom
+// it speaks for.
+func (s *APIServer) verify(r *http.Request) (*showroom.Principal, error) {
+	if len(r.Header.Values("Authorization")) > 1 {
+		// Which one counts would be the first reader's guess, and a
+		// proxy in front may guess otherwise: neither does.
+		return nil, showroom.Errorf(showroom.EInvalidToken, "the request has more than one Authorization header")
+	}
+	raw, ok := tokenFrom(r)
+	if !ok {
+		return nil, showroom.Errorf(showroom.EUnauthorized, "an access token is required in the Authorization header")
+	}
+	p, err := s.verifier.VerifyAccess(r.Context(), raw, s.cfg.System)
+	if err != nil {
+		return nil, err
+	}
+	noteCaller(r.Context(), p.Company, p.Username)
+	return p, nil
 }
 
 // me answers who the token speaks for: a way for a user to check a token.
 func (s *APIServer) me(w http.ResponseWriter, r *http.Request) error {
-	p := PrincipalFrom(r.Context())
+	p := showroom.PrincipalFromContext(r.Context())
 	writeJSON(w, http.StatusOK, map[string]string{"username": p.Username, "company": p.Company, "system": p.System})
 	return nil
 }

@@ -51,7 +51,7 @@ func BenchmarkLightHandlers(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	lib, err := library.New(library.DefaultConfig(), library.Deps{Companies: db, Content: db, Configurations: db, Blobs: blobs})
+	lib, err := library.New(library.DefaultConfig(), library.Deps{Content: db, Configurations: db, Blobs: blobs})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -70,15 +70,17 @@ func BenchmarkLightHandlers(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	alice := &showroom.Principal{Username: "alice", Company: "acme", System: showroom.DefaultSystem}
+	// What a request of alice's carries, her company resolved.
+	alice := showroom.NewContextWithCompany(showroom.NewContextWithPrincipal(ctx,
+		&showroom.Principal{Username: "alice", Company: "acme", System: showroom.DefaultSystem}), co)
 	for i := range 3 {
 		name := fmt.Sprintf("background%d", i)
-		if _, _, err := lib.Upload(ctx, alice, name, "BACKGROUND_SIMPLE", pngBytes(b, 64, 40)); err != nil {
+		if _, _, err := lib.Upload(alice, name, "BACKGROUND_SIMPLE", pngBytes(b, 64, 40)); err != nil {
 			b.Fatal(err)
 		}
 		cfg := `[{"processorName":"DetectCarMaskProcessor"},{"processorName":"DetectCarShadowProcessor"},
 			{"processorName":"AddBackgroundAndCropProcessor","background":"` + name + `","horizonLine":0.7}]`
-		if _, _, err := lib.SaveConfiguration(ctx, alice, fmt.Sprintf("studio%d", i), []byte(cfg)); err != nil {
+		if _, _, err := lib.SaveConfiguration(alice, fmt.Sprintf("studio%d", i), []byte(cfg)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -97,7 +97,7 @@ func (h *libraryHandlers) writeConfigurations(w http.ResponseWriter, status int,
 }
 
 func (h *libraryHandlers) listConfigurations(w http.ResponseWriter, r *http.Request) error {
-	list, err := h.lib.ListConfigurations(r.Context(), PrincipalFrom(r.Context()))
+	list, err := h.lib.ListConfigurations(r.Context())
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (h *libraryHandlers) listConfigurations(w http.ResponseWriter, r *http.Requ
 }
 
 func (h *libraryHandlers) getConfiguration(w http.ResponseWriter, r *http.Request) error {
-	c, err := h.lib.Configuration(r.Context(), PrincipalFrom(r.Context()), r.PathValue("configurationName"))
+	c, err := h.lib.Configuration(r.Context(), r.PathValue("configurationName"))
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func (h *libraryHandlers) saveConfiguration(w http.ResponseWriter, r *http.Reque
 	if err != nil {
 		return err
 	}
-	c, created, err := h.lib.SaveConfiguration(r.Context(), PrincipalFrom(r.Context()), r.PathValue("configurationName"), body)
+	c, created, err := h.lib.SaveConfiguration(r.Context(), r.PathValue("configurationName"), body)
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func (h *libraryHandlers) saveConfiguration(w http.ResponseWriter, r *http.Reque
 }
 
 func (h *libraryHandlers) deleteConfiguration(w http.ResponseWriter, r *http.Request) error {
-	if err := h.lib.DeleteConfiguration(r.Context(), PrincipalFrom(r.Context()), r.PathValue("configurationName")); err != nil {
+	if err := h.lib.DeleteConfiguration(r.Context(), r.PathValue("configurationName")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

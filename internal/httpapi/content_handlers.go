@@ -19,14 +19,16 @@ import (
 type Library interface {
 	// Config returns the upload limits.
 	Config() library.Config
-	Upload(ctx context.Context, p *showroom.Principal, name, contentType string, body []byte) (c *showroom.Content, created bool, err error)
-	ListContent(ctx context.Context, p *showroom.Principal) ([]*showroom.Content, error)
-	OpenContent(ctx context.Context, p *showroom.Principal, name string) (*showroom.Content, io.ReadCloser, error)
-	DeleteContent(ctx context.Context, p *showroom.Principal, name string) error
-	SaveConfiguration(ctx context.Context, p *showroom.Principal, name string, body []byte) (*showroom.Configuration, bool, error)
-	ListConfigurations(ctx context.Context, p *showroom.Principal) ([]*showroom.Configuration, error)
-	Configuration(ctx context.Context, p *showroom.Principal, name string) (*showroom.Configuration, error)
-	DeleteConfiguration(ctx context.Context, p *showroom.Principal, name string) error
+	// The rest act for the company and the caller in ctx
+	// (showroom.CompanyFromContext, showroom.PrincipalFromContext).
+	Upload(ctx context.Context, name, contentType string, body []byte) (c *showroom.Content, created bool, err error)
+	ListContent(ctx context.Context) ([]*showroom.Content, error)
+	OpenContent(ctx context.Context, name string) (*showroom.Content, io.ReadCloser, error)
+	DeleteContent(ctx context.Context, name string) error
+	SaveConfiguration(ctx context.Context, name string, body []byte) (*showroom.Configuration, bool, error)
+	ListConfigurations(ctx context.Context) ([]*showroom.Configuration, error)
+	Configuration(ctx context.Context, name string) (*showroom.Configuration, error)
+	DeleteConfiguration(ctx context.Context, name string) error
 	// Thumbnail returns a predefined configuration's thumbnail by its file
 	// name.
 	Thumbnail(name string) ([]byte, bool)
@@ -56,7 +58,7 @@ func (s *APIServer) EnableLibrary(lib Library) {
 	s.rt.handle("GET", "/v1/configuration/{configurationName}", s.authed(h.getConfiguration))
 	s.rt.handle("POST", "/v1/configuration/{configurationName}", s.authed(h.saveConfiguration))
 	s.rt.handle("DELETE", "/v1/configuration/{configurationName}", s.authed(h.deleteConfiguration))
-	s.rt.handle("GET", "/v1/processors", s.authed(h.processors))
+	s.rt.handle("GET", "/v1/processors", s.verified(h.processors))
 	s.rt.handle("GET", "/v1/predefined/thumbnails/{file}", h.thumbnail)
 }
 
@@ -105,7 +107,7 @@ func (h *libraryHandlers) upload(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c, created, err := h.lib.Upload(r.Context(), PrincipalFrom(r.Context()), r.PathValue("contentName"), r.PathValue("contentType"), body)
+	c, created, err := h.lib.Upload(r.Context(), r.PathValue("contentName"), r.PathValue("contentType"), body)
 	if err != nil {
 		return err
 	}
@@ -119,7 +121,7 @@ func (h *libraryHandlers) upload(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *libraryHandlers) listContent(w http.ResponseWriter, r *http.Request) error {
-	list, err := h.lib.ListContent(r.Context(), PrincipalFrom(r.Context()))
+	list, err := h.lib.ListContent(r.Context())
 	if err != nil {
 		return err
 	}
@@ -132,7 +134,7 @@ func (h *libraryHandlers) listContent(w http.ResponseWriter, r *http.Request) er
 }
 
 func (h *libraryHandlers) getContent(w http.ResponseWriter, r *http.Request) error {
-	c, rc, err := h.lib.OpenContent(r.Context(), PrincipalFrom(r.Context()), r.PathValue("contentName"))
+	c, rc, err := h.lib.OpenContent(r.Context(), r.PathValue("contentName"))
 	if err != nil {
 		return err
 	}
@@ -168,7 +170,7 @@ func etagMatches(header, etag string) bool {
 }
 
 func (h *libraryHandlers) deleteContent(w http.ResponseWriter, r *http.Request) error {
-	if err := h.lib.DeleteContent(r.Context(), PrincipalFrom(r.Context()), r.PathValue("contentName")); err != nil {
+	if err := h.lib.DeleteContent(r.Context(), r.PathValue("contentName")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

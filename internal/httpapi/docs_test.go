@@ -2,11 +2,15 @@ package httpapi
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/showroom/showroom/internal/pipeline"
 )
@@ -111,4 +115,37 @@ func TestDocsCatalogTable(t *testing.T) {
 		return
 	}
 	t.Error("docs/api.md's catalog table is out of date; run UPDATE_DOCS=1 go test ./internal/httpapi -run TestDocs")
+}
+
+// TestDocsFormatsMatchOpenAPI: the ?format values docs/api.md lists are the
+// OpenAPI document's, and both are what the server takes.
+func TestDocsFormatsMatchOpenAPI(t *testing.T) {
+	b, err := os.ReadFile(apiDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("`\\?format=([a-z|]+)`").FindSubmatch(b)
+	if m == nil {
+		t.Fatal("docs/api.md lists no `?format=...` values")
+	}
+	documented := strings.Split(string(m[1]), "|")
+	doc, err := openapi3.NewLoader().LoadFromData(OpenAPI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var enum []string
+	for _, p := range doc.Paths.Value("/v1/process/single/{configuration_name}").Post.Parameters {
+		if p.Value.Name == "format" && p.Value.In == "query" {
+			for _, v := range p.Value.Schema.Value.Enum {
+				enum = append(enum, v.(string))
+			}
+		}
+	}
+	served := slices.Collect(maps.Keys(formats))
+	for _, s := range [][]string{documented, enum, served} {
+		slices.Sort(s)
+	}
+	if !slices.Equal(documented, enum) || !slices.Equal(enum, served) {
+		t.Errorf("formats: docs/api.md %v, the OpenAPI document %v, the server %v", documented, enum, served)
+	}
 }

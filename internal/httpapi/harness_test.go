@@ -102,7 +102,7 @@ func newEnvStore(t testing.TB, authCfg auth.Config, libCfg library.Config, body 
 	if wrap != nil {
 		store = wrap(blobs)
 	}
-	lib, err := library.New(libCfg, library.Deps{Companies: db, Content: db, Configurations: db, Blobs: store})
+	lib, err := library.New(libCfg, library.Deps{Content: db, Configurations: db, Blobs: store})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -98,7 +98,11 @@ func TestHostileDecodeProcessing(t *testing.T) {
 
 	// A background stored by an earlier version, which no longer decodes.
 	e.upload(alice, "oldbg", "BACKGROUND_SIMPLE", visiontest.BaselineJPEG(640, 400), "image/jpeg").wantStatus(201)
-	c, err := e.lib.Content(context.Background(), &showroom.Principal{Company: "acme"}, "oldbg")
+	acme, err := e.db.FindCompany(context.Background(), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := e.lib.Content(showroom.NewContextWithCompany(context.Background(), acme), "oldbg")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,6 @@ type ctxKey int
 
 const (
 	requestIDKey ctxKey = iota
-	principalKey
 	requestLogKey
 )
 
@@ -242,10 +241,4 @@ func clientAddr(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
-}
-
-// PrincipalFrom returns the authenticated caller of an API request.
-func PrincipalFrom(ctx context.Context) *showroom.Principal {
-	p, _ := ctx.Value(principalKey).(*showroom.Principal)
-	return p
 }

@@ -66,7 +66,7 @@ func TestRateLimitAcrossAPIProcesses(t *testing.T) {
 	var bases []string
 	for range 2 {
 		db := open()
-		lib, err := library.New(library.DefaultConfig(), library.Deps{Companies: db, Content: db, Configurations: db, Blobs: blobs})
+		lib, err := library.New(library.DefaultConfig(), library.Deps{Content: db, Configurations: db, Blobs: blobs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +78,7 @@ func TestRateLimitAcrossAPIProcesses(t *testing.T) {
 		}
 		api := httpapi.NewAPIServer(httpapi.APIConfig{}, svc.Verifier(), db, log)
 		api.EnableLibrary(lib)
-		api.EnableProcessing(&httpapi.Processing{Queue: q, Jobs: db, Companies: db, Configs: lib, MaxPhotoBytes: 25 << 20,
+		api.EnableProcessing(&httpapi.Processing{Queue: q, Jobs: db, Configs: lib, MaxPhotoBytes: 25 << 20,
 			RateLimit: showroom.RateLimit{PerMinute: 1, Burst: 3}, Limiter: db})
 		srv := httptest.NewServer(httpapi.Handler(api, log, nil, httpapi.BodyLimits{}))
 		t.Cleanup(srv.Close)
@@ -88,7 +88,7 @@ func TestRateLimitAcrossAPIProcesses(t *testing.T) {
 	photo := syntheticCarPNG(t)
 	post := func(base string) (*http.Response, map[string]any) {
 		t.Helper()
-		req, _ := http.NewRequest("POST", base+"/v1/process/single/nosuch", bytes.NewReader(photo))
+		req, _ := http.NewRequest("POST", base+"/v1/process/single/free_cutout?format=gif", bytes.NewReader(photo))
 		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 		req.Header.Set("Content-Type", "image/png")
 		res, err := http.DefaultClient.Do(req)
@@ -102,12 +102,13 @@ func TestRateLimitAcrossAPIProcesses(t *testing.T) {
 		}
 		return res, body
 	}
-	// A configuration that does not exist: the request spends its token
-	// and is answered 404 at once, by either server.
+	// A format the service does not make: the request spends its token
+	// and is answered 400 at once, by either server (a configuration that
+	// does not exist, 404, would spend none).
 	for i, remaining := range []int{2, 1, 0} {
 		res, body := post(bases[i%2])
-		if res.StatusCode != 404 || body["errorCode"] != showroom.EConfigNotFound {
-			t.Errorf("request %d: %d %v, want 404 %s", i+1, res.StatusCode, body, showroom.EConfigNotFound)
+		if res.StatusCode != 400 || body["errorCode"] != showroom.EInvalidParameter {
+			t.Errorf("request %d: %d %v, want 400 %s", i+1, res.StatusCode, body, showroom.EInvalidParameter)
 		}
 		if res.Header.Get("RateLimit-Limit") != "3" || res.Header.Get("RateLimit-Remaining") != strconv.Itoa(remaining) {
 			t.Errorf("request %d, to server %d: RateLimit-Limit %q, -Remaining %q; want 3, %d (counted over both servers)",

@@ -18,9 +18,10 @@ import (
 )
 
 // ConfigResolver finds the configuration a caller may run by name: a
-// predefined one or the company's own. Another company's is not found.
+// predefined one or the own of the company in ctx. Another company's is
+// not found.
 type ConfigResolver interface {
-	Configuration(ctx context.Context, p *showroom.Principal, name string) (*showroom.Configuration, error)
+	Configuration(ctx context.Context, name string) (*showroom.Configuration, error)
 }
 
 // JobQueue runs processing jobs: what the processing endpoints ask of the
@@ -38,11 +39,8 @@ type JobQueue interface {
 
 // Processing is what the processing endpoints need.
 type Processing struct {
-	Queue     JobQueue
-	Jobs      showroom.JobStore
-	Companies interface {
-		FindCompany(ctx context.Context, name string) (*showroom.Company, error)
-	}
+	Queue   JobQueue
+	Jobs    showroom.JobStore
 	Configs ConfigResolver
 	// MaxPhotoBytes bounds the photo's size.
 	MaxPhotoBytes int64
@@ -73,16 +71,6 @@ func (p *Processing) register(rt *router, authed func(handlerFunc) handlerFunc) 
 	if p.Webhooks != nil {
 		p.registerWebhooks(rt, authed)
 	}
-}
-
-// company finds the caller's company.
-func (p *Processing) company(ctx context.Context) (*showroom.Company, error) {
-	c, err := p.Companies.FindCompany(ctx, PrincipalFrom(ctx).Company)
-	if showroom.ErrorCode(err) == showroom.ENotFound {
-		// The token is genuine but its company is gone.
-		return nil, showroom.Errorf(showroom.EInvalidToken, "the token's company no longer exists")
-	}
-	return c, err
 }
 
 var formats = map[string]string{"jpeg": "image/jpeg", "jpg": "image/jpeg", "png": "image/png", "webp": "image/webp"}
@@ -217,19 +205,23 @@ func checkPhotoHeader(body io.Reader, maxPixels int) (io.Reader, error) {
 
 // process runs a photo through a configuration: at once, answering the
 // result, or asynchronously, answering the accepted job. Every answer
-// after the company is known carries the rate limit's and the credits'
-// headers, errors included.
+// after the company is known carries the credits' headers, errors
+// included, and the rate limit's once the configuration is found: a
+// request for one the company does not have (404) spends none of its
+// requests, as it asks nothing of the workers.
 func (p *Processing) process(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	company, err := p.company(ctx)
+	company := showroom.CompanyFromContext(ctx)
+	config, err := p.Configs.Configuration(ctx, r.PathValue("configuration_name"))
 	if err != nil {
+		p.credits(ctx, w.Header(), company, nil)
 		return err
 	}
 	if err := p.limit(ctx, w.Header(), company); err != nil {
 		p.credits(ctx, w.Header(), company, nil)
 		return err
 	}
-	job, async, err := p.run(w, r, company)
+	job, async, err := p.run(w, r, company, config)
 	if errors.Is(err, errClientGone) {
 		return nil // nobody to answer
 	}
@@ -248,14 +240,9 @@ func (p *Processing) process(w http.ResponseWriter, r *http.Request) error {
 // run submits the photo and, unless the client asked not to wait, waits
 // for its job to finish. A synchronous job whose client went away is
 // cancelled, rather than run for nobody.
-func (p *Processing) run(w http.ResponseWriter, r *http.Request, company *showroom.Company) (job *showroom.Job, async bool, err error) {
+func (p *Processing) run(w http.ResponseWriter, r *http.Request, company *showroom.Company, config *showroom.Configuration) (job *showroom.Job, async bool, err error) {
 	ctx := r.Context()
-	pr := PrincipalFrom(ctx)
 	name := r.PathValue("configuration_name")
-	config, err := p.Configs.Configuration(ctx, pr, name)
-	if err != nil {
-		return nil, false, err
-	}
 	format, err := outputFormat(r)
 	if err != nil {
 		return nil, false, err
@@ -282,7 +269,7 @@ func (p *Processing) run(w http.ResponseWriter, r *http.Request, company *showro
 		return nil, false, bodyError(err, p.MaxPhotoBytes)
 	}
 	job, err = p.Queue.Submit(ctx, showroom.Submission{
-		Company: company, User: pr.Username, Name: name, Processors: config.Processors, Cost: int64(config.Cost),
+		Company: company, User: showroom.PrincipalFromContext(ctx).Username, Name: name, Processors: config.Processors, Cost: int64(config.Cost),
 		Format: format, Quality: q, Photo: photo, CallbackURL: callback,
 	})
 	if err != nil {
@@ -354,12 +341,20 @@ func jobError(j *showroom.Job) error {
 	return &showroom.Error{Code: j.Error.Code, Message: j.Error.Message}
 }
 
-// serverTiming formats timings for the Server-Timing header.
+// serverTiming formats timings for the Server-Timing header: each step by
+// its name, as in the job record's timings. A name that comes again (a
+// processor listed twice) says which run it is in its description, so that
+// a browser's timing view tells the entries apart.
 func serverTiming(ts []showroom.Timing) string {
 	parts := make([]string, 0, len(ts))
-	for i, t := range ts {
-		// Metric names must be unique tokens; a processor may appear twice.
-		parts = append(parts, fmt.Sprintf("%s;dur=%.1f;desc=\"%d\"", t.Name, float64(t.Duration.Microseconds())/1000, i+1))
+	seen := make(map[string]int, len(ts))
+	for _, t := range ts {
+		seen[t.Name]++
+		part := fmt.Sprintf("%s;dur=%.1f", t.Name, t.MS())
+		if n := seen[t.Name]; n > 1 {
+			part += fmt.Sprintf(";desc=\"run %d\"", n)
+		}
+		parts = append(parts, part)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -368,35 +363,25 @@ func jobPath(id string) string { return "/v1/process/jobs/" + id }
 
 // jobJSON is a job as the API shows it.
 type jobJSON struct {
-	ID            string       `json:"id"`
-	Status        string       `json:"status"`
-	Configuration string       `json:"configuration"`
-	Company       string       `json:"company"`
-	CreatedBy     string       `json:"createdBy"`
-	Cost          int64        `json:"cost"`
-	Attempts      int          `json:"attempts"`
-	Format        string       `json:"format,omitempty"`
-	CreatedDate   int64        `json:"createdDate"`
-	StartedDate   *int64       `json:"startedDate"`
-	FinishedDate  *int64       `json:"finishedDate"`
-	Timings       []timingJSON `json:"timings"`
+	ID            string            `json:"id"`
+	Status        string            `json:"status"`
+	Configuration string            `json:"configuration"`
+	Company       string            `json:"company"`
+	CreatedBy     string            `json:"createdBy"`
+	Cost          int64             `json:"cost"`
+	Attempts      int               `json:"attempts"`
+	Format        string            `json:"format,omitempty"`
+	CreatedDate   int64             `json:"createdDate"`
+	StartedDate   *int64            `json:"startedDate"`
+	FinishedDate  *int64            `json:"finishedDate"`
+	Timings       []showroom.Timing `json:"timings"`
 	// Warnings is always there: [] until the job succeeds, and for a
 	// clean photo.
-	Warnings []warningJSON `json:"warnings"`
-	Result   *resultJSON   `json:"result,omitempty"`
-	Error    *errorBody    `json:"error,omitempty"`
-	Callback *jobCallback  `json:"callback,omitempty"`
-	Href     string        `json:"href"`
-}
-
-type warningJSON struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-type timingJSON struct {
-	Name string  `json:"name"`
-	MS   float64 `json:"ms"`
+	Warnings []showroom.Warning `json:"warnings"`
+	Result   *resultJSON        `json:"result,omitempty"`
+	Error    *errorBody         `json:"error,omitempty"`
+	Callback *jobCallback       `json:"callback,omitempty"`
+	Href     string             `json:"href"`
 }
 
 type resultJSON struct {
@@ -418,13 +403,8 @@ func jobRecord(j *showroom.Job) jobJSON {
 		ID: j.ID, Status: string(j.Status), Configuration: j.Configuration, Company: j.Company, CreatedBy: j.CreatedBy,
 		Cost: j.Cost, Attempts: j.Attempts, Format: j.Format,
 		CreatedDate: j.CreatedAt.UnixMilli(), StartedDate: msPtr(j.StartedAt), FinishedDate: msPtr(j.FinishedAt),
-		Timings: []timingJSON{}, Warnings: []warningJSON{}, Href: jobPath(j.ID), Callback: callbackRecord(j),
-	}
-	for _, w := range j.Warnings {
-		out.Warnings = append(out.Warnings, warningJSON{w.Code, w.Message})
-	}
-	for _, t := range j.Timings {
-		out.Timings = append(out.Timings, timingJSON{t.Name, float64(t.Duration.Microseconds()) / 1000})
+		Timings: append([]showroom.Timing{}, j.Timings...), Warnings: append([]showroom.Warning{}, j.Warnings...),
+		Href: jobPath(j.ID), Callback: callbackRecord(j),
 	}
 	if j.Status == showroom.JobSucceeded {
 		out.Result = &resultJSON{Href: jobPath(j.ID) + "/result", MediaType: j.ResultType, Size: j.ResultSize}
@@ -441,10 +421,7 @@ func jobRecord(j *showroom.Job) jobJSON {
 }
 
 func (p *Processing) findJob(r *http.Request) (*showroom.Job, error) {
-	c, err := p.company(r.Context())
-	if err != nil {
-		return nil, err
-	}
+	c := showroom.CompanyFromContext(r.Context())
 	j, err := p.Jobs.FindJob(r.Context(), c.ID, r.PathValue("id"))
 	if err == nil {
 		noteJob(r.Context(), j.ID)
@@ -470,12 +447,10 @@ func (p *Processing) getResult(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (p *Processing) listJobs(w http.ResponseWriter, r *http.Request) error {
-	c, err := p.company(r.Context())
-	if err != nil {
-		return err
-	}
+	c := showroom.CompanyFromContext(r.Context())
 	limit := 50
 	if s := r.URL.Query().Get("limit"); s != "" {
+		var err error
 		if limit, err = strconv.Atoi(s); err != nil || limit < 1 || limit > 200 {
 			return showroom.Errorf(showroom.EInvalidParameter, "limit must be a whole number from 1 to 200")
 		}
@@ -500,10 +475,7 @@ func (p *Processing) listJobs(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (p *Processing) usage(w http.ResponseWriter, r *http.Request) error {
-	c, err := p.company(r.Context())
-	if err != nil {
-		return err
-	}
+	c := showroom.CompanyFromContext(r.Context())
 	u, err := p.Jobs.Usage(r.Context(), c.ID, 50)
 	if err != nil {
 		return err

@@ -86,7 +86,9 @@ func withRunnerLimits(cfg river.Config, run river.Runner, maxPhotoBytes int64, t
 		if err != nil {
 			t.Fatal(err)
 		}
-		q.EnableWebhooks(river.Webhooks{Store: db, Render: httpapi.JobJSON})
+		if err := q.EnableWebhooks(river.Webhooks{Store: db, Render: httpapi.JobJSON}); err != nil {
+			t.Fatal(err)
+		}
 		if err := q.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +97,7 @@ func withRunnerLimits(cfg river.Config, run river.Runner, maxPhotoBytes int64, t
 			defer cancel()
 			q.Stop(ctx)
 		})
-		p := &httpapi.Processing{Queue: q, Jobs: db, Companies: db, Configs: lib, MaxPhotoBytes: maxPhotoBytes, MaxPixels: 60_000_000,
+		p := &httpapi.Processing{Queue: q, Jobs: db, Configs: lib, MaxPhotoBytes: maxPhotoBytes, MaxPixels: 60_000_000,
 			Limiter: db, Webhooks: db, WebhookAllowPrivate: cfg.Webhooks.AllowPrivate}
 		for _, f := range tune {
 			f(p)

@@ -48,7 +48,8 @@ func wantHeaders(t *testing.T, r *response, remaining int, charged, balance stri
 
 // TestProcessingHeaders: every processing answer, the result, the accepted
 // job, an error and the 429 itself, says how much of the company's rate
-// limit is left and what the answer cost of its credits.
+// limit is left and what the answer cost of its credits; a request for a
+// configuration the company does not have (404) spends none of the limit.
 func TestProcessingHeaders(t *testing.T) {
 	limit := func(p *httpapi.Processing) { p.RateLimit = showroom.RateLimit{PerMinute: 1, Burst: 3} }
 	e := newEnvWith(t, library.DefaultConfig(), withProcessing(t, runnerConfig(), limit))
@@ -79,8 +80,15 @@ func TestProcessingHeaders(t *testing.T) {
 	// anyway, so the balance below cannot move under the test).
 	r = e.do("POST", "/v1/process/single/free_cutout?async=true", bytes.NewReader(photo), alice).wantStatus(202)
 	wantHeaders(t, r, 1, "0", left)
-	r = e.do("POST", "/v1/process/single/nosuch", bytes.NewReader(photo), alice)
-	r.wantError(404, showroom.EConfigNotFound)
+	// A configuration the company does not have spends nothing: however
+	// many such requests, the next one still has the token left.
+	for range 4 {
+		r = e.do("POST", "/v1/process/single/nosuch", bytes.NewReader(photo), alice)
+		r.wantError(404, showroom.EConfigNotFound)
+		wantNoRateHeaders(t, r, "0", left)
+	}
+	r = e.do("POST", "/v1/process/single/default_white?format=gif", bytes.NewReader(photo), alice)
+	r.wantError(400, showroom.EInvalidParameter)
 	wantHeaders(t, r, 0, "0", left)
 	r = e.do("POST", "/v1/process/single/default_white", bytes.NewReader(photo), alice)
 	r.wantError(429, showroom.ETooManyRequests)
@@ -93,9 +101,26 @@ func TestProcessingHeaders(t *testing.T) {
 	}
 
 	// Another company has a bucket of its own, and unlimited credits.
-	r = e.do("POST", "/v1/process/single/nosuch", bytes.NewReader(photo), olga)
-	r.wantError(404, showroom.EConfigNotFound)
+	r = e.do("POST", "/v1/process/single/default_white?format=gif", bytes.NewReader(photo), olga)
+	r.wantError(400, showroom.EInvalidParameter)
 	wantHeaders(t, r, 2, "0", "unlimited")
+}
+
+// wantNoRateHeaders checks an answer that spent none of the rate limit:
+// no RateLimit-* header, the credit headers as wantHeaders.
+func wantNoRateHeaders(t *testing.T, r *response, charged, balance string) {
+	t.Helper()
+	for _, h := range []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} {
+		if v := r.header.Get(h); v != "" {
+			t.Errorf("%s: %s %q on an answer that spends no request", r.req, h, v)
+		}
+	}
+	if got := r.header.Get("Showroom-Credits-Charged"); got != charged {
+		t.Errorf("%s: Showroom-Credits-Charged %q, want %q", r.req, got, charged)
+	}
+	if got := r.header.Get("Showroom-Credits-Balance"); got != balance {
+		t.Errorf("%s: Showroom-Credits-Balance %q, want %q", r.req, got, balance)
+	}
 }
 
 // TestProcessingWithoutRateLimit: with the limit off, no RateLimit-*

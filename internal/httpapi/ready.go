@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -196,6 +198,36 @@ type readyBody struct {
 }
 
 func (rd *Readiness) serve(w http.ResponseWriter, r *http.Request) error {
+	body := rd.run(r.Context())
+	status := http.StatusOK
+	if body.Status != "ready" {
+		status = http.StatusServiceUnavailable
+	}
+	writeJSON(w, status, body)
+	return nil
+}
+
+// Check runs every check now, as a probe of /readyz does: nil when /readyz
+// would answer 200, else an error naming each check that fails and what it
+// says. The process uses it to say when it is ready without probing itself
+// over HTTP.
+func (rd *Readiness) Check(ctx context.Context) error {
+	body := rd.run(ctx)
+	if body.Status == "ready" {
+		return nil
+	}
+	var failing []string
+	for name, result := range body.Checks {
+		if result != "ok" {
+			failing = append(failing, name+": "+result)
+		}
+	}
+	slices.Sort(failing)
+	return errors.New(strings.Join(failing, "; "))
+}
+
+// run runs every check at once, each within readyTimeout.
+func (rd *Readiness) run(ctx context.Context) readyBody {
 	body := readyBody{Status: "ready", Checks: make(map[string]string, len(rd.checks))}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -203,7 +235,7 @@ func (rd *Readiness) serve(w http.ResponseWriter, r *http.Request) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+			ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 			defer cancel()
 			result := "ok"
 			err := c.check(ctx)
@@ -217,11 +249,11 @@ func (rd *Readiness) serve(w http.ResponseWriter, r *http.Request) error {
 						result, msg = public.Message, "not ready: "+public.Message
 					}
 					if !c.down.Swap(true) {
-						rd.log.WarnContext(r.Context(), msg, "dependency", c.name, "err", err)
+						rd.log.WarnContext(ctx, msg, "dependency", c.name, "err", err)
 					}
 				}
 			} else if c.reachable && c.down.Swap(false) {
-				rd.log.InfoContext(r.Context(), "a dependency is reachable again", "dependency", c.name)
+				rd.log.InfoContext(ctx, "a dependency is reachable again", "dependency", c.name)
 			}
 			mu.Lock()
 			body.Checks[c.name] = result
@@ -232,12 +264,7 @@ func (rd *Readiness) serve(w http.ResponseWriter, r *http.Request) error {
 		}()
 	}
 	wg.Wait()
-	status := http.StatusOK
-	if body.Status != "ready" {
-		status = http.StatusServiceUnavailable
-	}
-	writeJSON(w, status, body)
-	return nil
+	return body
 }
 
 // ProbeServer serves a process's liveness and readiness alone, for a role

@@ -99,6 +99,17 @@ func TestReadyzReportsEachDependency(t *testing.T) {
 		if code != s.code || !reflect.DeepEqual(checks, s.checks) {
 			t.Errorf("%s: %d %v, want %d %v", s.name, code, checks, s.code, s.checks)
 		}
+		// Check, which 'showroom serve' waits on to say "ready", agrees,
+		// naming what fails.
+		err := api.Check(context.Background())
+		if (err == nil) != (s.code == 200) {
+			t.Errorf("%s: Check says %v, /readyz %d", s.name, err, s.code)
+		}
+		for name, result := range s.checks {
+			if result != "ok" && (err == nil || !strings.Contains(err.Error(), name+": "+result)) {
+				t.Errorf("%s: Check's %v does not say %s: %s", s.name, err, name, result)
+			}
+		}
 	}
 }
 
@@ -188,7 +199,7 @@ func TestSchemaGate(t *testing.T) {
 	ctx := context.Background()
 	const pending = "the database has pending migrations; run 'showroom migrate'"
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	serve := func(db httpapi.Pinger) (api, authServer http.Handler) {
+	serve := func(db httpapi.Database) (api, authServer http.Handler) {
 		return httpapi.Handler(httpapi.NewAPIServer(httpapi.APIConfig{}, nil, db, log), log, nil, httpapi.BodyLimits{}),
 			httpapi.Handler(httpapi.NewAuthServer(nil, db, log), log, nil, httpapi.BodyLimits{})
 	}

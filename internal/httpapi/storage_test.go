@@ -95,7 +95,7 @@ func TestStoreUnavailable(t *testing.T) {
 						defer cancel()
 						q.Stop(ctx)
 					})
-					api.EnableProcessing(&httpapi.Processing{Queue: q, Jobs: db, Companies: db, Configs: lib,
+					api.EnableProcessing(&httpapi.Processing{Queue: q, Jobs: db, Configs: lib,
 						MaxPhotoBytes: 25 << 20, MaxPixels: 60_000_000, Limiter: db, Webhooks: db})
 				})
 			e.addUser("acme", "alice")

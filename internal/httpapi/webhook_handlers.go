@@ -60,10 +60,7 @@ func writeWebhook(rw http.ResponseWriter, w *showroom.Webhook, created, showSecr
 }
 
 func (p *Processing) getWebhook(w http.ResponseWriter, r *http.Request) error {
-	c, err := p.company(r.Context())
-	if err != nil {
-		return err
-	}
+	c := showroom.CompanyFromContext(r.Context())
 	hook, err := p.Webhooks.FindWebhook(r.Context(), c.ID)
 	if err != nil {
 		return err
@@ -75,10 +72,7 @@ func (p *Processing) getWebhook(w http.ResponseWriter, r *http.Request) error {
 // putWebhook sets the company's default callback URL. The first one also
 // issues the signing secret, shown in this answer only.
 func (p *Processing) putWebhook(w http.ResponseWriter, r *http.Request) error {
-	c, err := p.company(r.Context())
-	if err != nil {
-		return err
-	}
+	c := showroom.CompanyFromContext(r.Context())
 	var body map[string]json.RawMessage
 	if err := decodeJSON(w, r, maxWebhookBody, &body); err != nil {
 		return err
@@ -118,10 +112,7 @@ func (p *Processing) putWebhook(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (p *Processing) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
-	c, err := p.company(r.Context())
-	if err != nil {
-		return err
-	}
+	c := showroom.CompanyFromContext(r.Context())
 	if err := p.Webhooks.DeleteWebhook(r.Context(), c.ID); err != nil {
 		return err
 	}
@@ -132,10 +123,7 @@ func (p *Processing) deleteWebhook(w http.ResponseWriter, r *http.Request) error
 // rotateWebhookSecret issues a new signing secret, shown in this answer
 // only; the old one keeps signing beside it for WebhookSecretGrace.
 func (p *Processing) rotateWebhookSecret(w http.ResponseWriter, r *http.Request) error {
-	c, err := p.company(r.Context())
-	if err != nil {
-		return err
-	}
+	c := showroom.CompanyFromContext(r.Context())
 	hook, created, err := p.Webhooks.RotateWebhookSecret(r.Context(), c.ID, showroom.NewWebhookSecret(), time.Now().UTC().Truncate(time.Millisecond))
 	if err != nil {
 		return err

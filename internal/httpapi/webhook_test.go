@@ -16,6 +16,7 @@ import (
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/river"
 	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/webhook"
 )
 
 // echo is a small real run for HTTP tests: the photo comes back as the
@@ -31,7 +32,7 @@ func echo(_ context.Context, j *showroom.Job, photo []byte) (*river.Output, erro
 // quickly: 2 attempts 10 ms apart, 2 s each; alice is of acme, bob of beta.
 func webhookEnv(t *testing.T, allowPrivate bool) (e *env, alice, bob map[string]string) {
 	cfg := runnerConfig()
-	cfg.Webhooks = river.WebhookConfig{Workers: 2, MaxAttempts: 2, Timeout: 2 * time.Second, Backoff: 10 * time.Millisecond, AllowPrivate: allowPrivate}
+	cfg.Webhooks = webhook.Config{Workers: 2, MaxAttempts: 2, Timeout: 2 * time.Second, Backoff: 10 * time.Millisecond, AllowPrivate: allowPrivate}
 	e = newEnvWith(t, library.DefaultConfig(), withRunner(cfg, echo))
 	e.addUser("acme", "alice")
 	e.addUser("beta", "bob")

@@ -50,7 +50,7 @@ const (
 // saves it under name for the principal's company, overwriting a
 // configuration of that name (created tells which). An array body keeps an
 // overwritten configuration's type and presentation data.
-func (s *Service) SaveConfiguration(ctx context.Context, p *showroom.Principal, name string, body []byte) (*showroom.Configuration, bool, error) {
+func (s *Service) SaveConfiguration(ctx context.Context, name string, body []byte) (*showroom.Configuration, bool, error) {
 	if err := configNameError(name); err != nil {
 		return nil, false, err
 	}
@@ -58,7 +58,7 @@ func (s *Service) SaveConfiguration(ctx context.Context, p *showroom.Principal, 
 	if err != nil {
 		return nil, false, err
 	}
-	co, err := s.company(ctx, p)
+	co, user, err := caller(ctx)
 	if err != nil {
 		return nil, false, err
 	}
@@ -152,7 +152,7 @@ func (s *Service) SaveConfiguration(ctx context.Context, p *showroom.Principal, 
 		cfg.ContentRefs = append(cfg.ContentRefs, t)
 	}
 	now := s.now().UTC()
-	cfg.CreatedAt, cfg.UpdatedAt, cfg.CreatedBy, cfg.UpdatedBy = now, now, p.Username, p.Username
+	cfg.CreatedAt, cfg.UpdatedAt, cfg.CreatedBy, cfg.UpdatedBy = now, now, user, user
 	created, err := s.deps.Configurations.PutConfiguration(ctx, cfg)
 	if showroom.ErrorCode(err) == showroom.EContentNotFound {
 		// Deleted since it was validated: say so as a validation error.
@@ -285,8 +285,8 @@ func (s *Service) checkUI(ctx context.Context, v any, lookup pipeline.ContentLoo
 
 // ListConfigurations returns the company's configurations and the
 // predefined ones, sorted by name.
-func (s *Service) ListConfigurations(ctx context.Context, p *showroom.Principal) ([]*showroom.Configuration, error) {
-	co, err := s.company(ctx, p)
+func (s *Service) ListConfigurations(ctx context.Context) ([]*showroom.Configuration, error) {
+	co, err := company(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -301,11 +301,11 @@ func (s *Service) ListConfigurations(ctx context.Context, p *showroom.Principal)
 
 // Configuration returns a predefined configuration or the company's
 // configuration of that name: what a processing run of that name uses.
-func (s *Service) Configuration(ctx context.Context, p *showroom.Principal, name string) (*showroom.Configuration, error) {
+func (s *Service) Configuration(ctx context.Context, name string) (*showroom.Configuration, error) {
 	if c, ok := pipeline.PredefinedConfiguration(name); ok {
 		return c, nil
 	}
-	co, err := s.company(ctx, p)
+	co, err := company(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -314,11 +314,11 @@ func (s *Service) Configuration(ctx context.Context, p *showroom.Principal, name
 
 // DeleteConfiguration removes the company's configuration. Predefined ones
 // cannot be deleted (403 RESERVED_NAME).
-func (s *Service) DeleteConfiguration(ctx context.Context, p *showroom.Principal, name string) error {
+func (s *Service) DeleteConfiguration(ctx context.Context, name string) error {
 	if _, ok := pipeline.PredefinedConfiguration(name); ok {
 		return showroom.Errorf(showroom.EReservedName, "%q is a predefined configuration and cannot be changed or deleted", name)
 	}
-	co, err := s.company(ctx, p)
+	co, err := company(ctx)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package library_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -34,9 +33,8 @@ func FuzzSaveConfiguration(f *testing.F) {
 	f.Add("a/b", `[]`)
 	f.Add(strings.Repeat("a", 65), `[]`)
 	fx := newFixture(f)
-	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, name, body string) {
-		cfg, _, err := fx.lib.SaveConfiguration(ctx, fx.alice, name, []byte(body))
+		cfg, _, err := fx.lib.SaveConfiguration(fx.alice, name, []byte(body))
 		if err != nil {
 			switch code := showroom.ErrorCode(err); code {
 			case showroom.EInvalidName, showroom.EInvalidBody, showroom.EInvalidConfig, showroom.EReservedName:
@@ -54,7 +52,7 @@ func FuzzSaveConfiguration(f *testing.F) {
 				t.Fatalf("accepted %q with processor %q, which the pipeline does not know", body, s.Name())
 			}
 		}
-		again, _, err := fx.lib.SaveConfiguration(ctx, fx.alice, name, cfg.Processors)
+		again, _, err := fx.lib.SaveConfiguration(fx.alice, name, cfg.Processors)
 		if err != nil || string(again.Processors) != string(cfg.Processors) {
 			t.Fatalf("accepted %q as %s, which saved again gives %v, %s", body, cfg.Processors, err, again.Processors)
 		}

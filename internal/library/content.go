@@ -49,7 +49,7 @@ func (s *Service) contentNameError(name string) error {
 // blob is written first, under a fresh key, and the record after it: a
 // record never points at a missing blob, and an upload that fails leaves
 // the previous content as it was.
-func (s *Service) Upload(ctx context.Context, p *showroom.Principal, name, contentType string, body []byte) (c *showroom.Content, created bool, err error) {
+func (s *Service) Upload(ctx context.Context, name, contentType string, body []byte) (c *showroom.Content, created bool, err error) {
 	if err := s.contentNameError(name); err != nil {
 		return nil, false, err
 	}
@@ -65,7 +65,7 @@ func (s *Service) Upload(ctx context.Context, p *showroom.Principal, name, conte
 	if err != nil {
 		return nil, false, err
 	}
-	co, err := s.company(ctx, p)
+	co, user, err := caller(ctx)
 	if err != nil {
 		return nil, false, err
 	}
@@ -77,7 +77,7 @@ func (s *Service) Upload(ctx context.Context, p *showroom.Principal, name, conte
 	now := s.now().UTC()
 	c = &showroom.Content{CompanyID: co.ID, Company: co.Name, Name: name, Type: typ, MediaType: info.mediaType,
 		Width: info.width, Height: info.height, Size: int64(len(body)), SHA256: hex.EncodeToString(sum[:]),
-		BlobKey: key, CreatedAt: now, UpdatedAt: now, CreatedBy: p.Username, UpdatedBy: p.Username}
+		BlobKey: key, CreatedAt: now, UpdatedAt: now, CreatedBy: user, UpdatedBy: user}
 	old, err := s.deps.Content.PutContent(ctx, c)
 	if err != nil {
 		// Context-free: the blob must go even if the client went away.
@@ -93,8 +93,8 @@ func (s *Service) Upload(ctx context.Context, p *showroom.Principal, name, conte
 
 // ListContent returns the company's content and the built-in content,
 // sorted by name.
-func (s *Service) ListContent(ctx context.Context, p *showroom.Principal) ([]*showroom.Content, error) {
-	co, err := s.company(ctx, p)
+func (s *Service) ListContent(ctx context.Context) ([]*showroom.Content, error) {
+	co, err := company(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -111,12 +111,12 @@ func (s *Service) ListContent(ctx context.Context, p *showroom.Principal) ([]*sh
 }
 
 // Content returns the record of the company's (or built-in) content.
-func (s *Service) Content(ctx context.Context, p *showroom.Principal, name string) (*showroom.Content, error) {
+func (s *Service) Content(ctx context.Context, name string) (*showroom.Content, error) {
 	if b, ok := s.builtin[name]; ok {
 		rec := b.rec
 		return &rec, nil
 	}
-	co, err := s.company(ctx, p)
+	co, err := company(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -125,12 +125,12 @@ func (s *Service) Content(ctx context.Context, p *showroom.Principal, name strin
 
 // OpenContent returns the record and the bytes of the company's (or
 // built-in) content; the caller closes the reader.
-func (s *Service) OpenContent(ctx context.Context, p *showroom.Principal, name string) (*showroom.Content, io.ReadCloser, error) {
+func (s *Service) OpenContent(ctx context.Context, name string) (*showroom.Content, io.ReadCloser, error) {
 	if b, ok := s.builtin[name]; ok {
 		rec := b.rec
 		return &rec, io.NopCloser(bytes.NewReader(b.bytes)), nil
 	}
-	c, err := s.Content(ctx, p, name)
+	c, err := s.Content(ctx, name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -146,11 +146,11 @@ func (s *Service) OpenContent(ctx context.Context, p *showroom.Principal, name s
 // DeleteContent removes the company's content, unless a configuration of
 // the company uses it (409 CONTENT_IN_USE). Built-in content cannot be
 // deleted (403 RESERVED_NAME).
-func (s *Service) DeleteContent(ctx context.Context, p *showroom.Principal, name string) error {
+func (s *Service) DeleteContent(ctx context.Context, name string) error {
 	if _, ok := s.builtin[name]; ok {
 		return showroom.Errorf(showroom.EReservedName, "%q is built-in content and cannot be deleted", name)
 	}
-	co, err := s.company(ctx, p)
+	co, err := company(ctx)
 	if err != nil {
 		return err
 	}
@@ -164,13 +164,18 @@ func (s *Service) DeleteContent(ctx context.Context, p *showroom.Principal, name
 }
 
 // LoadContent decodes a company's (or built-in) content for the pipeline;
-// it implements pipeline.ContentLoader. company is the company's name.
+// it implements pipeline.ContentLoader. The company is the one in ctx,
+// which the queue puts there for a job's run; companyName, the pipeline's
+// word for it, must be its name.
 //
 // Content that no longer decodes within the limits (uploaded before a
 // check it would fail, or limits lowered since) is the client's to
 // replace: INVALID_IMAGE naming it, which the queue does not retry.
-func (s *Service) LoadContent(ctx context.Context, company, name string) (image.Image, error) {
-	rec, rc, err := s.OpenContent(ctx, &showroom.Principal{Company: company}, name)
+func (s *Service) LoadContent(ctx context.Context, companyName, name string) (image.Image, error) {
+	if c := showroom.CompanyFromContext(ctx); c != nil && c.Name != companyName {
+		return nil, showroom.Internal(fmt.Errorf("library: content of company %q asked for in a run of company %q", companyName, c.Name))
+	}
+	rec, rc, err := s.OpenContent(ctx, name)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,8 @@ func TestDecodesAreBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.CreateCompany(ctx, "acme"); err != nil {
+	acme, err := db.CreateCompany(ctx, "acme")
+	if err != nil {
 		t.Fatal(err)
 	}
 	blobs, err := blob.NewLocal(t.TempDir())
@@ -33,28 +34,28 @@ func TestDecodesAreBounded(t *testing.T) {
 	}
 	cfg := DefaultConfig()
 	cfg.MaxDecodes = 1
-	s, err := New(cfg, Deps{Companies: db, Content: db, Configurations: db, Blobs: blobs})
+	s, err := New(cfg, Deps{Content: db, Configurations: db, Blobs: blobs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var img bytes.Buffer
 	png.Encode(&img, image.NewGray(image.Rect(0, 0, 8, 8)))
-	p := &showroom.Principal{Username: "alice", Company: "acme"}
+	ctx = showroom.NewContextWithCompany(showroom.NewContextWithPrincipal(ctx, &showroom.Principal{Username: "alice", Company: "acme"}), acme)
 
 	s.decodes <- struct{}{} // the one slot is taken
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	if _, _, err := s.Upload(short, p, "bg", "POSTER", img.Bytes()); !errors.Is(err, context.DeadlineExceeded) {
+	if _, _, err := s.Upload(short, "bg", "POSTER", img.Bytes()); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("upload with no free decode slot: %v, want to wait until the deadline", err)
 	}
 	// A header check needs no slot: an oversized image is refused at once.
 	s.cfg.MaxPixels = 10
-	if _, _, err := s.Upload(ctx, p, "bg", "POSTER", img.Bytes()); showroom.ErrorCode(err) != showroom.EPayloadTooLarge {
+	if _, _, err := s.Upload(ctx, "bg", "POSTER", img.Bytes()); showroom.ErrorCode(err) != showroom.EPayloadTooLarge {
 		t.Fatalf("oversized upload while decodes are busy: %v", err)
 	}
 	s.cfg.MaxPixels = DefaultConfig().MaxPixels
 	<-s.decodes
-	if _, created, err := s.Upload(ctx, p, "bg", "POSTER", img.Bytes()); err != nil || !created {
+	if _, created, err := s.Upload(ctx, "bg", "POSTER", img.Bytes()); err != nil || !created {
 		t.Fatalf("upload once the slot is free: %v, %v", created, err)
 	}
 }

@@ -18,13 +18,12 @@ import (
 // Go's decoder took and libjpeg refuses, is refused at upload, not in
 // every run after three model runs.
 func TestUploadIsCheckedByThePipelineDecoder(t *testing.T) {
-	ctx := context.Background()
 	f := newFixture(t)
 	camera := visiontest.Garbage(visiontest.BaselineJPEG(320, 240), 0xC4, 30)
-	if _, _, err := f.lib.Upload(ctx, f.alice, "camera", showroom.ContentBackground, camera); err != nil {
+	if _, _, err := f.lib.Upload(f.alice, "camera", showroom.ContentBackground, camera); err != nil {
 		t.Fatalf("a camera file with garbage between segments: %v", err)
 	}
-	img, err := f.lib.LoadContent(ctx, "acme", "camera")
+	img, err := f.lib.LoadContent(f.alice, "acme", "camera")
 	if err != nil {
 		t.Fatalf("running with it: %v", err)
 	}
@@ -33,7 +32,7 @@ func TestUploadIsCheckedByThePipelineDecoder(t *testing.T) {
 	}
 	broken := visiontest.AfterFirstScan(visiontest.ProgressiveJPEG(320, 240, 1, 5), 40)
 	for _, typ := range showroom.ContentTypes {
-		_, _, err := f.lib.Upload(ctx, f.alice, "broken", typ, broken)
+		_, _, err := f.lib.Upload(f.alice, "broken", typ, broken)
 		if showroom.ErrorCode(err) != showroom.EInvalidImage {
 			t.Errorf("%s with a scan that ends before its data: %v, want INVALID_IMAGE", typ, err)
 		}
@@ -44,7 +43,6 @@ func TestUploadIsCheckedByThePipelineDecoder(t *testing.T) {
 // without a decode slot: thousands of JPEG scans (422), a 16-bit PNG over
 // the decode budget though within the pixel limit (413).
 func TestUploadLimitsWorkAndMemory(t *testing.T) {
-	ctx := context.Background()
 	f := newFixture(t)
 	for name, tc := range map[string]struct {
 		body []byte
@@ -57,7 +55,7 @@ func TestUploadLimitsWorkAndMemory(t *testing.T) {
 		"57 MP 8-bit, no IDAT ok": {visiontest.PNGHeader(7550, 7550, 8, 2), showroom.EInvalidImage},
 	} {
 		start := visiontest.CPUTime()
-		_, _, err := f.lib.Upload(ctx, f.alice, "bg", showroom.ContentBackground, tc.body)
+		_, _, err := f.lib.Upload(f.alice, "bg", showroom.ContentBackground, tc.body)
 		if showroom.ErrorCode(err) != tc.code {
 			t.Errorf("%s: %v, want %s", name, err, tc.code)
 		}
@@ -73,7 +71,7 @@ func TestUploadLimitsWorkAndMemory(t *testing.T) {
 func TestStoredContentThatNoLongerDecodes(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
-	rec, _, err := f.lib.Upload(ctx, f.alice, "oldbg", showroom.ContentBackground, visiontest.BaselineJPEG(64, 48))
+	rec, _, err := f.lib.Upload(f.alice, "oldbg", showroom.ContentBackground, visiontest.BaselineJPEG(64, 48))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +85,7 @@ func TestStoredContentThatNoLongerDecodes(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := visiontest.CPUTime()
-		_, err := f.lib.LoadContent(ctx, "acme", "oldbg")
+		_, err := f.lib.LoadContent(f.alice, "acme", "oldbg")
 		var se *showroom.Error
 		if showroom.ErrorCode(err) != showroom.EInvalidImage || !errors.As(err, &se) || !strings.Contains(se.Message, `"oldbg"`) {
 			t.Errorf("%s: %v, want INVALID_IMAGE naming the content", name, err)

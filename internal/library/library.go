@@ -66,15 +66,8 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// CompanyFinder finds a company by name: the principal of a token names its
-// company, the stores key by its id.
-type CompanyFinder interface {
-	FindCompany(ctx context.Context, name string) (*showroom.Company, error)
-}
-
 // Deps are the library's storage.
 type Deps struct {
-	Companies      CompanyFinder
 	Content        showroom.ContentStore
 	Configurations showroom.ConfigurationStore
 	Blobs          blob.Store
@@ -101,7 +94,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if deps.Companies == nil || deps.Content == nil || deps.Configurations == nil || deps.Blobs == nil {
+	if deps.Content == nil || deps.Configurations == nil || deps.Blobs == nil {
 		return nil, errors.New("library: every store is required")
 	}
 	s := &Service{cfg: cfg, deps: deps, decodes: make(chan struct{}, cfg.MaxDecodes), now: time.Now,
@@ -139,13 +132,29 @@ func (s *Service) Thumbnail(name string) ([]byte, bool) {
 	return b, ok
 }
 
-// company resolves the principal's company.
-func (s *Service) company(ctx context.Context, p *showroom.Principal) (*showroom.Company, error) {
-	c, err := s.deps.Companies.FindCompany(ctx, p.Company)
-	if showroom.ErrorCode(err) == showroom.ENotFound {
-		return nil, &showroom.Error{Code: showroom.EInvalidToken, Message: "the token's company does not exist", Cause: err}
+// company is the company ctx acts for, which the caller's boundary (the
+// API's token check, the queue's run) resolved and put there
+// (showroom.NewContextWithCompany); the library looks up none itself.
+func company(ctx context.Context) (*showroom.Company, error) {
+	c := showroom.CompanyFromContext(ctx)
+	if c == nil {
+		return nil, showroom.Internal(errors.New("library: no company in the context"))
 	}
-	return c, err
+	return c, nil
+}
+
+// caller is company with the user who acts, for the records a write
+// stamps (createdBy, lastModifiedBy).
+func caller(ctx context.Context) (*showroom.Company, string, error) {
+	c, err := company(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	p := showroom.PrincipalFromContext(ctx)
+	if p == nil {
+		return nil, "", showroom.Internal(errors.New("library: no caller in the context"))
+	}
+	return c, p.Username, nil
 }
 
 func encodePNG(img image.Image) ([]byte, error) {

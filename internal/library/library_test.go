@@ -24,7 +24,9 @@ type fixture struct {
 	root  string
 	blobs *flakyBlobs
 	store *flakyContent
-	alice *showroom.Principal
+	// alice is the context of a request of alice's, of acme: the caller
+	// and the company the API puts there.
+	alice context.Context
 }
 
 // flakyBlobs fails Put when failPut is set.
@@ -61,7 +63,8 @@ func newFixture(t testing.TB) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := db.CreateCompany(ctx, "acme"); err != nil {
+	acme, err := db.CreateCompany(ctx, "acme")
+	if err != nil {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
@@ -70,8 +73,9 @@ func newFixture(t testing.TB) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{db: db, root: root, blobs: &flakyBlobs{Store: local}, store: &flakyContent{DB: db},
-		alice: &showroom.Principal{Username: "alice", Company: "acme", System: "showroom"}}
-	f.lib, err = library.New(library.DefaultConfig(), library.Deps{Companies: db, Content: f.store, Configurations: db, Blobs: f.blobs})
+		alice: showroom.NewContextWithCompany(showroom.NewContextWithPrincipal(ctx,
+			&showroom.Principal{Username: "alice", Company: "acme", System: "showroom"}), acme)}
+	f.lib, err = library.New(library.DefaultConfig(), library.Deps{Content: f.store, Configurations: db, Blobs: f.blobs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,16 +105,15 @@ func pngOf(t testing.TB, w, h int) []byte {
 }
 
 func TestUploadKeepsRecordsAndBlobsInStep(t *testing.T) {
-	ctx := context.Background()
 	f := newFixture(t)
 
 	// A failed blob write leaves neither a record nor a file.
 	f.blobs.failPut = true
-	if _, _, err := f.lib.Upload(ctx, f.alice, "bg", "POSTER", pngOf(t, 4, 4)); err == nil {
+	if _, _, err := f.lib.Upload(f.alice, "bg", "POSTER", pngOf(t, 4, 4)); err == nil {
 		t.Fatal("upload with a failing blob store succeeded")
 	}
 	f.blobs.failPut = false
-	if _, err := f.lib.Content(ctx, f.alice, "bg"); showroom.ErrorCode(err) != showroom.EContentNotFound {
+	if _, err := f.lib.Content(f.alice, "bg"); showroom.ErrorCode(err) != showroom.EContentNotFound {
 		t.Errorf("record after failed blob write: %v", err)
 	}
 	if n := f.blobFiles(t); n != 0 {
@@ -119,7 +122,7 @@ func TestUploadKeepsRecordsAndBlobsInStep(t *testing.T) {
 
 	// A failed record write removes the blob it wrote.
 	f.store.failPut = true
-	if _, _, err := f.lib.Upload(ctx, f.alice, "bg", "POSTER", pngOf(t, 4, 4)); err == nil {
+	if _, _, err := f.lib.Upload(f.alice, "bg", "POSTER", pngOf(t, 4, 4)); err == nil {
 		t.Fatal("upload with a failing database succeeded")
 	}
 	f.store.failPut = false
@@ -128,29 +131,29 @@ func TestUploadKeepsRecordsAndBlobsInStep(t *testing.T) {
 	}
 
 	// Create, replace, delete: always exactly the blobs records point at.
-	if _, created, err := f.lib.Upload(ctx, f.alice, "bg", "POSTER", pngOf(t, 4, 4)); err != nil || !created {
+	if _, created, err := f.lib.Upload(f.alice, "bg", "POSTER", pngOf(t, 4, 4)); err != nil || !created {
 		t.Fatalf("upload: %v, %v", created, err)
 	}
-	first, _ := f.lib.Content(ctx, f.alice, "bg")
-	if _, created, err := f.lib.Upload(ctx, f.alice, "bg", "POSTER", pngOf(t, 8, 8)); err != nil || created {
+	first, _ := f.lib.Content(f.alice, "bg")
+	if _, created, err := f.lib.Upload(f.alice, "bg", "POSTER", pngOf(t, 8, 8)); err != nil || created {
 		t.Fatalf("replace: %v, %v", created, err)
 	}
-	second, _ := f.lib.Content(ctx, f.alice, "bg")
+	second, _ := f.lib.Content(f.alice, "bg")
 	if first.BlobKey == second.BlobKey || f.blobFiles(t) != 1 {
 		t.Errorf("after replace: keys %s %s, %d files", first.BlobKey, second.BlobKey, f.blobFiles(t))
 	}
 	// A failed replacement keeps the old content intact.
 	f.store.failPut = true
-	f.lib.Upload(ctx, f.alice, "bg", "POSTER", pngOf(t, 16, 16))
+	f.lib.Upload(f.alice, "bg", "POSTER", pngOf(t, 16, 16))
 	f.store.failPut = false
-	if c, _ := f.lib.Content(ctx, f.alice, "bg"); c.BlobKey != second.BlobKey || c.Width != 8 || f.blobFiles(t) != 1 {
+	if c, _ := f.lib.Content(f.alice, "bg"); c.BlobKey != second.BlobKey || c.Width != 8 || f.blobFiles(t) != 1 {
 		t.Errorf("after a failed replacement: %+v, %d files", c, f.blobFiles(t))
 	}
-	img, err := f.lib.LoadContent(ctx, "acme", "bg")
+	img, err := f.lib.LoadContent(f.alice, "acme", "bg")
 	if err != nil || img.Bounds().Dx() != 8 {
 		t.Errorf("LoadContent: %v, %v", img, err)
 	}
-	if err := f.lib.DeleteContent(ctx, f.alice, "bg"); err != nil {
+	if err := f.lib.DeleteContent(f.alice, "bg"); err != nil {
 		t.Fatal(err)
 	}
 	if n := f.blobFiles(t); n != 0 {
@@ -159,17 +162,16 @@ func TestUploadKeepsRecordsAndBlobsInStep(t *testing.T) {
 }
 
 func TestBuiltinContent(t *testing.T) {
-	ctx := context.Background()
 	f := newFixture(t)
-	img, err := f.lib.LoadContent(ctx, "acme", pipeline.StudioBackground)
+	img, err := f.lib.LoadContent(f.alice, "acme", pipeline.StudioBackground)
 	if err != nil || img.Bounds().Dx() != pipeline.StudioWidth || img.Bounds().Dy() != pipeline.StudioHeight {
 		t.Fatalf("studio: %v, %v", img, err)
 	}
-	_, _, err = f.lib.Upload(ctx, f.alice, pipeline.StudioBackground, "BACKGROUND_SIMPLE", pngOf(t, 4, 4))
+	_, _, err = f.lib.Upload(f.alice, pipeline.StudioBackground, "BACKGROUND_SIMPLE", pngOf(t, 4, 4))
 	if showroom.ErrorCode(err) != showroom.EReservedName {
 		t.Errorf("upload over the studio: %v", err)
 	}
-	if _, err := f.lib.LoadContent(ctx, "acme", "nothing"); showroom.ErrorCode(err) != showroom.EContentNotFound {
+	if _, err := f.lib.LoadContent(f.alice, "acme", "nothing"); showroom.ErrorCode(err) != showroom.EContentNotFound {
 		t.Errorf("missing content: %v", err)
 	}
 	for _, c := range pipeline.PredefinedConfigurations() {

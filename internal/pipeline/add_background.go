@@ -47,9 +47,9 @@ func (a addBackground) apply(ctx context.Context, r *run, s *Scene) error {
 		oh = math.Max(math.Round(ow*ih/iw), 1)
 	}
 	// Wheels found by an earlier PlaceCarProcessor are kept, with its
-	// levelling.
+	// levelling; otherwise a tilted photo is levelled here.
 	if s.hasCar() && !s.Keypoints {
-		s.standOnWheels(false)
+		s.standOnWheels(true)
 	}
 	a.layout(s, img, ow, oh)
 	// Everything in the layout is a share of the canvas, so a smaller or
@@ -102,11 +102,68 @@ func (a addBackground) layout(s *Scene, img *image.NRGBA, ow, oh float64) {
 		return
 	}
 	st := s.stance()
-	csc, ground := a.onFloor(st, ow, oh, horizon)
+	// Where the photo cuts the car, it runs to the canvas's edge: no
+	// margin there (frameCut).
+	cut := cutEdges(s.Matte, s.Box)
+	for _, c := range []struct {
+		on     bool
+		margin *float64
+	}{{cut.left, &a.left}, {cut.top, &a.top}, {cut.right, &a.right}, {cut.bottom, &a.bottom}} {
+		if c.on {
+			*c.margin = 0
+		}
+	}
 	availW := (1 - a.left - a.right) * ow
+	if !cut.bottom {
+		// A car that needs more floor than the background shows below its
+		// wall line (a three-quarter view from above) gets it: the
+		// background is enlarged about its bottom edge, which raises the
+		// line, rather than the car shrunk.
+		if k := a.floorZoom(st, ow, oh, horizon); k > 1 {
+			bsc := sc * k
+			offX, offY = (ow-iw*bsc)/2, oh-ih*bsc
+			horizon = offY + a.horizon*ih*bsc
+			s.Background.ImageScale, s.Background.ImageOffset = bsc, Point{offX, offY}
+			s.Floor = horizon
+		}
+	}
+	csc, ground := a.onFloor(st, ow, oh, horizon)
+	if cut.bottom {
+		// No wheels to stand on the floor: as large as the margins allow.
+		csc = math.Max(math.Min(availW/st.width(), (1-a.top)*oh/st.height()), minScale)
+	} else {
+		csc, ground = a.fillFloor(st, csc, ground, ow, oh, horizon)
+	}
 	x := a.left*ow + availW/2 + csc*(st.left-st.right)/2
+	csc, x, ground = frameCut(st, cut, csc, x, ground, ow, oh)
 	s.Place = Placement{Anchor: st.anchor, To: Point{x, ground}, Scale: csc, Angle: s.Level}.
 		onPixels(math.Max(st.width(), st.height()))
+}
+
+// maxFloorZoom is the most floorZoom enlarges a background: a studio's
+// smooth wall and floor stand that much without showing its pixels.
+const maxFloorZoom = 1.6
+
+// floorZoom returns how much to enlarge the background about its bottom
+// edge so that its floor below the wall–floor line (at row line) holds
+// the car at fillShare of the canvas with the far wheels the full gap
+// (floorGap) behind it and the near wheels above the bottom margin; 1
+// when the floor is deep enough, or the background has none.
+func (a addBackground) floorZoom(st stance, ow, oh, line float64) float64 {
+	if line <= 0 || line >= oh || a.horizon <= 0 || a.horizon >= 1 {
+		return 1
+	}
+	per := math.Max(st.width()/ow, st.height()/oh)
+	want := math.Min(fillShare, math.Min((1-a.left-a.right)*ow/st.width(), (1-a.top-a.bottom)*oh/st.height())*per)
+	if sc, _ := a.onFloor(st, ow, oh, line); sc*per >= want {
+		return 1
+	}
+	big := want / per
+	bot := (1 - a.bottom) * oh
+	need := oh - (bot - big*(st.below+floorGap*st.height()))
+	// Never more floor than the space between the margins.
+	need = math.Min(need, bot-a.top*oh)
+	return math.Max(1, math.Min(need/(oh-line), maxFloorZoom))
 }
 
 // floorGap is how far below the wall–floor line the far wheels stand, per
@@ -157,4 +214,47 @@ func (a addBackground) onFloor(st stance, ow, oh, line float64) (scale, ground f
 	// Only with the wall–floor line above the top margin does the car
 	// stand further forward, to keep its roof inside.
 	return sc, math.Max(line+gap, top+sc*st.above)
+}
+
+// fillShare is the least share of the canvas, in its binding dimension,
+// the car is given on the floor when the margins alone would allow more:
+// a three-quarter view seen from above needs more floor than a side view
+// (its near wheels stand well below its far ones), and fitting it into
+// the floor under the wall–floor line with the full gap shrinks it to
+// half the canvas, so the listing's views would not look alike.
+const fillShare = 0.72
+
+// minFloorGap is the least gap, per unit of the car's height on the
+// canvas, between the wall–floor line and the far wheels when the gap is
+// narrowed for fillShare: the far wheels stay on the floor.
+const minFloorGap = 0.04
+
+// fillFloor returns the scale and far wheels' row of onFloor, the car
+// enlarged to fillShare of the canvas where onFloor left it smaller and
+// the margins allow that much: the gap behind it narrows (never under
+// minFloorGap) and its near wheels may use the bottom margin down to
+// edgeMargin; where even that leaves no room the car is as large as it
+// allows.
+func (a addBackground) fillFloor(st stance, sc, ground, ow, oh, line float64) (float64, float64) {
+	per := math.Max(st.width()/ow, st.height()/oh) // fill per unit of scale
+	want := math.Min(fillShare, math.Min((1-a.left-a.right)*ow/st.width(), (1-a.top-a.bottom)*oh/st.height())*per)
+	if sc*per >= want || line <= 0 || line >= oh {
+		return sc, ground
+	}
+	h := st.height()
+	top, bot := math.Min(a.top, edgeMargin)*oh, (1-math.Min(a.bottom, edgeMargin))*oh
+	big := want / per
+	// The most the floor between the line and the bottom allows with the
+	// least gap, and the roof under the top.
+	big = math.Min(big, (bot-line)/(minFloorGap*h+st.below))
+	if st.above > minFloorGap*h {
+		big = math.Min(big, (line-top)/(st.above-minFloorGap*h))
+	}
+	if big <= sc {
+		return sc, ground
+	}
+	// The far wheels as far below the line as the near ones' room allows,
+	// up to the gap onFloor would give.
+	g := math.Max(math.Min(floorGap*big*h, bot-big*st.below-line), minFloorGap*big*h)
+	return big, math.Max(line+g, top+big*st.above)
 }

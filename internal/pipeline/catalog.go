@@ -165,7 +165,8 @@ var catalog = []Processor{
 	{
 		Name: PlaceCar,
 		Description: "Scales the car to fit carWidth x carHeight of the canvas, centres it and stands it on the horizon " +
-			"as photographed: its far wheels touch the horizon, its near wheels stand lower. The canvas is the " +
+			"as photographed: its far wheels touch the horizon, its near wheels stand lower. A side along which " +
+			"the photo cuts the car lies on the canvas's edge instead. The canvas is the " +
 			"photo's size (or the one an earlier AddBackgroundAndCropProcessor set); ResizeProcessor gives a " +
 			"fixed output size.",
 		Requires: []string{DetectCarMask},
@@ -179,8 +180,9 @@ var catalog = []Processor{
 				"is refused (a configuration has one background)."),
 			{Name: "useKeypoints", Type: Boolean, Default: false,
 				Description: "Level a slightly tilted car (up to 4 degrees) on the line through its wheels' " +
-					"contact points; a steeper line is a three-quarter view's perspective and is kept. " +
-					"Without it the car stands on its wheels too, as photographed."},
+					"contact points, when they are at least half the car's width apart; a steeper line, or one " +
+					"through closer wheels, is a three-quarter view's perspective and is kept, and a car the photo " +
+					"cuts is not turned. Without it the car stands on its wheels too, as photographed."},
 		},
 	},
 	{
@@ -188,7 +190,8 @@ var catalog = []Processor{
 		Description: "Puts the car on an uploaded BACKGROUND_SIMPLE image (scaled to cover the output), standing on " +
 			"its floor: the far wheels a fifth of the car's height (at most half the floor) below the line where " +
 			"the floor meets the wall, the near wheels lower as photographed, the car as large as the margins " +
-			"allow. Without an output size the output is the background's size, made smaller where the car would " +
+			"allow (at least 72% of the output where they allow that much), a tilted photo levelled, a side along " +
+			"which the photo cuts the car on the output's edge. Without an output size the output is the background's size, made smaller where the car would " +
 			"otherwise be enlarged beyond its photographed pixels, but never with a long side under the photo's.",
 		Requires: []string{DetectCarMask},
 		Params: []Param{

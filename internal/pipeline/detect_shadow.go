@@ -24,12 +24,69 @@ func (detectShadow) apply(ctx context.Context, r *run, s *Scene) error {
 		return nil
 	}
 	g := s.workGrid()
-	d, found := findShadow(g, g.toWork(s.Box))
+	box := g.toWork(s.Box)
+	d, found := findShadow(g, box)
 	s.Shadow, s.ShadowDetected = nil, found
 	if found {
+		fadeAtPhotoEdges(d, box, cutEdges(s.Matte, s.Box))
 		s.Shadow = &d
 	}
 	return nil
+}
+
+// fadeAtPhotoEdges fades the shadow layer d out towards each side of the
+// photo it reaches, over a tenth of the car's length (sideways) or height
+// (at the top and bottom): the photo shows no more of the shadow there,
+// and drawn as it is, on a canvas larger than the photo, it would end in
+// a straight line, a grey box. Sides along which the photo cuts the car
+// are left alone: the car is placed with them on the canvas's edge
+// (frameCut), where the shadow runs out of the picture with it.
+func fadeAtPhotoEdges(d plane, box image.Rectangle, cut edges) {
+	w, h := d.w, d.h
+	// Whether the shadow reaches the edge: findShadow's own fade (over
+	// fadeEdges' r of its region, which the photo's edge clips) has
+	// already taken it to nothing on the edge itself, so the band that
+	// fade spans is looked at.
+	band := max(box.Dx()/40, 2) + 2
+	reaches := func(n int, at func(int) float32) bool {
+		for i := range n {
+			if at(i) > 0.01 {
+				return true
+			}
+		}
+		return false
+	}
+	lx := math.Max(0.1*float64(box.Dx()), 3)
+	ly := math.Max(0.1*float64(box.Dy()), 3)
+	fade := func(dist int, l float64) float32 { return float32(smoothstep(0, l, float64(dist)+0.5)) }
+	if !cut.left && reaches(h, func(y int) float32 { return slices.Max(d.p[y*w : y*w+min(band, w)]) }) {
+		for y := range h {
+			for x := 0; x < min(w, int(lx)+1); x++ {
+				d.p[y*w+x] *= fade(x, lx)
+			}
+		}
+	}
+	if !cut.right && reaches(h, func(y int) float32 { return slices.Max(d.p[y*w+max(w-band, 0) : (y+1)*w]) }) {
+		for y := range h {
+			for x := max(0, w-1-int(lx)); x < w; x++ {
+				d.p[y*w+x] *= fade(w-1-x, lx)
+			}
+		}
+	}
+	if !cut.top && reaches(w, func(x int) float32 { return columnMax(d, x, 0, min(band, h)) }) {
+		for y := 0; y < min(h, int(ly)+1); y++ {
+			for x := range w {
+				d.p[y*w+x] *= fade(y, ly)
+			}
+		}
+	}
+	if !cut.bottom && reaches(w, func(x int) float32 { return columnMax(d, x, max(h-band, 0), h) }) {
+		for y := max(0, h-1-int(ly)); y < h; y++ {
+			for x := range w {
+				d.p[y*w+x] *= fade(h-1-y, ly)
+			}
+		}
+	}
 }
 
 // shadowSeed and shadowGrow are darkness levels of the smoothed darkness:
@@ -285,6 +342,15 @@ func fillUnderCar(g *workGrid, d plane, box image.Rectangle) {
 			d.p[i] = max(d.p[i], v)
 		}
 	}
+}
+
+// columnMax returns the largest of d's column x in rows [y0, y1).
+func columnMax(d plane, x, y0, y1 int) float32 {
+	var m float32
+	for y := y0; y < y1; y++ {
+		m = max(m, d.p[y*d.w+x])
+	}
+	return m
 }
 
 // fadeEdges scales d down within r of roi's sides and bottom and within

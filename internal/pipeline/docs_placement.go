@@ -18,10 +18,47 @@ PlaceCarProcessor and AddBackgroundAndCropProcessor stand the car on its
 wheels, not on its bounding box. The wheels' contact points are found in the
 car's own outline: the lowest runs of its lower edge are where tyres meet the
 ground (bumpers and sills ride higher), and the lowest point of each end of
-the car finds a third wheel further back in a three-quarter view. The highest
-of these is the *far* wheel; the others stand lower, as photographed: the
-placement keeps the photo's perspective and never flattens it. When no wheels
-are found the bottom of the car's box stands in for them.
+the car finds a third wheel further back in a three-quarter view, and every
+dark, round dip of the lower edge is a tyre (the far front tyre of a
+three-quarter view peeks out under the sill, higher than either end's lowest
+point). The highest of these is the *far* wheel; the others stand lower, as
+photographed: the placement keeps the photo's perspective and never flattens
+it. When no wheels are found the bottom of the car's box stands in for them.
+
+### The frame
+
+The car fills the frame the same way whatever the view: with the default
+parameters its box covers 65–92% of the canvas in its binding dimension (the
+one it fills the most: the width of a side view, the height of a front view)
+and keeps clear of every side of the canvas (PlaceCarProcessor: carWidth 0.8
+or carHeight 0.7 of it, at least 4% of the height from the top and bottom
+edges; AddBackgroundAndCropProcessor: as large as the margins allow, and at
+least 72% of the canvas when the margins allow that much). A three-quarter
+view seen from above, whose near wheels stand well below its far ones, needs
+more floor than a side view: rather than shrinking it to half the canvas to
+fit the floor, AddBackgroundAndCropProcessor enlarges the background about its
+bottom edge (at most 1.6 times), which raises the wall–floor line, and past
+that narrows the gap behind the car (never under a twenty-fifth of its height)
+and lets its near wheels into the bottom margin down to 4%.
+
+Where the photo cuts the car (its outline runs along the photo's border for
+2% of its extent there: a close crop slicing the tyres or the front off), the
+cut side lies on the canvas's edge: the car runs out of the picture as it ran
+out of the photo, never a sliced car in the middle of the floor with a shadow
+under the cut. Margins and the floor do not apply on that side; a car cut at
+the bottom has no wheels to stand on and is as large as the other margins
+allow. A car cut at two opposite sides spans the canvas between them. The
+result carries the CAR_CUT_BY_FRAME warning.
+
+A tilted photo is levelled: when the two tyres found stand at least half the
+car's width apart (a side, front or rear view: in a three-quarter view the
+near wheels are closer and their line slopes with the perspective) and the
+line through their contact points is off level by at most 4 degrees, the car
+is turned about its ground line so that line is level.
+AddBackgroundAndCropProcessor always does so, PlaceCarProcessor with
+useKeypoints (default_white sets it). A car the photo cuts is not turned: its
+cut edge must stay along the canvas's edge. The TILTED warning gives the angle
+the levelling used.
 
 ![Where the car goes: PlaceCarProcessor on white, left; AddBackgroundAndCropProcessor on the built-in studio, right](processors/placement.png)
 
@@ -39,7 +76,7 @@ contact points.*
 | ` + "`carWidth`, `carHeight`" + ` | PlaceCar | The largest share of the canvas width and height the car may take; the car keeps its aspect, so one of the two decides. |
 | ` + "`marginLeft`, `marginRight`, `marginTop`, `marginBottom`" + ` | AddBackgroundAndCrop | The least space between the car and each edge of the output, as a share of the output's width (left, right) or height (top, bottom). The car is as large as they allow while standing on the floor. |
 | ` + "`outputWidth`, `outputHeight`" + ` | AddBackgroundAndCrop | The output size, honoured exactly; with one given, the other follows the background's aspect. With neither, the background's size, made smaller by as much as the car would otherwise be enlarged beyond its photographed pixels (the picture is the same, only smaller), but never with a long side under the photo's (the picture is then scaled up, the car enlarged with it). |
-| ` + "`useKeypoints`" + ` | PlaceCar | Levels a slightly tilted car (up to 4°) on the line through its wheels' contact points. A steeper line is a three-quarter view's perspective and is kept. Without it the car stands on its wheels just the same. |
+| ` + "`useKeypoints`" + ` | PlaceCar | Levels a slightly tilted car (up to 4°) on the line through its wheels' contact points, when they are at least half the car's width apart. A steeper line, or one through closer wheels, is a three-quarter view's perspective and is kept. Without it the car stands on its wheels just the same. AddBackgroundAndCrop levels as this does, always. |
 
 On a background with a floor the far wheels stand below the wall–floor line
 by a gap of a fifth of the car's height on the output. In a studio the wall
@@ -50,7 +87,8 @@ line and the bottom margin, and the car is made smaller until its near wheels
 stand above the bottom margin. A background whose line lies at or below the
 bottom margin has no floor to stand on: the car then stands on the bottom
 margin. The shadow is drawn on the floor only, fading where the floor turns
-into the wall.
+into the wall, and fading out towards a side of the photo it runs out of
+where the car itself does not (see [glass-and-shadow.md](glass-and-shadow.md)).
 
 PlaceCarProcessor's canvas is the photo's size (a car smaller than carWidth
 or carHeight of it is enlarged); ResizeProcessor gives a fixed output size.

@@ -1,8 +1,14 @@
 package pipeline
 
 import (
+	"context"
+	"fmt"
 	"image"
+	"math"
+	"strings"
 	"testing"
+
+	"github.com/showroom/showroom/internal/showroom"
 )
 
 // TestNeverSmallerThanThePhoto: without an explicit size, every predefined
@@ -52,6 +58,212 @@ func TestDefaultSizeStaysWithinTheLimit(t *testing.T) {
 		w, h := notSmallerThan(tt.w, tt.h, image.Pt(tt.photo[0], tt.photo[1]), tt.limit)
 		if w != tt.wantW || h != tt.wantH || int64(w*h) > tt.limit {
 			t.Errorf("%vx%v for a %v photo: %vx%v, want %vx%v", tt.w, tt.h, tt.photo, w, h, tt.wantW, tt.wantH)
+		}
+	}
+}
+
+// placedConfigs are the predefined configurations that place the car on
+// a canvas of their own, with their steps.
+func placedConfigs(tb testing.TB) map[string][]Step {
+	tb.Helper()
+	out := map[string][]Step{}
+	for _, name := range []string{"default_white", "default_showroom"} {
+		c, _ := PredefinedConfiguration(name)
+		steps, err := DecodeSteps(c.Processors)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out[name] = steps
+	}
+	return out
+}
+
+// TestFrameFillsAlikeWhateverTheView: a side view and a three-quarter view
+// seen from above (whose near wheels stand well below its far ones) fill
+// the frame alike: their box covers minFill to maxFill of the canvas in
+// its binding dimension and touches no side. The three-quarter view used
+// to be fitted into the studio's floor at 0.57 of the canvas (and its far
+// tyre stood on the wall).
+func TestFrameFillsAlikeWhateverTheView(t *testing.T) {
+	for _, car := range []struct {
+		name string
+		car  *SyntheticCar
+	}{{"side view", NewSyntheticCar(600, 400, 0)}, {"three-quarter view", raisedThreeQuarterCarAt(600, 400, 0.97)}} {
+		e := newTestEngine(t, &fakeSegmenter{car: car.car}, &BuiltinContent{})
+		for name, steps := range placedConfigs(t) {
+			f := measureFrame(scene(t, e, car.car, steps...))
+			if f.fill < minFill || f.fill > maxFill {
+				t.Errorf("%s through %s: the car covers %.3f of the canvas, want %.2f-%.2f", car.name, name, f.fill, minFill, maxFill)
+			}
+			for i, g := range f.gap {
+				if g < 0.01 {
+					t.Errorf("%s through %s: the car is %.3f from the canvas's %s side", car.name, name, g, [4]string{"left", "top", "right", "bottom"}[i])
+				}
+			}
+		}
+	}
+}
+
+// TestCutCarOnTheCanvasEdge: a car the photo cuts (its tyres sliced at
+// the bottom, its front or back cut off at a side) is placed with the cut
+// on the canvas's edge, running out of the picture as it ran out of the
+// photo, not as a slice in the middle of the floor with a shadow under
+// the cut; its other sides keep clear of the canvas's.
+func TestCutCarOnTheCanvasEdge(t *testing.T) {
+	car := NewSyntheticCar(600, 400, 0)
+	w, h := 600, 400
+	for _, crop := range []struct {
+		name string
+		r    image.Rectangle
+		want edges
+	}{
+		{"tyres sliced at the bottom", image.Rect(0, 0, w, int(0.76*float64(h))), edges{bottom: true}},
+		{"front cut on the left", image.Rect(w/4, 0, w, h), edges{left: true}},
+		{"back cut on the right", image.Rect(0, 0, w*3/4, h), edges{right: true}},
+		{"cut on the left and at the bottom", image.Rect(w/4, 0, w, int(0.76*float64(h))), edges{left: true, bottom: true}},
+	} {
+		cut := CropSyntheticCar(car, crop.r)
+		e := newTestEngine(t, &fakeSegmenter{car: cut}, &BuiltinContent{})
+		for name, steps := range placedConfigs(t) {
+			s := scene(t, e, cut, steps...)
+			f := measureFrame(s)
+			if f.cut != crop.want {
+				t.Fatalf("%s: cut at %v, want %v", crop.name, f.cut, crop.want)
+			}
+			if msg := f.problem(); msg != "" {
+				t.Errorf("%s through %s: %s (gaps %.3f)", crop.name, name, msg, f.gap)
+			}
+			if !crop.want.bottom {
+				continue
+			}
+			// The sliced tyres reach the canvas's last row (mixed with
+			// the floor there by the sub-pixel sampling of the edge).
+			out := render(t, e, cut, steps...)
+			tyre := 0
+			for x := range out.Rect.Dx() {
+				if c := at(out, x, out.Rect.Dy()-1); c.R < 130 && c.G < 130 && c.B < 130 {
+					tyre++
+				}
+			}
+			if tyre == 0 {
+				t.Errorf("%s through %s: no sliced tyre on the canvas's bottom row", crop.name, name)
+			}
+		}
+	}
+}
+
+// TestTiltedPhotoLevelled: a car photographed with the camera turned by
+// 3 degrees comes out standing level through the predefined
+// configurations, and TILTED says the angle the levelling used.
+func TestTiltedPhotoLevelled(t *testing.T) {
+	const deg = math.Pi / 180
+	for _, tilt := range []float64{3, -3.5} {
+		car := NewSyntheticCar(600, 400, tilt*deg)
+		e := newTestEngine(t, &fakeSegmenter{car: car}, &BuiltinContent{})
+		for name, steps := range placedConfigs(t) {
+			s := scene(t, e, car, steps...)
+			if s.Level == 0 {
+				t.Errorf("tilted %.1f° through %s: not levelled", tilt, name)
+				continue
+			}
+			if got := -s.Level / deg; math.Abs(got-tilt) > 0.5 {
+				t.Errorf("tilted %.1f° through %s: levelled by %.2f°", tilt, name, got)
+			}
+			out := render(t, e, car, steps...)
+			c, ok := tyres(out)
+			if !ok {
+				t.Fatalf("tilted %.1f° through %s: no tyres in the output", tilt, name)
+			}
+			if d := c[1].Y - c[0].Y; math.Abs(d) > 1.5 {
+				t.Errorf("tilted %.1f° through %s: the tyres stand %.1f px apart in height, want level", tilt, name, d)
+			}
+			res, err := e.Run(context.Background(), Request{Company: "acme", Processors: stepsJSONTest(t, steps...),
+				Photo: pngBytes(t, car.Photo), Format: FormatPNG})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("turned %.1f degrees", math.Abs(s.Level)/deg)
+			found := false
+			for _, w := range res.Warnings {
+				found = found || (w.Code == showroom.WarnTilted && strings.Contains(w.Message, want))
+			}
+			if !found {
+				t.Errorf("tilted %.1f° through %s: warnings %+v, want TILTED saying %q", tilt, name, res.Warnings, want)
+			}
+		}
+	}
+}
+
+// TestFarWheelsBelowTheWallLine: in a three-quarter view seen from above,
+// the far front tyre peeking out under the sill stands higher in the
+// picture than either end's lowest point; placed in the studio it still
+// stands on the floor, below the wall–floor line, not on the wall.
+func TestFarWheelsBelowTheWallLine(t *testing.T) {
+	car := raisedThreeQuarterCar(600, 400)
+	e := newTestEngine(t, &fakeSegmenter{car: car}, &BuiltinContent{})
+	for _, steps := range [][]Step{
+		placedConfigs(t)["default_showroom"],
+		{det(), {"processorName": AddBackgroundAndCrop, "background": StudioBackground, "horizonLine": StudioHorizon,
+			"outputWidth": 1200.0, "outputHeight": 800.0}},
+		{det(), {"processorName": AddBackgroundAndCrop, "background": StudioBackground, "horizonLine": StudioHorizon,
+			"outputWidth": 800.0, "outputHeight": 800.0}},
+	} {
+		s := scene(t, e, car, steps...)
+		far := s.Place.forward(car.Contacts[1])
+		if far.Y <= s.Floor {
+			t.Errorf("%v: the far tyre stands at row %.0f, on the wall (the floor starts at %.0f)", steps[len(steps)-1], far.Y, s.Floor)
+		}
+	}
+}
+
+// TestShadowFadesWhereThePhotoCutsIt: a photographed shadow running out
+// of the photo at a side or at the bottom, where the car itself does not,
+// fades out towards that edge instead of ending in a straight line (on a
+// canvas larger than the photo, a grey box).
+func TestShadowFadesWhereThePhotoCutsIt(t *testing.T) {
+	full, _ := asphaltCar(t, false)
+	w, h := full.Photo.Rect.Dx(), full.Photo.Rect.Dy()
+	for _, crop := range []struct {
+		name string
+		r    image.Rectangle
+	}{
+		// The cast shadow reaches 0.92 of the width, the car 0.86.
+		{"right", image.Rect(0, 0, int(0.89*float64(w)), h)},
+		// The shadow reaches 0.06 of the height below the tyres.
+		{"bottom", image.Rect(0, 0, w, int(full.Contacts[0].Y+0.035*float64(h)))},
+	} {
+		car := CropSyntheticCar(full, crop.r)
+		e := newTestEngine(t, &fakeSegmenter{car: car}, nil)
+		s := scene(t, e, car, det(), Step{"processorName": DetectCarShadow})
+		if s.Shadow == nil {
+			t.Fatalf("%s: no shadow found", crop.name)
+		}
+		if c := cutEdges(s.Matte, s.Box); c != (edges{}) {
+			t.Fatalf("%s: the car itself is cut at %v", crop.name, c)
+		}
+		d := *s.Shadow
+		g := s.workGrid()
+		box := g.toWork(s.Box)
+		// Near the edge: within 4% of the car's length (sideways) or 4% of
+		// its height (at the bottom) of it, a fade too short to see as
+		// anything but a straight edge.
+		nx, ny := int(0.04*float64(box.Dx())), int(0.04*float64(box.Dy()))
+		var inside, edge, near float32
+		for y := range d.h {
+			for x := range d.w {
+				v := d.p[y*d.w+x]
+				inside = max(inside, v)
+				if (crop.name == "right" && x == d.w-1) || (crop.name == "bottom" && y == d.h-1) {
+					edge = max(edge, v)
+				}
+				if (crop.name == "right" && x >= d.w-1-nx) || (crop.name == "bottom" && y >= d.h-1-ny) {
+					near = max(near, v)
+				}
+			}
+		}
+		if inside < 0.3 || edge > 0.05*inside || near > 0.5*inside {
+			t.Errorf("cut at the %s: shadow %.2f at the photo's edge, up to %.2f near it, %.2f at its darkest: want it faded out gradually towards the edge",
+				crop.name, edge, near, inside)
 		}
 	}
 }

@@ -53,9 +53,12 @@ func (p placeCar) apply(ctx context.Context, r *run, s *Scene) error {
 	cw, ch := float64(s.Canvas.X), float64(s.Canvas.Y)
 	sc := fit(cw, ch)
 	// The far wheels on the horizon, unless that would put the car over
-	// the canvas's edge.
-	y := math.Max(math.Min(p.horizon*ch, ch-sc*st.below), sc*st.above)
-	s.Place = Placement{Anchor: st.anchor, To: Point{cw/2 + sc*(st.left-st.right)/2, y}, Scale: sc, Angle: s.Level}.
+	// the canvas's edge or nearer it than edgeMargin (as far as the car's
+	// share of the height leaves room, and below a horizon set lower).
+	m := math.Min(edgeMargin*ch, math.Max((ch-sc*st.height())/2, 0))
+	y := math.Max(math.Min(p.horizon*ch, ch-math.Min(m, (1-p.horizon)*ch)-sc*st.below), m+sc*st.above)
+	sc, x, y := frameCut(st, cutEdges(s.Matte, s.Box), sc, cw/2+sc*(st.left-st.right)/2, y, cw, ch)
+	s.Place = Placement{Anchor: st.anchor, To: Point{x, y}, Scale: sc, Angle: s.Level}.
 		onPixels(math.Max(st.width(), st.height()))
 	return nil
 }
@@ -124,8 +127,8 @@ func (s *Scene) stance() stance {
 const endShare = 0.3
 
 // groundPoints returns where the car touches the floor, in photo pixels:
-// the wheels' contact points when found, and the lowest point of each end
-// of the car. The ends matter in a three-quarter view, where a third
+// the wheels' contact points when found, every tyre's contact
+// (tyreContacts), and the lowest point of each end of the car. The ends matter in a three-quarter view, where a third
 // wheel, further back than the two lowest, shows at the far end; there
 // the lowest point is that wheel, in a side or front view one of the two
 // contact points again. Points higher than maxRise above the car's lowest
@@ -153,8 +156,22 @@ func (s *Scene) groundPoints() []Point {
 			out = append(out, p)
 		}
 	}
+	// Every tyre the shadow's finder sees: in a three-quarter view the far
+	// front tyre peeks out under the body next to the near one, higher in
+	// the picture than either end's lowest point. A tyre (dark and round,
+	// not a sill's lower edge) may stand higher than maxRise.
+	for _, t := range tyreContacts(g, box) {
+		if p := (Point{t.at.X / g.sx, t.at.Y / g.sy}); lowest-p.Y <= maxTyreRise*float64(s.Box.Dy()) {
+			out = append(out, p)
+		}
+	}
 	return out
 }
+
+// maxTyreRise is maxRise for a point tyreContacts found: a camera raised
+// higher than a turntable's, as a dealer's on a step, shows a far front
+// tyre up to nearly half the car's height above the near front one.
+const maxTyreRise = 0.5
 
 // maxRise is how much higher than the car's lowest point, as a share of
 // its height, a point may stand and still be a wheel on the floor. Seen
@@ -167,8 +184,8 @@ const maxRise = 0.4
 // standOnWheels moves the ground line onto the wheels' contact points:
 // where the car touches the floor, not its box's bottom (a bumper or the
 // near wheel of a three-quarter view hangs below the far wheels). With
-// level, it also sets the angle that levels a slightly tilted car. When no
-// two wheels are found the box's bottom stays the ground line.
+// level, it also sets the angle that levels a tilted photo (levelTilt).
+// When no two wheels are found the box's bottom stays the ground line.
 func (s *Scene) standOnWheels(level bool) {
 	g := s.workGrid()
 	l, r, ok := wheelContacts(g, g.toWork(s.Box))
@@ -183,9 +200,23 @@ func (s *Scene) standOnWheels(level bool) {
 	}
 	s.Ground = GroundLine{Left: l, Right: r}
 	s.Keypoints = true
-	if t := s.Ground.Tilt(); level && math.Abs(t) <= maxLevel {
+	if t, ok := s.levelTilt(); level && ok {
 		s.Level = -t
 	}
+}
+
+// levelTilt returns the photo's tilt that levelling corrects (as
+// GroundLine.Tilt: positive when the right end is lower): the tilt of
+// the line through the tyres' contact points (tyreTilt) when it is one
+// (at most maxLevel) and the photo does not cut the car: a car cut by the
+// frame keeps its cut edge along the canvas's edge, which a turn would
+// take off it.
+func (s *Scene) levelTilt() (float64, bool) {
+	t, ok := tyreTilt(s)
+	if !ok || math.Abs(t) > maxLevel || cutEdges(s.Matte, s.Box) != (edges{}) {
+		return 0, false
+	}
+	return t, true
 }
 
 // wheelContacts finds two wheels' ground-contact points on the working

@@ -33,7 +33,7 @@ const (
 
 // predefinedDate is when the predefined configurations were last changed;
 // it is their createdDate and lastModifiedDate.
-var predefinedDate = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+var predefinedDate = time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
 
 type predefined struct {
 	name  string
@@ -50,7 +50,7 @@ var predefinedList = []predefined{
 			{"processorName": DetectCarShadow},
 			{"processorName": SemiTransparentWindows, "windowTransparency": 0.5},
 			{"processorName": CleanBackground, "enableShadow": true, "color": "#FFFFFF"},
-			{"processorName": PlaceCar, "background": "#FFFFFF"},
+			{"processorName": PlaceCar, "background": "#FFFFFF", "useKeypoints": true},
 		},
 		en: showroom.NameDescription{Name: "White background",
 			Description: "The car on a clean white background with its shadow kept, centred, windows see-through."},

@@ -66,7 +66,13 @@ func warnings(s *Scene) []showroom.Warning {
 		out = append(out, showroom.Warning{Code: showroom.WarnCarSmallInPhoto,
 			Message: fmt.Sprintf("the car is small in the photo and was enlarged %.1f times: the result may look soft", sc)})
 	}
-	if t, ok := tyreTilt(s); ok && math.Abs(t) > tiltWarn && math.Abs(t) <= maxLevel {
+	// The angle the levelling used when a processor levelled the car;
+	// otherwise the contact line's tilt as measured.
+	t, ok := -s.Level, s.Level != 0
+	if !ok {
+		t, ok = tyreTilt(s)
+	}
+	if ok && math.Abs(t) > tiltWarn && math.Abs(t) <= maxLevel {
 		side := "right"
 		if t < 0 {
 			side = "left"
@@ -76,7 +82,7 @@ func warnings(s *Scene) []showroom.Warning {
 		// and done, and leaves the judgement to the person.
 		done := "check that the car stands level"
 		if s.Level != 0 {
-			done = "the car was turned to level it"
+			done = fmt.Sprintf("the car was turned %.1f degrees to level it", math.Abs(s.Level)*180/math.Pi)
 		}
 		out = append(out, showroom.Warning{Code: showroom.WarnTilted,
 			Message: fmt.Sprintf("the line through the tyres is %.1f degrees off level (its %s side lower): %s",
@@ -86,43 +92,9 @@ func warnings(s *Scene) []showroom.Warning {
 }
 
 // cutSides returns the borders of the photo ("left", "top", "right",
-// "bottom") along which the car in box runs for a clear stretch
-// (cutRunShare of its extent there, at least cutRunMin pixels) at half
-// coverage or more.
+// "bottom") along which the car in box runs: cutEdges in words.
 func cutSides(matte *image.Gray, box image.Rectangle) []string {
-	b := matte.Rect
-	at := func(x, y int) bool { return matte.Pix[(y-b.Min.Y)*matte.Stride+x-b.Min.X] >= 128 }
-	// run returns the longest run of car along a border: n positions from
-	// lo, at(i) for each.
-	run := func(lo, hi int, at func(int) bool) int {
-		best, cur := 0, 0
-		for i := lo; i < hi; i++ {
-			if at(i) {
-				cur++
-				best = max(best, cur)
-			} else {
-				cur = 0
-			}
-		}
-		return best
-	}
-	clear := func(n, extent int) bool {
-		return n >= cutRunMin && float64(n) >= cutRunShare*float64(extent)
-	}
-	var sides []string
-	if box.Min.X <= b.Min.X && clear(run(box.Min.Y, box.Max.Y, func(y int) bool { return at(b.Min.X, y) }), box.Dy()) {
-		sides = append(sides, "left")
-	}
-	if box.Min.Y <= b.Min.Y && clear(run(box.Min.X, box.Max.X, func(x int) bool { return at(x, b.Min.Y) }), box.Dx()) {
-		sides = append(sides, "top")
-	}
-	if box.Max.X >= b.Max.X && clear(run(box.Min.Y, box.Max.Y, func(y int) bool { return at(b.Max.X-1, y) }), box.Dy()) {
-		sides = append(sides, "right")
-	}
-	if box.Max.Y >= b.Max.Y && clear(run(box.Min.X, box.Max.X, func(x int) bool { return at(x, b.Max.Y-1) }), box.Dx()) {
-		sides = append(sides, "bottom")
-	}
-	return sides
+	return cutEdges(matte, box).sides()
 }
 
 // joinSides says sides in words: "left edge", "left and bottom edges".

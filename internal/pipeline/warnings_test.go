@@ -43,7 +43,7 @@ func TestWarnings(t *testing.T) {
 		{"enlarged four times", car, 0, []Step{det(), big}, []string{showroom.WarnCarSmallInPhoto}, "enlarged"},
 		{"tilted 3 degrees", NewSyntheticCar(480, 300, 3*deg), 0, []Step{det()}, []string{showroom.WarnTilted}, "3.0 degrees"},
 		{"levelled from 3 degrees", NewSyntheticCar(480, 300, -3*deg), 0, []Step{det(), {"processorName": PlaceCar, "useKeypoints": true}},
-			[]string{showroom.WarnTilted}, "turned to level it"},
+			[]string{showroom.WarnTilted}, "turned 3.0 degrees to level it"},
 		{"tilted 1 degree", NewSyntheticCar(480, 300, 1*deg), 0, []Step{det()}, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,31 +12,6 @@ import (
 
 var _ showroom.JobStore = (*DB)(nil)
 
-// timingJSON is how timings are stored: milliseconds with a fraction.
-type timingJSON struct {
-	Name string  `json:"name"`
-	MS   float64 `json:"ms"`
-}
-
-func encodeTimings(ts []showroom.Timing) string {
-	out := make([]timingJSON, len(ts))
-	for i, t := range ts {
-		out[i] = timingJSON{t.Name, float64(t.Duration.Microseconds()) / 1000}
-	}
-	b, _ := json.Marshal(out)
-	return string(b)
-}
-
-func decodeTimings(s string) []showroom.Timing {
-	var in []timingJSON
-	json.Unmarshal([]byte(s), &in)
-	out := make([]showroom.Timing, len(in))
-	for i, t := range in {
-		out[i] = showroom.Timing{Name: t.Name, Duration: time.Duration(t.MS * float64(time.Millisecond))}
-	}
-	return out
-}
-
 // admissionLock is the advisory lock CreateJob holds while it counts and
 // inserts: submissions from every api process take their turn, so that
 // none of them admits beyond the limits or gives two jobs the same place.
@@ -62,8 +37,7 @@ func (db *DB) CreateJob(ctx context.Context, j *showroom.Job, limits showroom.Ad
 			return notFound(err, showroom.ENotFound, "company not found")
 		}
 		if credits != nil && *credits < j.Cost {
-			return showroom.Errorf(showroom.EInsufficientCredits,
-				"this configuration costs %d credits and the balance is %d", j.Cost, *credits)
+			return showroom.InsufficientCredits(j.Cost, *credits)
 		}
 		j.Status = showroom.JobQueued
 		j.Priority = showroom.JobPriority(own, waiting)
@@ -111,7 +85,7 @@ func scanJob(row pgx.Row) (*showroom.Job, error) {
 	if errCode != "" {
 		j.Error = &showroom.JobError{Code: errCode, Message: errMsg}
 	}
-	j.Timings = decodeTimings(timings)
+	j.Timings = showroom.ParseTimings(timings)
 	j.Warnings = showroom.ParseWarnings(warnings)
 	j.CreatedAt, j.StartedAt, j.FinishedAt = j.CreatedAt.UTC(), fromNull(started), fromNull(finished)
 	return &j, nil
@@ -228,7 +202,7 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) (finished bool, e
 		}
 		if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'succeeded', result_key = $1, result_type = $2, result_size = $3,
 			timings = $4, warnings = $5, finished_at = $6, error_code = '', error_message = '' WHERE id = $7`,
-			j.ResultKey, j.ResultType, j.ResultSize, encodeTimings(j.Timings), showroom.WarningsJSON(j.Warnings), j.FinishedAt, j.ID); err != nil {
+			j.ResultKey, j.ResultType, j.ResultSize, showroom.TimingsJSON(j.Timings), showroom.WarningsJSON(j.Warnings), j.FinishedAt, j.ID); err != nil {
 			return err
 		}
 		finished = true
@@ -254,7 +228,7 @@ func (db *DB) failJobTx(ctx context.Context, tx pgx.Tx, id string, jerr *showroo
 	var callback string
 	err = tx.QueryRow(ctx, `UPDATE jobs SET status = 'failed', error_code = $1, error_message = $2, timings = $3, finished_at = $4
 		WHERE id = $5 AND status IN ('queued', 'running') RETURNING callback_url`,
-		jerr.Code, jerr.Message, encodeTimings(timings), at, id).Scan(&callback)
+		jerr.Code, jerr.Message, showroom.TimingsJSON(timings), at, id).Scan(&callback)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return false, nil // finished before, or no such job

@@ -72,7 +72,7 @@ const webhookQueue = "webhooks"
 // calls it where it finishes a job that has a callback URL, so that a
 // finished job's delivery is never lost to a crash between the two. As for
 // processing, River's bound on attempts lies beyond the queue's own
-// (WebhookConfig.MaxAttempts), which the delivery worker applies.
+// (webhook.Config.MaxAttempts), which the delivery worker applies.
 func (e *Enqueuer[TTx]) EnqueueDelivery(ctx context.Context, tx TTx, id string) error {
 	_, err := e.client.InsertTx(ctx, tx, deliverArgs{JobID: id},
 		&river.InsertOpts{Queue: webhookQueue, MaxAttempts: riverAttempts})

@@ -23,6 +23,7 @@ import (
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/rivertype"
 	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/webhook"
 )
 
 // Config configures the queue.
@@ -78,7 +79,7 @@ type Config struct {
 	RetryBackoff time.Duration
 	// Webhooks configures the delivery of finished jobs to their callback
 	// URLs (EnableWebhooks).
-	Webhooks WebhookConfig
+	Webhooks webhook.Config
 }
 
 // DefaultConfig returns settings for the 2-core machine Showroom is sized
@@ -99,13 +100,13 @@ func DefaultConfig() Config {
 		RescueAfter:    3 * time.Minute,
 		MaxAttempts:    3,
 		Retention:      7 * 24 * time.Hour,
-		// Before jobs were announced to their own process's workers, 200
-		// ms cost a synchronous request 60 ms on average, 50 ms cost it 26
-		// (issue 13); the idle server's polls take 4% of a core instead of
-		// 2%. It now matters for jobs from other processes only.
+		// Jobs reach their own process's workers at once; the interval is
+		// how long one submitted by another process may wait, for 4% of a
+		// core of idle polling (2% at 200 ms). docs/benchmarks.md has its
+		// history.
 		PollInterval: 50 * time.Millisecond,
 		Work:         true,
-		Webhooks:     DefaultWebhookConfig(),
+		Webhooks:     webhook.DefaultConfig(),
 	}
 }
 
@@ -129,6 +130,9 @@ func (c Config) Validate() error {
 	case c.Retention <= 0 || c.PollInterval <= 0:
 		return errors.New("queue: retention and poll interval must be positive")
 	}
+	if c.Webhooks.MaxAttempts >= riverAttempts {
+		return fmt.Errorf("webhooks: max attempts must be from 1 to %d", riverAttempts-1)
+	}
 	return c.Webhooks.Validate()
 }
 
@@ -148,7 +152,8 @@ type Output struct {
 	Warnings []showroom.Warning
 }
 
-// Runner runs a job's configuration on its photo.
+// Runner runs a job's configuration on its photo. ctx carries the job's
+// company (showroom.CompanyFromContext).
 type Runner func(ctx context.Context, job *showroom.Job, photo []byte) (*Output, error)
 
 // Observer is told about finished runs (metrics). Any field may be nil.
@@ -168,8 +173,7 @@ type Queue struct {
 	log     *slog.Logger
 	observe Observer
 	client  client
-	hooks   *Webhooks // nil until EnableWebhooks
-	sender  *sender
+	hooks   *webhook.Deliverer // nil until EnableWebhooks
 
 	// startMu orders a deferred start (StartWhen) with Stop: once stopped,
 	// a queue never starts.
@@ -202,7 +206,7 @@ func New[TTx any](cfg Config, driver riverdriver.Driver[TTx], store showroom.Job
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	q := &Queue{cfg: cfg, store: store, blobs: blobs, run: run, log: log, observe: observe, sender: newSender(cfg.Webhooks),
+	q := &Queue{cfg: cfg, store: store, blobs: blobs, run: run, log: log, observe: observe,
 		stopping: make(chan struct{}),
 		waiters:  map[string]chan struct{}{}, cancels: map[string]context.CancelFunc{}}
 	rc := &river.Config{

@@ -173,9 +173,11 @@ func newFixtureWith(t *testing.T, on backend, cfg river.Config, opts fixtureOpti
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.q.EnableWebhooks(river.Webhooks{Store: db, Render: func(j *showroom.Job) ([]byte, error) {
+	if err := f.q.EnableWebhooks(river.Webhooks{Store: db, Render: func(j *showroom.Job) ([]byte, error) {
 		return json.Marshal(map[string]string{"id": j.ID, "status": string(j.Status)})
-	}})
+	}}); err != nil {
+		t.Fatal(err)
+	}
 	if !opts.unstarted {
 		if err := f.q.Start(ctx); err != nil {
 			t.Fatal(err)
@@ -327,9 +329,19 @@ func testWarningsStoredAndCounted(t *testing.T, on backend) {
 	if len(got.Warnings) != 1 || got.Warnings[0].Code != showroom.WarnTilted || got.Warnings[0].Message != "the photo is tilted" {
 		t.Errorf("warned job's warnings %+v, want one TILTED", got.Warnings)
 	}
-	n, ok := f.warned.Load(showroom.WarnTilted)
-	if !ok || n.(*atomic.Int32).Load() != 1 {
-		t.Errorf("TILTED counted %v times, want once", n)
+	// The worker tells the metrics just after it records the job, which
+	// Wait's poll may see first.
+	count := func() int32 {
+		if n, ok := f.warned.Load(showroom.WarnTilted); ok {
+			return n.(*atomic.Int32).Load()
+		}
+		return 0
+	}
+	for deadline := time.Now().Add(5 * time.Second); count() == 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := count(); n != 1 {
+		t.Errorf("TILTED counted %d times, want once", n)
 	}
 }
 

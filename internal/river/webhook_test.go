@@ -13,6 +13,7 @@ import (
 
 	"github.com/showroom/showroom/internal/river"
 	"github.com/showroom/showroom/internal/showroom"
+	"github.com/showroom/showroom/internal/webhook"
 )
 
 // delivery is one request a receiver got.
@@ -78,7 +79,7 @@ func (rc *receiver) of(id string) []delivery {
 
 func webhookConfig(allowPrivate bool) river.Config {
 	cfg := testConfig()
-	cfg.Webhooks = river.WebhookConfig{Workers: 4, MaxAttempts: 3, Timeout: 300 * time.Millisecond, Backoff: 20 * time.Millisecond, AllowPrivate: allowPrivate}
+	cfg.Webhooks = webhook.Config{Workers: 4, MaxAttempts: 3, Timeout: 300 * time.Millisecond, Backoff: 20 * time.Millisecond, AllowPrivate: allowPrivate}
 	return cfg
 }
 

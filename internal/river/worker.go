@@ -79,6 +79,10 @@ func (w *processWorker) Work(ctx context.Context, rj *river.Job[processArgs]) (e
 	}()
 
 	start := time.Now()
+	// The run acts for the job's company, as a request acts for its
+	// token's: whoever it calls (the content it loads) reads the company
+	// here rather than looking it up by name.
+	ctx = showroom.NewContextWithCompany(ctx, &showroom.Company{ID: j.CompanyID, Name: j.Company})
 	out, err := q.execute(ctx, j)
 	if err != nil {
 		if q.storageDown(ctx, err) {

@@ -104,10 +104,50 @@ const (
 // WarningCodes are every warning code, for metrics and docs.
 var WarningCodes = []string{WarnCarCutByFrame, WarnLowConfidence, WarnCarSmallInPhoto, WarnTilted}
 
-// Timing is how long one step of a run took.
+// Timing is how long one step of a run took. In JSON, the job record's and
+// the stores' alike, it is {"name": ..., "ms": ...}: milliseconds with a
+// fraction, to the microsecond.
 type Timing struct {
-	Name     string        `json:"name"`
-	Duration time.Duration `json:"-"`
+	Name     string
+	Duration time.Duration
+}
+
+// timingJSON is Timing's one JSON shape.
+type timingJSON struct {
+	Name string  `json:"name"`
+	MS   float64 `json:"ms"`
+}
+
+// MS is the duration in milliseconds, to the microsecond.
+func (t Timing) MS() float64 { return float64(t.Duration.Microseconds()) / 1000 }
+
+// MarshalJSON implements json.Marshaler.
+func (t Timing) MarshalJSON() ([]byte, error) { return json.Marshal(timingJSON{t.Name, t.MS()}) }
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (t *Timing) UnmarshalJSON(b []byte) error {
+	var v timingJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*t = Timing{Name: v.Name, Duration: time.Duration(v.MS * float64(time.Millisecond))}
+	return nil
+}
+
+// TimingsJSON is how the stores keep a job's timings: "[]" for none.
+func TimingsJSON(ts []Timing) string {
+	if len(ts) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(ts)
+	return string(b)
+}
+
+// ParseTimings reads what TimingsJSON wrote, never nil.
+func ParseTimings(s string) []Timing {
+	out := []Timing{}
+	json.Unmarshal([]byte(s), &out)
+	return out
 }
 
 // Charge is one debit of a company's credits for a succeeded job.
@@ -256,4 +296,14 @@ func CheckPhotoSize(w, h, maxPixels int) error {
 			w, h, float64(w)*float64(h)/1e6, float64(maxPixels)/1e6)
 	}
 	return nil
+}
+
+// InsufficientCredits is the error of a job whose cost is over the
+// company's balance, worded the same by every store.
+func InsufficientCredits(cost, balance int64) *Error {
+	unit := "credits"
+	if cost == 1 {
+		unit = "credit"
+	}
+	return Errorf(EInsufficientCredits, "this configuration costs %d %s and the balance is %d", cost, unit, balance)
 }

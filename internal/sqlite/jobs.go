@@ -12,31 +12,6 @@ import (
 
 var _ showroom.JobStore = (*DB)(nil)
 
-// timingJSON is how timings are stored: milliseconds with a fraction.
-type timingJSON struct {
-	Name string  `json:"name"`
-	MS   float64 `json:"ms"`
-}
-
-func encodeTimings(ts []showroom.Timing) string {
-	out := make([]timingJSON, len(ts))
-	for i, t := range ts {
-		out[i] = timingJSON{t.Name, float64(t.Duration.Microseconds()) / 1000}
-	}
-	b, _ := json.Marshal(out)
-	return string(b)
-}
-
-func decodeTimings(s string) []showroom.Timing {
-	var in []timingJSON
-	json.Unmarshal([]byte(s), &in)
-	out := make([]showroom.Timing, len(in))
-	for i, t := range in {
-		out[i] = showroom.Timing{Name: t.Name, Duration: time.Duration(t.MS * float64(time.Millisecond))}
-	}
-	return out
-}
-
 // CreateJob implements showroom.JobStore.
 func (db *DB) CreateJob(ctx context.Context, j *showroom.Job, limits showroom.Admission) error {
 	err := db.tx(ctx, func(tx *sql.Tx) error {
@@ -56,8 +31,7 @@ func (db *DB) CreateJob(ctx context.Context, j *showroom.Job, limits showroom.Ad
 			return notFound(err, showroom.ENotFound, "company not found")
 		}
 		if credits.Valid && credits.Int64 < j.Cost {
-			return showroom.Errorf(showroom.EInsufficientCredits,
-				"this configuration costs %d credits and the balance is %d", j.Cost, credits.Int64)
+			return showroom.InsufficientCredits(j.Cost, credits.Int64)
 		}
 		j.Status = showroom.JobQueued
 		j.Priority = showroom.JobPriority(own, waiting)
@@ -111,7 +85,7 @@ func scanJob(row scanner) (*showroom.Job, error) {
 	if errCode != "" {
 		j.Error = &showroom.JobError{Code: errCode, Message: errMsg}
 	}
-	j.Timings = decodeTimings(timings)
+	j.Timings = showroom.ParseTimings(timings)
 	j.Warnings = showroom.ParseWarnings(warnings)
 	j.CreatedAt, j.StartedAt, j.FinishedAt = fromMS(created), fromMS(started), fromMS(finished)
 	return &j, nil
@@ -232,7 +206,7 @@ func (db *DB) SucceedJob(ctx context.Context, j *showroom.Job) (finished bool, e
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET status = 'succeeded', result_key = ?, result_type = ?, result_size = ?,
 			timings = ?, warnings = ?, finished_at = ?, error_code = '', error_message = '' WHERE id = ?`,
-			j.ResultKey, j.ResultType, j.ResultSize, encodeTimings(j.Timings), showroom.WarningsJSON(j.Warnings), ms(j.FinishedAt), j.ID); err != nil {
+			j.ResultKey, j.ResultType, j.ResultSize, showroom.TimingsJSON(j.Timings), showroom.WarningsJSON(j.Warnings), ms(j.FinishedAt), j.ID); err != nil {
 			return err
 		}
 		finished = true
@@ -258,7 +232,7 @@ func (db *DB) failJobTx(ctx context.Context, tx *sql.Tx, id string, jerr *showro
 	var callback string
 	err = tx.QueryRowContext(ctx, `UPDATE jobs SET status = 'failed', error_code = ?, error_message = ?, timings = ?, finished_at = ?
 		WHERE id = ? AND status IN ('queued', 'running') RETURNING callback_url`,
-		jerr.Code, jerr.Message, encodeTimings(timings), ms(at), id).Scan(&callback)
+		jerr.Code, jerr.Message, showroom.TimingsJSON(timings), ms(at), id).Scan(&callback)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return false, nil // finished before, or no such job

@@ -26,6 +26,13 @@ type cleaned struct {
 const (
 	coreLevel    = 0.8
 	outlineLevel = 0.7
+	// edgeLevel is where the matte's edge is drawn along the kept object:
+	// the model's own boundary, one half. The object's structure is found
+	// at outlineLevel; on its rim, where the model is unsure, its soft
+	// answer decides. Drawing the edge at the outline level instead cut
+	// about a pixel of car all round: on the annotated dealer photos the
+	// lower edges of bumpers and tyres, where the model fades out.
+	edgeLevel = 0.5
 	// letterOpening is the radius, as a share of the photo's diagonal, of
 	// the opening that cuts the core's thin parts: backdrop lettering and
 	// signs that touch the car, whose strokes are far thinner than a car.
@@ -40,6 +47,13 @@ const (
 	// stay cut (lettering, which touches the car from above). On the dev
 	// photos lettering starts at most 0.04 below the top, mirrors from 0.07.
 	roofMargin = 0.06
+	// tallPeak and tallRise bound what clipRoofPeaks cuts as not car
+	// wherever it stands on the silhouette: narrower than tallPeak of the
+	// car's width, rising more than tallRise of its height above its
+	// neighbours (a person, a post). A person's shoulders are a quarter of
+	// a car's width seen from the front, a tenth from the side.
+	tallPeak = 0.25
+	tallRise = 0.25
 )
 
 // cleanup turns the model's saliency map sal (on the working grid, with
@@ -53,7 +67,10 @@ const (
 // a short reach of that part: the car's own wheel arches are near its
 // body, the lettering's strokes are not. Mirrors and running boards stand
 // out further; they come back because they hang on the car below its roof
-// line, while the lettering touches it from above (restoreLowParts).
+// line, while the lettering touches it from above (restoreLowParts; so do
+// a roof over see-through glass, an arch resting on the car, and parts as
+// thick as a car's body). What then rises above the car's silhouette in a
+// narrow peak is cut (clipRoofPeaks): a letter's foot, a person.
 func cleanup(sal plane, work [3]plane) cleaned {
 	w, h := sal.w, sal.h
 	raw := image.NewGray(image.Rect(0, 0, w, h))
@@ -82,7 +99,11 @@ func cleanup(sal plane, work [3]plane) cleaned {
 	if !ok {
 		return c
 	}
-	c.box = c.box.Union(restoreLowParts(keep, set, reach, w, h, bodyBox.Min.Y+int(roofMargin*float64(bodyBox.Dy()))))
+	// What an opening of the outline leaves is as thick as a car's body:
+	// an outline part beyond the reach made mostly of it is car the model
+	// was less sure of (the far end of a long car), not a letter's stroke.
+	solid := dilate(erode(set, w, h, r), w, h, r)
+	c.box = c.box.Union(restoreLowParts(keep, c.box, set, reach, solid, w, h, bodyBox.Min.Y+int(roofMargin*float64(bodyBox.Dy()))))
 	c.box = clipRoofPeaks(keep, w, c.box)
 	area := 0
 	for _, k := range keep {
@@ -90,19 +111,22 @@ func cleanup(sal plane, work [3]plane) cleaned {
 			area++
 		}
 	}
-	fillHoles(keep, w, h, area/20)
+	// A see-through window can be a fifth of the silhouette: a windscreen
+	// seen from the front, a cab's rear window from behind.
+	fillHoles(keep, w, h, area/3)
 	c.confidence = confidence(sal, keep)
 	c.borderShare = borderShare(keep, w, h)
 	// The matte keeps the model's soft values on the object's rim (within
-	// two pixels of it), rescaled so that the outline level is one half,
-	// and is solid inside, so filled holes are car.
+	// two pixels of it), rescaled so that the edge level is one half, and
+	// is solid inside, so filled holes are car. What the cleanup cut on
+	// purpose (lettering, a person) stays at most one half.
 	rim := dilate(keep, w, h, 2)
 	for i := range keep {
 		a := sal.p[i]
-		if a >= outlineLevel {
-			a = 0.5 + 0.5*(a-outlineLevel)/(1-outlineLevel)
+		if a >= edgeLevel {
+			a = 0.5 + 0.5*(a-edgeLevel)/(1-edgeLevel)
 		} else {
-			a = 0.5 * a / outlineLevel
+			a = 0.5 * a / edgeLevel
 		}
 		switch {
 		case keep[i]:
@@ -110,7 +134,10 @@ func cleanup(sal plane, work [3]plane) cleaned {
 			if !edge(keep, w, h, i) {
 				c.matte.p[i] = 1
 			}
+		case rim[i] && sal.p[i] < outlineLevel:
+			c.matte.p[i] = a
 		case rim[i]:
+			// Cut on purpose (lettering, a person): at most half.
 			c.matte.p[i] = min(a, 0.5)
 		}
 	}
@@ -121,48 +148,92 @@ func cleanup(sal plane, work [3]plane) cleaned {
 // reach of the body that hang on the kept object below roofY: mirrors and
 // running boards, which stand out from the body further than the reach.
 // What the model fuses from the wall behind touches the car from above and
-// so reaches the roof line; it stays cut. It returns the box of what it
-// added.
-func restoreLowParts(keep, set, reach []bool, w, h, roofY int) image.Rectangle {
+// so reaches the roof line; it stays cut, unless it is the car's own roof
+// (see isRoofArch), or mostly solid (as thick as a car's body, where the
+// outline's own opening leaves it; strokes are far thinner). kept is the
+// box of keep. It returns the box of what it added.
+func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool, w, h, roofY int) image.Rectangle {
 	out := make([]bool, len(set))
 	for i := range set {
 		out[i] = set[i] && !reach[i]
 	}
 	labels, comps := label(out, w, h, false)
-	touches := make([]bool, len(comps))
+	// Where each part touches the kept object (the leftmost and rightmost
+	// column of its pixels next to it) and how many of its pixels are
+	// solid.
+	type touch struct{ x0, x1, solid int }
+	touches := make([]touch, len(comps))
+	for k := range touches {
+		touches[k] = touch{x0: w, x1: -1}
+	}
 	for i, l := range labels {
-		if l == 0 || touches[l-1] {
+		if l == 0 {
 			continue
 		}
+		if solid[i] {
+			touches[l-1].solid++
+		}
 		x, y := i%w, i/w
-		touches[l-1] = (x > 0 && keep[i-1]) || (x < w-1 && keep[i+1]) ||
-			(y > 0 && keep[i-w]) || (y < h-1 && keep[i+w])
+		if (x > 0 && keep[i-1]) || (x < w-1 && keep[i+1]) ||
+			(y > 0 && keep[i-w]) || (y < h-1 && keep[i+w]) {
+			t := &touches[l-1]
+			t.x0, t.x1 = min(t.x0, x), max(t.x1, x)
+		}
 	}
+	take := make([]bool, len(comps))
 	var box image.Rectangle
 	for k, c := range comps {
-		if touches[k] && c.box.Min.Y >= roofY {
+		t := touches[k]
+		if t.x1 < 0 {
+			continue
+		}
+		if c.box.Min.Y >= roofY || isRoofArch(c.box, t.x0, t.x1+1, kept) || 2*t.solid >= c.area {
+			take[k] = true
 			box = box.Union(c.box)
-		} else {
-			touches[k] = false
 		}
 	}
 	for i, l := range labels {
-		if l != 0 && touches[l-1] {
+		if l != 0 && take[l-1] {
 			keep[i] = true
 		}
 	}
 	return box
 }
 
-// clipRoofPeaks cuts off keep what rises above the car's roof in a narrow
-// peak: the foot of a backdrop letter standing on the roof, too broad for
-// the opening to have cut it. The roof line is the car's silhouette (the
-// first kept row of each column of box) opened with a window of roofPeak
-// of the car's width: peaks narrower than that are levelled, slopes and
-// steps (bonnet, cab and bed) stay. Only the band within roofMargin of the
-// car's height below the highest point of that line is touched, so
-// mirrors and spoilers lower on the car never are. It returns the box of
-// what is left.
+// isRoofArch reports whether an outline part beyond the body's reach, with
+// box b, touching the kept object (box kept) between columns x0 and x1, is
+// the car's roof rather than lettering on the wall behind it. Over glass
+// the model sees through, a car's roof and pillars are strips thinner than
+// the lettering cut, and the opening takes them off the body with the
+// lettering. They differ in shape: the roof is an arch resting on the car
+// at both its ends (touching it across most of its width), wider than
+// high, and spans a good part of the car (its cabin); a letter is about as
+// high as wide and stands on the roof on one or two feet close together,
+// and lettering joined into a wider block rises higher above the car than
+// a cabin does.
+func isRoofArch(b image.Rectangle, x0, x1 int, kept image.Rectangle) bool {
+	return 3*(x1-x0) >= 2*b.Dx() && // resting on both ends
+		2*b.Dy() <= b.Dx() && // wider than twice its height
+		5*b.Dx() >= 2*kept.Dx() // at least 40% of the car's width
+}
+
+// clipRoofPeaks cuts off keep what rises above the car's silhouette in a
+// narrow peak. The silhouette's top line (the first kept row of each
+// column of box) is opened: peaks narrower than the window are levelled,
+// slopes and steps (bonnet, cab and bed) stay. Two kinds of peak are cut:
+//   - low ones in the band within roofMargin of the car's height below the
+//     line's highest point, narrower than roofPeak of the car's width: the
+//     foot of a backdrop letter standing on the roof, too broad for the
+//     opening to have cut it. Mirrors and spoilers lower on the car are
+//     never touched.
+//   - tall ones anywhere, narrower than tallPeak of the car's width and
+//     rising more than tallRise of the car's height above the line: a
+//     person leaning on the car or standing behind it, a sign post. No
+//     part of a car rises that far above its neighbours in so narrow a
+//     peak (a rear wing rises a tenth of the car's height, a cab is far
+//     wider).
+//
+// It returns the box of what is left.
 func clipRoofPeaks(keep []bool, w int, box image.Rectangle) image.Rectangle {
 	x0, n := box.Min.X, box.Dx()
 	if n == 0 {
@@ -179,9 +250,73 @@ func clipRoofPeaks(keep []bool, w int, box image.Rectangle) image.Rectangle {
 			}
 		}
 	}
-	// An opening of the roof's height: the lowest top within r, then the
-	// highest of those within r; columns without car take no part.
-	r := max(1, int(roofPeak*float64(n)/2))
+	// The opening also flattens a curved roof's crest by a pixel or two;
+	// what rises no more than sag above the line is left alone.
+	sag := max(1, int(0.01*float64(box.Dy())))
+	cut := func(i, from, to int) {
+		for y := from; y < to; y++ {
+			keep[y*w+x0+i] = false
+		}
+	}
+
+	// Tall peaks: each run of columns above the wide line is cut down to
+	// it when it rises far enough.
+	line := openTop(top, max(1, int(tallPeak*float64(n)/2)))
+	highest := box.Max.Y
+	for _, y := range line {
+		if y >= 0 {
+			highest = min(highest, y)
+		}
+	}
+	rise := tallRise * float64(box.Max.Y-highest)
+	for i := 0; i < n; {
+		if top[i] < 0 || line[i]-top[i] <= sag {
+			i++
+			continue
+		}
+		j, most := i, 0
+		for ; j < n && top[j] >= 0 && line[j]-top[j] > sag; j++ {
+			most = max(most, line[j]-top[j])
+		}
+		if float64(most) > rise {
+			for k := i; k < j; k++ {
+				cut(k, top[k], line[k])
+				top[k] = line[k]
+			}
+		}
+		i = j
+	}
+
+	// Low peaks near the roof: the narrow window's line, within the band.
+	roof := openTop(top, max(1, int(roofPeak*float64(n)/2)))
+	highest = box.Max.Y
+	for _, y := range roof {
+		if y >= 0 {
+			highest = min(highest, y)
+		}
+	}
+	band := highest + int(roofMargin*float64(box.Dy()))
+	for i, t := range top {
+		if t < 0 || roof[i]-t <= sag {
+			continue
+		}
+		cut(i, t, min(roof[i], band))
+	}
+	// The box's top may have come down.
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		if slices.Contains(keep[y*w+x0:y*w+x0+n], true) {
+			box.Min.Y = y
+			break
+		}
+	}
+	return box
+}
+
+// openTop opens a silhouette's top line (a row per column, -1 where there
+// is no car) with a window of 2r+1 columns: the lowest top within r, then
+// the highest of those within r; columns without car take no part.
+func openTop(top []int, r int) []int {
+	n := len(top)
 	slide := func(in []int, better func(a, b int) bool) []int {
 		out := make([]int, n)
 		for i := range n {
@@ -197,33 +332,7 @@ func clipRoofPeaks(keep []bool, w int, box image.Rectangle) image.Rectangle {
 		}
 		return out
 	}
-	roof := slide(slide(top, func(a, b int) bool { return a > b }), func(a, b int) bool { return a < b })
-	highest := box.Max.Y
-	for _, y := range roof {
-		if y >= 0 {
-			highest = min(highest, y)
-		}
-	}
-	band := highest + int(roofMargin*float64(box.Dy()))
-	// The opening also flattens a curved roof's crest by a pixel or two;
-	// what rises no more than sag above the line is left alone.
-	sag := max(1, int(0.01*float64(box.Dy())))
-	for i, t := range top {
-		if t < 0 || roof[i]-t <= sag {
-			continue
-		}
-		for y := t; y < min(roof[i], band); y++ {
-			keep[y*w+x0+i] = false
-		}
-	}
-	// The box's top may have come down.
-	for y := box.Min.Y; y < box.Max.Y; y++ {
-		if slices.Contains(keep[y*w+x0:y*w+x0+n], true) {
-			box.Min.Y = y
-			break
-		}
-	}
-	return box
+	return slide(slide(top, func(a, b int) bool { return a > b }), func(a, b int) bool { return a < b })
 }
 
 // edge reports whether pixel i of keep has an unset 4-neighbour.

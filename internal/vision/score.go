@@ -166,3 +166,28 @@ func SummarizeGlass(scores []GlassScore) GlassSummary {
 	}
 	return s
 }
+
+// PartsKept is the share of the annotated car parts (parts, read as car
+// from 128: glass, lights, bumpers, bonnet, wheels) that the matte alpha
+// keeps (alpha at least 128); ok is false when parts annotates nothing.
+// A mask must lose no part of the car: this is the measure of that.
+func PartsKept(alpha, parts *image.Gray) (share float64, ok bool) {
+	var in, kept int
+	w, h := parts.Rect.Dx(), parts.Rect.Dy()
+	for y := range h {
+		pr := parts.Pix[y*parts.Stride : y*parts.Stride+w]
+		ar := alpha.Pix[y*alpha.Stride : y*alpha.Stride+w]
+		for x, p := range pr {
+			if p >= 128 {
+				in++
+				if ar[x] >= 128 {
+					kept++
+				}
+			}
+		}
+	}
+	if in == 0 {
+		return 0, false
+	}
+	return float64(kept) / float64(in), true
+}

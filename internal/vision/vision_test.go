@@ -183,7 +183,8 @@ func TestDevPhotosIoU(t *testing.T) {
 	defer seg.Close()
 	mean, raw, minIoU := devIoU(t, seg, photos)
 	t.Logf("mean %.4f (raw model %.4f), min %.4f", mean, raw, minIoU)
-	// Measured: mean 0.9827, min 0.9530; the issue asks 0.98 and 0.95.
+	// Measured: mean 0.9821, min 0.9515 (0.9827 and 0.9530 with the edge at
+	// the outline level, before issue 26); the issue asks 0.98 and 0.95.
 	if mean < 0.98 || minIoU < 0.95 {
 		t.Errorf("mean IoU %.4f, min %.4f; want at least 0.98 and 0.95", mean, minIoU)
 	}

@@ -1,19 +1,27 @@
 // The console's frame: the login page, the header and a router over the
 // location's hash (#/configurations, #/edit/NAME, #/content, #/try,
-// #/usage), which keeps every page a link and the back button working.
+// #/history, #/usage), which keeps every page a link and the back button
+// working.
 
 import * as api from './api.js';
+import { t, errorText } from './i18n.js';
 import { h, releaseURLs, takeFlash } from './dom.js';
 import { configurationsView } from './configurations.js';
 import { editorView } from './editor.js';
 import { contentView } from './content.js';
 import { tryView } from './try.js';
 import { usageView } from './usage.js';
+import { historyView } from './history.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
 const account = document.getElementById('account');
 const who = document.getElementById('who');
+
+// The frame's words: the page itself is the same for every language.
+for (const a of nav.querySelectorAll('a')) a.textContent = t(`nav.${a.dataset.page}`);
+nav.setAttribute('aria-label', t('nav.label'));
+document.getElementById('logout').textContent = t('logout');
 
 const pages = {
   configurations: (signal) => configurationsView(signal),
@@ -21,6 +29,7 @@ const pages = {
   copy: (signal, name) => editorView(signal, 'copy', name),
   content: (signal) => contentView(signal),
   try: (signal) => tryView(signal),
+  history: (signal) => historyView(signal),
   usage: (signal) => usageView(signal),
 };
 
@@ -54,12 +63,12 @@ async function render() {
   }
   const view = Object.hasOwn(pages, page) ? pages[page] : null;
   const flash = takeFlash();
-  main.replaceChildren(h('p', { class: 'loading', role: 'status' }, 'Loading…'));
+  main.replaceChildren(h('p', { class: 'loading', role: 'status' }, t('loading')));
   let el;
   try {
-    el = view ? await view(signal, ...args) : h('section', {}, h('h1', {}, 'Not found'), h('p', {}, 'There is no such page. ', h('a', { href: '#/configurations' }, 'Go to the configurations.')));
+    el = view ? await view(signal, ...args) : h('section', {}, h('h1', {}, t('notfound.title')), h('p', {}, t('notfound.text'), ' ', h('a', { href: '#/configurations' }, t('notfound.link'))));
   } catch (err) {
-    el = h('section', {}, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, err.message));
+    el = h('section', {}, h('h1', {}, t('wrong.title')), h('p', { class: 'error', role: 'alert' }, errorText(err.code, err.message)));
   }
   if (signal.aborted) return;
   main.replaceChildren(...[flash, el].filter(Boolean));
@@ -81,14 +90,14 @@ function loginView() {
   const user = h('input', { id: 'username', name: 'username', autocomplete: 'username', autocapitalize: 'none', spellcheck: 'false' });
   const pass = h('input', { id: 'password', name: 'password', type: 'password', autocomplete: 'current-password' });
   const error = h('p', { class: 'error', role: 'alert', id: 'login-error' });
-  const button = h('button', { type: 'submit' }, 'Log in');
+  const button = h('button', { type: 'submit' }, t('login.button'));
   const form = h('form', {
     class: 'panel login', novalidate: true, 'aria-labelledby': 'login-title',
     onsubmit: async (e) => {
       e.preventDefault();
       error.textContent = '';
       if (!user.value || !pass.value) {
-        error.textContent = 'Enter your username and password.';
+        error.textContent = t('login.empty');
         (user.value ? pass : user).focus();
         return;
       }
@@ -106,19 +115,18 @@ function loginView() {
       }
     },
   },
-  h('h1', { id: 'login-title' }, 'Log in to Showroom'),
-  h('div', { class: 'field' }, h('label', { for: 'username' }, 'Username'), user),
-  h('div', { class: 'field' }, h('label', { for: 'password' }, 'Password'), pass),
+  h('h1', { id: 'login-title' }, t('login.title')),
+  h('div', { class: 'field' }, h('label', { for: 'username' }, t('login.username')), user),
+  h('div', { class: 'field' }, h('label', { for: 'password' }, t('login.password')), pass),
   error, button);
   return form;
 }
 
 function loginMessage(err) {
   switch (err.code) {
-    case 'INVALID_CREDENTIALS': return 'The username or password is wrong.';
-    case 'TOO_MANY_REQUESTS': return `Too many attempts. Try again in ${Math.ceil((err.retryAfter || 60) / 60)} minute(s).`;
-    case 'SERVICE_OVERLOADED': return 'The service is busy. Try again in a moment.';
-    default: return err.message;
+    case 'INVALID_CREDENTIALS': return t('login.wrong');
+    case 'TOO_MANY_REQUESTS': return t('login.tooMany', { n: Math.ceil((err.retryAfter || 60) / 60) });
+    default: return errorText(err.code, err.message);
   }
 }
 

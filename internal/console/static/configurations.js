@@ -3,6 +3,7 @@
 
 import { getJSON, request, ownPath } from './api.js';
 import { h, loadImage, localized, confirmButton } from './dom.js';
+import { t, errorText } from './i18n.js';
 
 export async function configurationsView() {
   const list = await getJSON('/v1/configuration/');
@@ -10,12 +11,12 @@ export async function configurationsView() {
   const predefined = list.filter((c) => c.company === 'system');
   return h('section', { 'aria-labelledby': 'configurations-title' },
     h('div', { class: 'page-head' },
-      h('h1', { id: 'configurations-title' }, 'Configurations'),
-      h('a', { class: 'button', href: '#/edit', id: 'new-configuration' }, 'New configuration')),
-    h('h2', {}, 'Yours'),
+      h('h1', { id: 'configurations-title' }, t('configs.title')),
+      h('a', { class: 'button', href: '#/edit', id: 'new-configuration' }, t('configs.new'))),
+    h('h2', {}, t('configs.yours')),
     own.length ? h('ul', { class: 'cards', id: 'own-configurations' }, own.map(card))
-      : h('p', { class: 'empty' }, 'None yet. Start from a predefined one (Copy) or make a new one.'),
-    h('h2', {}, 'Predefined'),
+      : h('p', { class: 'empty' }, t('configs.none')),
+    h('h2', {}, t('configs.predefined')),
     h('ul', { class: 'cards' }, predefined.map(card)));
 }
 
@@ -32,17 +33,16 @@ function card(c) {
       text?.name ? h('p', { class: 'code' }, c.name) : null,
       text?.description ? h('p', { class: 'description' }, text.description) : null,
       h('p', { class: 'meta' },
-        `${c.configurations.length} processor${c.configurations.length === 1 ? '' : 's'} · `,
-        `${c.cost} credit${c.cost === 1 ? '' : 's'} a photo · ${c.configurationType}`),
+        `${t('configs.steps', { n: c.configurations.length })} · ${t('configs.cost', { n: c.cost })} · ${t(`type.${c.configurationType}`)}`),
       h('div', { class: 'actions' },
-        own ? h('a', { class: 'button secondary', href: `#/edit/${encodeURIComponent(c.name)}`, 'aria-label': `Edit ${c.name}` }, 'Edit') : null,
-        h('a', { class: 'button secondary', href: `#/copy/${encodeURIComponent(c.name)}`, 'aria-label': `Copy ${c.name}` }, 'Copy'),
-        own ? confirmButton('Delete', `Delete ${c.name}?`, async () => {
+        own ? h('a', { class: 'button secondary', href: `#/edit/${encodeURIComponent(c.name)}`, 'aria-label': t('configs.editLabel', { name: c.name }) }, t('edit')) : null,
+        h('a', { class: 'button secondary', href: `#/copy/${encodeURIComponent(c.name)}`, 'aria-label': t('configs.copyLabel', { name: c.name }) }, t('copy')),
+        own ? confirmButton(t('delete'), t('deleteQuestion', { name: c.name }), async () => {
           try {
             await request('DELETE', `/v1/configuration/${encodeURIComponent(c.name)}`);
             li.remove();
           } catch (err) {
-            error.textContent = err.message;
+            error.textContent = errorText(err.code, err.message);
           }
         }) : null),
       error));

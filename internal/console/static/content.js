@@ -2,18 +2,15 @@
 // and drop (or the file chooser) and shown as previews.
 
 import { getJSON, request, ownPath } from './api.js';
-import { h, loadImage, dropZone, confirmButton, formatBytes, formatDate } from './dom.js';
+import { h, loadImage, dropZone, confirmButton } from './dom.js';
+import { t, formatBytes, formatDate, errorText } from './i18n.js';
 
-const KINDS = [
-  { type: 'BACKGROUND_SIMPLE', title: 'Backgrounds', one: 'background', use: 'the scene a car is placed in (AddBackgroundAndCropProcessor)' },
-  { type: 'THUMBNAIL', title: 'Thumbnails', one: 'thumbnail', use: 'the picture a configuration is shown with' },
-  { type: 'POSTER', title: 'Posters', one: 'poster', use: 'a logo or sign laid over results (AddPosterProcessor)' },
-];
+const KINDS = ['BACKGROUND_SIMPLE', 'THUMBNAIL', 'POSTER'].map((type) => ({ type }));
 
 export async function contentView() {
   const items = await getJSON('/v1/content/');
   return h('section', { 'aria-labelledby': 'content-title' },
-    h('div', { class: 'page-head' }, h('h1', { id: 'content-title' }, 'Content')),
+    h('div', { class: 'page-head' }, h('h1', { id: 'content-title' }, t('content.title'))),
     KINDS.map((k) => kindSection(k, items.filter((c) => c.contentType === k.type))));
 }
 
@@ -24,12 +21,12 @@ function kindSection(kind, items) {
   const error = h('p', { class: 'error', role: 'alert' });
   const zone = dropZone({
     id: `file-${kind.type}`,
-    text: `Upload a ${kind.one}`,
+    text: t(`content.upload.${kind.type}`),
     onFiles: async ([file]) => {
       status.textContent = '';
       error.textContent = '';
       const name = nameInput.value.trim() || nameFromFile(file.name);
-      status.textContent = `Uploading ${name}…`;
+      status.textContent = t('content.uploading', { name });
       try {
         const res = await request('POST', `/v1/content/upload/${encodeURIComponent(name)}/${kind.type}`, {
           body: file, headers: { 'Content-Type': file.type || 'application/octet-stream' },
@@ -38,23 +35,23 @@ function kindSection(kind, items) {
         grid.querySelector(`[data-name="${CSS.escape(rec.contentName)}"]`)?.remove();
         grid.prepend(contentCard(rec));
         nameInput.value = '';
-        status.textContent = `${res.status === 201 ? 'Uploaded' : 'Replaced'} ${rec.contentName} (${rec.width} × ${rec.height}).`;
+        status.textContent = t(res.status === 201 ? 'content.uploaded' : 'content.replaced', { name: rec.contentName, w: rec.width, h: rec.height });
       } catch (err) {
         status.textContent = '';
         error.textContent = err.code === 'INVALID_NAME'
-          ? `“${name}” is not a usable name: use 1 to 64 letters and digits only (no spaces, dots or dashes).`
-          : err.message;
+          ? t('content.badName', { name })
+          : errorText(err.code, err.message);
       }
     },
   });
   return h('section', { class: 'kind', 'aria-labelledby': `title-${kind.type}` },
-    h('h2', { id: `title-${kind.type}` }, kind.title),
-    h('p', { class: 'hint' }, `${kind.title[0]}${kind.title.slice(1).toLowerCase()} are ${kind.use}. JPEG, PNG or WebP.`),
+    h('h2', { id: `title-${kind.type}` }, t(`content.title.${kind.type}`)),
+    h('p', { class: 'hint' }, t(`content.use.${kind.type}`)),
     h('div', { class: 'upload' },
       h('div', { class: 'field' },
-        h('label', { for: nameInput.id }, 'Name'),
+        h('label', { for: nameInput.id }, t('name')),
         nameInput,
-        h('span', { class: 'hint', id: `name-${kind.type}-hint` }, 'letters and digits; empty: from the file name; an existing name is replaced')),
+        h('span', { class: 'hint', id: `name-${kind.type}-hint` }, t('content.nameHint'))),
       zone),
     status, error, grid);
 }
@@ -67,7 +64,7 @@ function nameFromFile(file) {
 
 function contentCard(c) {
   const builtIn = c.company === 'system';
-  const img = h('img', { class: 'thumb', alt: `Preview of ${c.contentName}`, width: 240, height: 160 });
+  const img = h('img', { class: 'thumb', alt: t('content.preview', { name: c.contentName }), width: 240, height: 160 });
   loadImage(img, ownPath(c.fullPath));
   const error = h('p', { class: 'error', role: 'alert' });
   const li = h('li', { class: 'card', 'data-name': c.contentName },
@@ -75,16 +72,16 @@ function contentCard(c) {
     h('div', { class: 'card-body' },
       h('h3', {}, c.contentName),
       h('p', { class: 'meta' }, `${c.width} × ${c.height} · ${formatBytes(c.size)}`),
-      h('p', { class: 'meta' }, builtIn ? 'built in' : `${formatDate(c.lastModifiedDate)} by ${c.lastModifiedBy}`),
-      builtIn ? null : h('div', { class: 'actions' }, confirmButton('Delete', `Delete ${c.contentName}?`, async () => {
+      h('p', { class: 'meta' }, builtIn ? t('content.builtIn') : t('content.modified', { date: formatDate(c.lastModifiedDate), user: c.lastModifiedBy })),
+      builtIn ? null : h('div', { class: 'actions' }, confirmButton(t('delete'), t('deleteQuestion', { name: c.contentName }), async () => {
         error.textContent = '';
         try {
           await request('DELETE', `/v1/content/${encodeURIComponent(c.contentName)}`);
           li.remove();
         } catch (err) {
           error.textContent = err.code === 'CONTENT_IN_USE'
-            ? `${c.contentName} cannot be deleted while a configuration uses it. ${inUseBy(err.message)}Change those configurations to use something else, or delete them, then delete ${c.contentName}.`
-            : err.message;
+            ? t('content.inUse', { name: c.contentName, by: inUseBy(err.message) })
+            : errorText(err.code, err.message);
         }
       })),
       error));
@@ -95,5 +92,5 @@ function contentCard(c) {
 // message, when it lists them.
 function inUseBy(message) {
   const m = /configuration\(s\) (.+?);/.exec(message);
-  return m ? `It is used by: ${m[1]}. ` : '';
+  return m ? t('content.usedBy', { list: m[1] }) : '';
 }

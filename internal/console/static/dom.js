@@ -3,6 +3,9 @@
 // fetched with the token, drop zones, and messages carried to the next page.
 
 import { request } from './api.js';
+import { t, lang } from './i18n.js';
+
+export { formatDate, formatBytes } from './i18n.js';
 
 /** h builds an element: attributes (on* are listeners), then children. */
 export function h(tag, attrs = {}, ...children) {
@@ -61,37 +64,87 @@ export function takeFlash() {
 
 let zones = 0;
 
+const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp'];
+const IMAGE_NAME = /\.(jpe?g|png|webp)$/i;
+
+function isImage(f) {
+  return IMAGE_TYPES.includes(f.type) || (!f.type && IMAGE_NAME.test(f.name));
+}
+
 /**
  * dropZone is a place to drop image files on, which is also a button that
  * opens the file chooser (Enter or Space), so it works without a mouse.
+ * With multiple, a dropped folder counts with every image in it (and in
+ * its folders), and a second button chooses a folder.
  */
 export function dropZone({ text, multiple = false, onFiles, id }) {
   id ||= `drop-${++zones}`;
+  const chosen = (input) => () => {
+    // A folder's files in the order of their paths, as a drop's are.
+    const path = (f) => f.webkitRelativePath || f.name;
+    const files = [...input.files].filter(isImage).sort((a, b) => path(a).localeCompare(path(b), lang, { numeric: true }));
+    input.value = '';
+    if (files.length) onFiles(files);
+  };
   const input = h('input', {
     type: 'file', id, class: 'visually-hidden', multiple,
-    accept: 'image/jpeg,image/png,image/webp',
-    onchange: () => {
-      const files = [...input.files];
-      input.value = '';
-      if (files.length) onFiles(files);
-    },
+    accept: IMAGE_TYPES.join(','),
   });
+  input.addEventListener('change', chosen(input));
   const zone = h('label', { class: 'drop', for: id },
     h('span', { class: 'drop-text' }, text),
-    h('span', { class: 'drop-hint' }, multiple ? 'Drop images here, or choose files' : 'Drop an image here, or choose a file'),
+    h('span', { class: 'drop-hint' }, multiple ? t('drop.many') : t('drop.one')),
     input);
   zone.addEventListener('dragover', (e) => {
     e.preventDefault();
     zone.classList.add('over');
   });
   zone.addEventListener('dragleave', () => zone.classList.remove('over'));
-  zone.addEventListener('drop', (e) => {
+  zone.addEventListener('drop', async (e) => {
     e.preventDefault();
     zone.classList.remove('over');
-    const files = [...e.dataTransfer.files].filter((f) => f.type.startsWith('image/'));
-    if (files.length) onFiles(multiple ? files : files.slice(0, 1));
+    const files = multiple ? await droppedFiles(e.dataTransfer) : [...e.dataTransfer.files].filter(isImage).slice(0, 1);
+    if (files.length) onFiles(files);
   });
-  return zone;
+  if (!multiple) return zone;
+  const folder = h('input', { type: 'file', id: `${id}-folder`, class: 'visually-hidden', webkitdirectory: true, multiple: true });
+  folder.addEventListener('change', chosen(folder));
+  return h('div', { class: 'drop-wrap' }, zone,
+    h('label', { class: 'button secondary folder-button', for: folder.id }, t('drop.folder'), folder));
+}
+
+// droppedFiles is every image of a drop: files, and those in dropped
+// folders, sorted by their path.
+async function droppedFiles(dt) {
+  const entries = [...dt.items].map((i) => i.webkitGetAsEntry?.()).filter(Boolean);
+  if (!entries.length || entries.every((e) => e.isFile)) return [...dt.files].filter(isImage);
+  const files = [];
+  const walk = async (entry, path) => {
+    if (entry.isFile) {
+      const f = await new Promise((resolve, reject) => entry.file(resolve, reject)).catch(() => null);
+      if (f && isImage(f)) files.push({ path: path + f.name, f });
+      return;
+    }
+    const reader = entry.createReader();
+    for (;;) {
+      const batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject)).catch(() => []);
+      if (!batch.length) break;
+      for (const e of batch) await walk(e, `${path}${entry.name}/`);
+    }
+  };
+  for (const e of entries) await walk(e, '');
+  return files.sort((a, b) => a.path.localeCompare(b.path, lang, { numeric: true })).map((x) => x.f);
+}
+
+/** saveBlob offers blob to the user as a download called name. */
+export function saveBlob(blob, name) {
+  const u = URL.createObjectURL(blob);
+  const a = h('a', { href: u, download: name, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  // The download has its own copy by the time the next task runs.
+  setTimeout(() => URL.revokeObjectURL(u), 60_000);
 }
 
 /** confirmButton asks once more, in place, before doing something final. */
@@ -105,11 +158,11 @@ export function confirmButton(label, question, action) {
       } finally {
         wrap.replaceChildren(ask);
       }
-    } }, `Yes, ${label.toLowerCase()}`);
+    } }, t('confirm.yes', { action: label.toLowerCase() }));
     const no = h('button', { type: 'button', class: 'secondary', onclick: () => {
       wrap.replaceChildren(ask);
       ask.focus();
-    } }, 'Cancel');
+    } }, t('cancel'));
     wrap.replaceChildren(h('span', { class: 'question' }, question), yes, no);
     yes.focus();
   } }, label);
@@ -127,14 +180,4 @@ export function localized(nameDescriptions) {
     if (hit) return nd[hit];
   }
   return nd.en || null;
-}
-
-export function formatDate(ms) {
-  return ms ? new Date(ms).toLocaleString() : '—';
-}
-
-export function formatBytes(n) {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(0)} KB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }

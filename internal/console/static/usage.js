@@ -2,24 +2,27 @@
 // recent jobs.
 
 import { getJSON } from './api.js';
-import { h, formatDate } from './dom.js';
+import { h } from './dom.js';
+import { t, formatDate, errorText, warningText } from './i18n.js';
 
 export async function usageView() {
   const [usage, jobs] = await Promise.all([getJSON('/v1/usage'), getJSON('/v1/process/jobs?limit=20')]);
   return h('section', { 'aria-labelledby': 'usage-title' },
-    h('div', { class: 'page-head' }, h('h1', { id: 'usage-title' }, 'Usage')),
+    h('div', { class: 'page-head' }, h('h1', { id: 'usage-title' }, t('usage.title'))),
     h('p', { class: 'balance', id: 'balance' },
-      h('span', { class: 'label' }, 'Credit balance'),
-      h('strong', {}, usage.unlimited ? 'Unlimited' : `${usage.balance} credit${usage.balance === 1 ? '' : 's'}`)),
-    h('h2', {}, 'Recent jobs'),
-    jobs.jobs.length ? table(['When', 'Configuration', 'Status', 'Credits', 'By', 'Message'],
-      jobs.jobs.map((j) => [formatDate(j.createdDate), j.configuration, h('span', { class: `badge ${j.status}` }, j.status),
-        j.status === 'succeeded' ? String(j.cost) : '0', j.createdBy, j.error?.message || (j.warnings || []).map((w) => w.message).join('; ')]), 'jobs')
-      : h('p', { class: 'empty' }, 'No jobs yet.'),
-    h('h2', {}, 'Recent charges'),
-    usage.recentCharges.length ? table(['When', 'Configuration', 'Credits', 'Job'],
+      h('span', { class: 'label' }, t('usage.balance')),
+      h('strong', {}, usage.unlimited ? t('usage.unlimited') : t('credits', { n: usage.balance }))),
+    h('h2', {}, t('usage.jobs')),
+    jobs.jobs.length ? table([t('col.when'), t('col.configuration'), t('col.status'), t('col.credits'), t('col.by'), t('col.message')],
+      jobs.jobs.map((j) => [formatDate(j.createdDate), j.configuration, h('span', { class: `badge ${j.status}` }, t(`status.${j.status}`)),
+        j.status === 'succeeded' ? String(j.cost) : '0', j.createdBy,
+        j.error ? errorText(j.error.errorCode, j.error.message) : (j.warnings || []).map((w) => warningText(w.code, w.message)).join('; ')]), 'jobs')
+      : h('p', { class: 'empty' }, t('usage.noJobs')),
+    h('p', {}, h('a', { href: '#/history' }, t('usage.toHistory'))),
+    h('h2', {}, t('usage.charges')),
+    usage.recentCharges.length ? table([t('col.when'), t('col.configuration'), t('col.credits'), t('col.job')],
       usage.recentCharges.map((c) => [formatDate(c.date), c.configuration, String(c.amount), c.jobId]), 'charges')
-      : h('p', { class: 'empty' }, 'No charges yet.'));
+      : h('p', { class: 'empty' }, t('usage.noCharges')));
 }
 
 function table(heads, rows, id) {

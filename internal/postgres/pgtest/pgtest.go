@@ -73,7 +73,7 @@ func URL(t testing.TB) string {
 		if os.Getenv(EnvURL) != "" {
 			t.Fatalf("PostgreSQL at %s: %v", EnvURL, run.err)
 		}
-		t.Skipf("PostgreSQL tests skipped: no server at 127.0.0.1:5432 (%v); start one or set %s", run.err, EnvURL)
+		t.Skipf("PostgreSQL tests skipped: no server at 127.0.0.1:5432 (%v); set %s, or run 'make test', which starts one", run.err, EnvURL)
 	}
 	schema := "t_" + random()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -1,0 +1,144 @@
+package vision
+
+import (
+	"image"
+	"testing"
+)
+
+// keptOf runs the cleanup on sal and returns what its matte keeps.
+func keptOf(t *testing.T, sal plane) ([]bool, cleaned) {
+	t.Helper()
+	c := cleanup(sal, [3]plane{})
+	if !c.found {
+		t.Fatal("no car found")
+	}
+	got := make([]bool, len(c.matte.p))
+	for i, v := range c.matte.p {
+		got[i] = v >= 0.5
+	}
+	return got, c
+}
+
+// share is the part of r that got keeps.
+func share(got []bool, w int, r image.Rectangle) float64 {
+	n := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if got[y*w+x] {
+				n++
+			}
+		}
+	}
+	return float64(n) / float64(r.Dx()*r.Dy())
+}
+
+// pickupFromBehind is the saliency of a pickup seen from behind: the
+// tailgate and bed below, the cab above them, narrower, whose rear window
+// the model sees through to the sky (low saliency), so that the cab is a
+// frame: a roof strip thinner than the lettering cut over the window, and
+// two pillars.
+func pickupFromBehind() (sal plane, cab, window image.Rectangle) {
+	const w, h = 400, 300
+	sal = newPlane(w, h)
+	fill(sal, image.Rect(60, 150, 340, 250), 0.98) // tailgate and bed
+	cab = image.Rect(95, 88, 305, 150)
+	fill(sal, cab, 0.98)
+	window = image.Rect(110, 98, 290, 140)
+	fill(sal, window, 0.15)
+	fill(sal, image.Rect(80, 112, 95, 126), 0.95)   // the mirrors, on the
+	fill(sal, image.Rect(305, 112, 320, 126), 0.95) // cab's sides
+	return sal, cab, window
+}
+
+func TestCleanupKeepsAPickupsCab(t *testing.T) {
+	sal, cab, window := pickupFromBehind()
+	got, c := keptOf(t, sal)
+	if s := share(got, sal.w, cab); s < 0.98 {
+		t.Errorf("kept %.2f of the cab (its roof over the see-through window, the window filled), want all", s)
+	}
+	if s := share(got, sal.w, window); s < 0.98 {
+		t.Errorf("kept %.2f of the cab's rear window, want all (glass is car)", s)
+	}
+	for _, m := range []image.Rectangle{image.Rect(80, 112, 95, 126), image.Rect(305, 112, 320, 126)} {
+		if s := share(got, sal.w, m); s < 0.9 {
+			t.Errorf("kept %.2f of the mirror %v, want all", s, m)
+		}
+	}
+	if c.box.Min.Y > cab.Min.Y {
+		t.Errorf("box %v starts below the cab's roof at %d", c.box, cab.Min.Y)
+	}
+}
+
+// sedanWithPerson is the saliency of a car seen from the side with a
+// person leaning on its bonnet, standing beside it: the model takes the
+// person in with the car, one region, the torso as broad as the car's
+// pillars; car is the car alone, person the person's part above the bonnet.
+func sedanWithPerson() (sal plane, car []bool, person image.Rectangle) {
+	const w, h = 400, 300
+	sal = newPlane(w, h)
+	body, cabin := image.Rect(40, 140, 330, 240), image.Rect(110, 85, 250, 140)
+	fill(sal, body, 0.98)
+	fill(sal, cabin, 0.98)
+	car = make([]bool, w*h)
+	for y := range h {
+		for x := range w {
+			p := image.Pt(x, y)
+			car[y*w+x] = p.In(body) || p.In(cabin)
+		}
+	}
+	fill(sal, image.Rect(292, 60, 320, 150), 0.97) // torso, down onto the bonnet
+	for y := 40; y < 60; y++ {                     // head
+		fill(sal, image.Rect(298, y, 314, y+1), 0.97)
+	}
+	fill(sal, image.Rect(270, 100, 292, 112), 0.95) // an arm, reaching back over the bonnet
+	fill(sal, image.Rect(296, 150, 318, 256), 0.97) // legs, to the ground nearer the camera
+	return sal, car, image.Rect(270, 40, 320, 138)
+}
+
+func TestCleanupDropsAPersonLeaningOnTheCar(t *testing.T) {
+	sal, car, person := sedanWithPerson()
+	got, c := keptOf(t, sal)
+	if s := share(got, sal.w, person); s > 0.05 {
+		t.Errorf("kept %.2f of the person above the bonnet, want none", s)
+	}
+	if v := iou(got, car); v < 0.9 {
+		t.Errorf("IoU with the car %.3f, want >= 0.9 (the person's legs in front of the car's side stay)", v)
+	}
+	if c.box.Min.Y < 80 {
+		t.Errorf("box %v reaches the person's head", c.box)
+	}
+}
+
+// TestCleanupKeepsTallCarParts checks that the tall-peak cut spares what
+// rises high on a car but is wide: a single-cab pickup's cab seen from
+// the side (a third of its length, half its height above the bed).
+func TestCleanupKeepsTallCarParts(t *testing.T) {
+	const w, h = 400, 300
+	sal := newPlane(w, h)
+	bed, cab := image.Rect(30, 160, 370, 240), image.Rect(215, 90, 320, 160)
+	fill(sal, bed, 0.98)
+	fill(sal, cab, 0.98)
+	got, _ := keptOf(t, sal)
+	if s := share(got, w, cab); s < 0.98 {
+		t.Errorf("kept %.2f of a single cab, want all", s)
+	}
+}
+
+// TestCleanupDropsAPersonBehindTheCar: a person standing behind a car
+// shows above its roof only, touching it from above.
+func TestCleanupDropsAPersonBehindTheCar(t *testing.T) {
+	sal, _ := drawnCar()
+	fill(sal, image.Rect(355, 120, 375, 240), 0) // no pedestrian beside it here
+	for y := 30; y < 45; y++ {                   // head
+		fill(sal, image.Rect(184, y, 198, y+1), 0.96)
+	}
+	person := image.Rect(176, 45, 206, 85) // shoulders down to the roof
+	fill(sal, person, 0.96)
+	got, c := keptOf(t, sal)
+	if s := share(got, sal.w, image.Rect(176, 30, 206, 82)); s > 0.05 {
+		t.Errorf("kept %.2f of the person above the roof, want none", s)
+	}
+	if c.box.Min.Y < 80 {
+		t.Errorf("box %v reaches the person's head", c.box)
+	}
+}
