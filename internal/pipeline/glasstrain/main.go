@@ -41,6 +41,7 @@ func main() {
 	grow := flag.Float64("grow", -1, "override the probability glass grows over (tuning)")
 	snap := flag.Int("snap", -1, "override the guided filter's radius on the probability (tuning)")
 	snapEps := flag.Float64("snap-eps", 2e-3, "its regularisation, with -snap")
+	scoreModel := flag.String("score", "", "only score this model file on the photos (no training), e.g. glass_probe.json on the dev set")
 	flag.Parse()
 	if *snap >= 0 {
 		pipeline.SetGlassSnap(*snap, float32(*snapEps))
@@ -48,7 +49,7 @@ func main() {
 	if *grow >= 0 {
 		pipeline.SetGlassGrow(float32(*grow))
 	}
-	if err := run(*images, *out, *folds, *cache, *prepare, *baseline, *limit, *sheet, *scale, *from, *check); err != nil {
+	if err := run(*images, *out, *folds, *cache, *prepare, *baseline, *limit, *sheet, *scale, *from, *check, *scoreModel); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -133,7 +134,7 @@ func writeSheet(path string, examples []pipeline.GlassExample, res []pipeline.Gl
 	return f.Close()
 }
 
-func run(dir, out string, folds int, cache string, prepare, baseline bool, limit int, sheet string, scale float64, from, check int) error {
+func run(dir, out string, folds int, cache string, prepare, baseline bool, limit int, sheet string, scale float64, from, check int, scoreModel string) error {
 	var paths []string
 	for _, d := range strings.Split(dir, ",") {
 		p, err := filepath.Glob(filepath.Join(d, "*.jpg"))
@@ -196,6 +197,17 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 	}
 	if prepare {
 		return nil
+	}
+	if scoreModel != "" {
+		model, err := os.ReadFile(scoreModel)
+		if err != nil {
+			return err
+		}
+		res, err := pipeline.ScoreGlassProbe(model, examples)
+		if err != nil {
+			return err
+		}
+		return report("deep features of "+scoreModel, 0, examples, res, sheet)
 	}
 	if folds > 1 {
 		if baseline {
