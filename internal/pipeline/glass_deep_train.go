@@ -292,6 +292,9 @@ func CrossValidateGlassProbe(examples []GlassExample, folds int, score []GlassEx
 // tuning it with glasstrain.
 func SetGlassGrow(v float32) { glassGrow = v }
 
+// SetGlassReach sets how far glass grows (glassReach), for tuning.
+func SetGlassReach(v float32) { glassReach = v }
+
 // SetGlassSnap sets the guided filter's radius and regularisation that
 // fit the glass probability's edges to the photo's, for tuning.
 func SetGlassSnap(r int, eps float32) { glassSnap, glassSnapEps = r, eps }

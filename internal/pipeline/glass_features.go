@@ -401,22 +401,41 @@ var (
 func clamp32(v, lo, hi float32) float32 { return min(max(v, lo), hi) }
 
 // glassGrow is the least smoothed probability glass grows over from a
-// confident region (postGlass).
-var glassGrow float32 = 0.42
+// confident region (postGlass). At 0.42 the growth ran from a windscreen
+// onto a dark bonnet (8% of a dev photo's never-glass parts made glass);
+// 0.5 with glassReach keeps the windows' dark lower parts.
+var glassGrow float32 = 0.5
+
+// glassReach is how far glass grows from a confident region, as a share
+// of the square root of the car's box area (0: without limit). A pane's
+// unsure part (the dashboard's shade, a reflection) lies close to its sure
+// part; the growth that runs on over a dark trunk lid, a roof or a mirror
+// goes far. 0.05 (about a twentieth of the car) took the worst dev photo
+// from 8.1% to 5.1% of its never-glass parts made glass by itself.
+var glassReach float32 = 0.05
 
 // growGlass grows set over the 4-connected car pixels whose smoothed
-// probability sm is at least low and which are not the car's paint.
+// probability sm is at least low and which are not the car's paint, no
+// farther (in 4-connected steps) than glassReach of the car's size.
 func growGlass(set []bool, sm []float32, gg *glassGrid, low float32) {
 	w, h := gg.w, gg.h
-	var stack []int
+	limit := int32(math.MaxInt32)
+	if glassReach > 0 {
+		limit = int32(math.Ceil(float64(glassReach) * math.Sqrt(float64(gg.box.Dx()*gg.box.Dy()))))
+	}
+	dist := make([]int32, w*h)
+	var queue []int
 	for i, v := range set {
 		if v {
-			stack = append(stack, i)
+			queue = append(queue, i)
 		}
 	}
-	for len(stack) > 0 {
-		i := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
+	for len(queue) > 0 {
+		i := queue[0]
+		queue = queue[1:]
+		if dist[i] >= limit {
+			continue
+		}
 		x := i % w
 		for _, n := range [4]int{i - 1, i + 1, i - w, i + w} {
 			if n < 0 || n >= w*h || (n == i-1 && x == 0) || (n == i+1 && x == w-1) {
@@ -424,7 +443,8 @@ func growGlass(set []bool, sm []float32, gg *glassGrid, low float32) {
 			}
 			if !set[n] && sm[n] >= low && gg.matte[n] > 0.5 && !gg.paint[n] {
 				set[n] = true
-				stack = append(stack, n)
+				dist[n] = dist[i] + 1
+				queue = append(queue, n)
 			}
 		}
 	}

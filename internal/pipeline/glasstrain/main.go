@@ -41,10 +41,14 @@ func main() {
 	grow := flag.Float64("grow", -1, "override the probability glass grows over (tuning)")
 	snap := flag.Int("snap", -1, "override the guided filter's radius on the probability (tuning)")
 	snapEps := flag.Float64("snap-eps", 2e-3, "its regularisation, with -snap")
+	reach := flag.Float64("reach", -1, "override how far glass grows, a share of the car's size (tuning; 0: no limit)")
 	scoreModel := flag.String("score", "", "only score this model file on the photos (no training), e.g. glass_probe.json on the dev set")
 	flag.Parse()
 	if *snap >= 0 {
 		pipeline.SetGlassSnap(*snap, float32(*snapEps))
+	}
+	if *reach >= 0 {
+		pipeline.SetGlassReach(float32(*reach))
 	}
 	if *grow >= 0 {
 		pipeline.SetGlassGrow(float32(*grow))
