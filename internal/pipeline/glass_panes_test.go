@@ -86,7 +86,11 @@ func TestPaneWholeOrNothing(t *testing.T) {
 	gg, prob := paneGrid()
 	pane := image.Rect(20, 10, 100, 40)
 	fillProb(gg, prob, image.Rect(20, 10, 100, 25), 0.95, 0.8) // sky-lit top
-	fillProb(gg, prob, image.Rect(20, 25, 100, 40), 0.5, 0.2)  // dashboard
+	// The dashboard behind the lower pane: less sure, but over the growth
+	// threshold (0.5). A lower pane the model rates under one half stays
+	// as photographed: the torn panes eval --glass counts (13.6% of the
+	// 313 photos' panes, over the 10%: docs/glass-and-shadow.md).
+	fillProb(gg, prob, image.Rect(20, 25, 100, 40), 0.6, 0.1) // dashboard
 	bonnet := image.Rect(10, 41, 110, 80)
 	fillProb(gg, prob, bonnet, 0.1, 0.5)
 	out := postGlass(gg, prob)
