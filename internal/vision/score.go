@@ -97,24 +97,7 @@ func CompareGlass(glass, windows, never *image.Gray) GlassScore {
 		if truth == nil {
 			return 0, false
 		}
-		var in, hit int
-		w, h := truth.Rect.Dx(), truth.Rect.Dy()
-		for y := range h {
-			gr := glass.Pix[y*glass.Stride : y*glass.Stride+w]
-			tr := truth.Pix[y*truth.Stride : y*truth.Stride+w]
-			for x, t := range tr {
-				if t >= 128 {
-					in++
-					if gr[x] >= 128 {
-						hit++
-					}
-				}
-			}
-		}
-		if in == 0 {
-			return 0, false
-		}
-		return float64(hit) / float64(in), true
+		return covered(glass, truth)
 	}
 	var s GlassScore
 	s.Recall, s.HasWindows = share(windows)
@@ -172,16 +155,22 @@ func SummarizeGlass(scores []GlassScore) GlassSummary {
 // keeps (alpha at least 128); ok is false when parts annotates nothing.
 // A mask must lose no part of the car: this is the measure of that.
 func PartsKept(alpha, parts *image.Gray) (share float64, ok bool) {
-	var in, kept int
-	w, h := parts.Rect.Dx(), parts.Rect.Dy()
+	return covered(alpha, parts)
+}
+
+// covered is the share of truth's pixels (from 128) that mask also holds
+// (from 128); ok is false when truth holds none.
+func covered(mask, truth *image.Gray) (share float64, ok bool) {
+	var in, hit int
+	w, h := truth.Rect.Dx(), truth.Rect.Dy()
 	for y := range h {
-		pr := parts.Pix[y*parts.Stride : y*parts.Stride+w]
-		ar := alpha.Pix[y*alpha.Stride : y*alpha.Stride+w]
-		for x, p := range pr {
-			if p >= 128 {
+		tr := truth.Pix[y*truth.Stride : y*truth.Stride+w]
+		mr := mask.Pix[y*mask.Stride : y*mask.Stride+w]
+		for x, t := range tr {
+			if t >= 128 {
 				in++
-				if ar[x] >= 128 {
-					kept++
+				if mr[x] >= 128 {
+					hit++
 				}
 			}
 		}
@@ -189,5 +178,5 @@ func PartsKept(alpha, parts *image.Gray) (share float64, ok bool) {
 	if in == 0 {
 		return 0, false
 	}
-	return float64(kept) / float64(in), true
+	return float64(hit) / float64(in), true
 }
