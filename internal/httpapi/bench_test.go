@@ -34,42 +34,8 @@ import (
 // Run: go test -run '^$' -bench LightHandlers -count 6 ./internal/httpapi
 func BenchmarkLightHandlers(b *testing.B) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "showroom.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	keys, err := auth.NewKeyRing(ctx, db, auth.DefaultConfig().RefreshTTL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	svc, err := auth.NewService(auth.DefaultConfig(), db, keys)
-	if err != nil {
-		b.Fatal(err)
-	}
-	blobs, err := blob.NewLocal(filepath.Join(b.TempDir(), "blobs"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	lib, err := library.New(library.DefaultConfig(), library.Deps{Content: db, Configurations: db, Blobs: blobs})
-	if err != nil {
-		b.Fatal(err)
-	}
-	co, err := db.CreateCompany(ctx, "acme")
-	if err != nil {
-		b.Fatal(err)
-	}
-	hash, err := auth.HashPassword(testPassword)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := db.CreateUser(ctx, &showroom.User{Username: "alice", PasswordHash: hash, CompanyID: co.ID, Systems: []string{showroom.DefaultSystem}}); err != nil {
-		b.Fatal(err)
-	}
-	tok, err := svc.Login(ctx, "alice", testPassword, showroom.DefaultSystem, "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
+	st := newAliceStack(b)
+	db, svc, lib, co, tok := st.db, st.svc, st.lib, st.company, st.token
 	// What a request of alice's carries, her company resolved.
 	alice := showroom.NewContextWithCompany(showroom.NewContextWithPrincipal(ctx,
 		&showroom.Principal{Username: "alice", Company: "acme", System: showroom.DefaultSystem}), co)
@@ -105,6 +71,56 @@ func BenchmarkLightHandlers(b *testing.B) {
 			b.ReportMetric(float64(processCPU(b)-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
+}
+
+// aliceStack is what a handler test over SQLite starts from: the database,
+// the auth service, local blobs, the library, company acme and a login of
+// its user alice.
+type aliceStack struct {
+	db      *sqlite.DB
+	svc     *auth.Service
+	blobs   *blob.Local
+	lib     *library.Service
+	company *showroom.Company
+	token   *auth.TokenResponse
+}
+
+func newAliceStack(tb testing.TB) aliceStack {
+	tb.Helper()
+	ctx := context.Background()
+	var st aliceStack
+	var err error
+	if st.db, err = sqlite.Open(ctx, filepath.Join(tb.TempDir(), "showroom.db")); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.db.Close() })
+	keys, err := auth.NewKeyRing(ctx, st.db, auth.DefaultConfig().RefreshTTL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if st.svc, err = auth.NewService(auth.DefaultConfig(), st.db, keys); err != nil {
+		tb.Fatal(err)
+	}
+	if st.blobs, err = blob.NewLocal(filepath.Join(tb.TempDir(), "blobs")); err != nil {
+		tb.Fatal(err)
+	}
+	if st.lib, err = library.New(library.DefaultConfig(), library.Deps{Content: st.db, Configurations: st.db, Blobs: st.blobs}); err != nil {
+		tb.Fatal(err)
+	}
+	if st.company, err = st.db.CreateCompany(ctx, "acme"); err != nil {
+		tb.Fatal(err)
+	}
+	hash, err := auth.HashPassword(testPassword)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := st.db.CreateUser(ctx, &showroom.User{Username: "alice", PasswordHash: hash, CompanyID: st.company.ID, Systems: []string{showroom.DefaultSystem}}); err != nil {
+		tb.Fatal(err)
+	}
+	if st.token, err = st.svc.Login(ctx, "alice", testPassword, showroom.DefaultSystem, "test"); err != nil {
+		tb.Fatal(err)
+	}
+	return st
 }
 
 // processCPU is the CPU time the process has used, user and system.

@@ -8,14 +8,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 
-	"github.com/showroom/showroom/internal/auth"
-	"github.com/showroom/showroom/internal/blob"
 	"github.com/showroom/showroom/internal/httpapi"
-	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/river"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/sqlite"
@@ -38,43 +34,9 @@ func (c *countingDB) FindCompany(ctx context.Context, name string) (*showroom.Co
 // lookup is a database query on the path of every request.
 func TestCompanyResolvedOnce(t *testing.T) {
 	ctx := context.Background()
-	sdb, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "showroom.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sdb.Close() })
+	st := newAliceStack(t)
+	sdb, svc, blobs, lib, tok := st.db, st.svc, st.blobs, st.lib, st.token
 	db := &countingDB{DB: sdb}
-	keys, err := auth.NewKeyRing(ctx, sdb, auth.DefaultConfig().RefreshTTL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := auth.NewService(auth.DefaultConfig(), sdb, keys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	blobs, err := blob.NewLocal(filepath.Join(t.TempDir(), "blobs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lib, err := library.New(library.DefaultConfig(), library.Deps{Content: sdb, Configurations: sdb, Blobs: blobs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	co, err := sdb.CreateCompany(ctx, "acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hash, err := auth.HashPassword(testPassword)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sdb.CreateUser(ctx, &showroom.User{Username: "alice", PasswordHash: hash, CompanyID: co.ID, Systems: []string{showroom.DefaultSystem}}); err != nil {
-		t.Fatal(err)
-	}
-	tok, err := svc.Login(ctx, "alice", testPassword, showroom.DefaultSystem, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	out := pngBytes(t, 8, 8)
 	run := func(ctx context.Context, j *showroom.Job, photo []byte) (*river.Output, error) {
