@@ -59,51 +59,12 @@ func raisedThreeQuarterCarAt(w, h int, nf float64) *SyntheticCar {
 		}
 		return 0
 	}
-	colours := map[int][3]float64{
-		1: {float64(sc.Body.R), float64(sc.Body.G), float64(sc.Body.B)},
-		3: {28, 28, 30},
-		4: {165, 168, 172},
-	}
-	const ss = 4
-	box := image.Rectangle{}
-	for y := range h {
-		for x := range w {
-			var car float64
-			var col [3]float64
-			for sy := range ss {
-				for sx := range ss {
-					px, py := float64(x)+(float64(sx)+0.5)/ss, float64(y)+(float64(sy)+0.5)/ss
-					k := shape(px, py)
-					c, ok := colours[k]
-					if !ok {
-						base := sc.Wall
-						if py >= 0.5*fh {
-							base = sc.Floor
-						}
-						c = [3]float64{float64(base.R), float64(base.G), float64(base.B)}
-					} else {
-						car++
-					}
-					for i := range c {
-						col[i] += c[i]
-					}
-				}
-			}
-			n := float64(ss * ss)
-			p := sc.Photo.Pix[y*sc.Photo.Stride+4*x:]
-			for i := range 3 {
-				p[i] = uint8(math.Round(col[i] / n))
-			}
-			p[3] = 255
-			sc.Matte.Pix[y*sc.Matte.Stride+x] = uint8(math.Round(car / n * 255))
-			if car/n >= 0.5 {
-				sc.Raw.Pix[y*sc.Raw.Stride+x] = 255
-			}
-			if car > 0 {
-				box = box.Union(image.Rect(x, y, x+1, y+1))
-			}
+	sc.rasterize(shape, func(_, py float64) [3]float64 {
+		base := sc.Wall
+		if py >= 0.5*fh {
+			base = sc.Floor
 		}
-	}
-	sc.Box = box
+		return [3]float64{float64(base.R), float64(base.G), float64(base.B)}
+	})
 	return sc
 }

@@ -129,13 +129,23 @@ func NewSyntheticCarInView(w, h int, tilt, rise float64) *SyntheticCar {
 		}
 		return c
 	}
+	sc.rasterize(shape, floorAt)
+	return sc
+}
+
+// rasterize draws sc's photo, matte, raw answer, windows (when sc has
+// them) and box from shape, which classifies a photo point (0 background,
+// 1 body, 2 glass, 3 tyre, 4 rim), and background, the scene behind the car
+// at a point. Each pixel is supersampled for soft, exact edges.
+func (sc *SyntheticCar) rasterize(shape func(px, py float64) int, background func(px, py float64) [3]float64) {
 	colours := map[int][3]float64{
 		1: {float64(sc.Body.R), float64(sc.Body.G), float64(sc.Body.B)},
 		3: {28, 28, 30},
 		4: {165, 168, 172},
 	}
 	box := image.Rectangle{}
-	const ss = 4 // supersampling per axis for soft, exact edges
+	const ss = 4 // supersampling per axis
+	w, h := sc.Photo.Rect.Dx(), sc.Photo.Rect.Dy()
 	for y := range h {
 		for x := range w {
 			var car, glass, raw float64
@@ -143,14 +153,13 @@ func NewSyntheticCarInView(w, h int, tilt, rise float64) *SyntheticCar {
 			for sy := range ss {
 				for sx := range ss {
 					px, py := float64(x)+(float64(sx)+0.5)/ss, float64(y)+(float64(sy)+0.5)/ss
-					k := shape(px, py)
 					var c [3]float64
-					bg := floorAt(px, py)
-					switch k {
+					switch k := shape(px, py); k {
 					case 0:
-						c = bg
+						c = background(px, py)
 					case 2:
-						// Tinted glass: the wall behind, darkened.
+						// Tinted glass: the scene behind, darkened.
+						bg := background(px, py)
 						c = [3]float64{bg[0] * 0.42, bg[1] * 0.42, bg[2] * 0.45}
 						car++
 						glass++
@@ -171,7 +180,7 @@ func NewSyntheticCarInView(w, h int, tilt, rise float64) *SyntheticCar {
 			}
 			p[3] = 255
 			sc.Matte.Pix[y*sc.Matte.Stride+x] = uint8(math.Round(car / n * 255))
-			if glass/n >= 0.5 {
+			if sc.Windows != nil && glass/n >= 0.5 {
 				sc.Windows.Pix[y*sc.Windows.Stride+x] = 255
 			}
 			if raw/n >= 0.5 {
@@ -183,7 +192,6 @@ func NewSyntheticCarInView(w, h int, tilt, rise float64) *SyntheticCar {
 		}
 	}
 	sc.Box = box
-	return sc
 }
 
 // CropSyntheticCar returns the part r of car's photo as a photo of its
