@@ -450,48 +450,38 @@ func growGlass(set []bool, sm []float32, gg *glassGrid, low float32) {
 	}
 }
 
-// fillRows is fillColumns along rows: a row crosses a pane once too.
-func fillRows(set []bool, w, h int, paint []bool) {
-	labels, comps := components(set, w, h)
-	for l, c := range comps {
-		for y := c.box.Min.Y; y < c.box.Max.Y; y++ {
-			first, last := -1, -1
-			for x := c.box.Min.X; x < c.box.Max.X; x++ {
-				if labels[y*w+x] == int32(l) {
-					if first < 0 {
-						first = x
-					}
-					last = x
-				}
-			}
-			for x := first + 1; x < last; x++ {
-				if i := y*w + x; !paint[i] {
-					set[i] = true
-				}
-			}
-		}
-	}
-}
-
 // fillColumns closes the gaps of each glass region along its columns: a
 // column crosses a window once, so what lies between two glass pixels of
 // one region in a column (a bright streak of sky reflection, a wiper, the
 // shade of a sticker) is glass too, unless it is the car's own paint.
-func fillColumns(set []bool, w, h int, paint []bool) {
+func fillColumns(set []bool, w, h int, paint []bool) { fillSpans(set, w, h, paint, false) }
+
+// fillRows is fillColumns along rows: a row crosses a pane once too.
+func fillRows(set []bool, w, h int, paint []bool) { fillSpans(set, w, h, paint, true) }
+
+// fillSpans closes each region's gaps along its rows (byRow) or columns.
+func fillSpans(set []bool, w, h int, paint []bool, byRow bool) {
 	labels, comps := components(set, w, h)
 	for l, c := range comps {
-		for x := c.box.Min.X; x < c.box.Max.X; x++ {
+		// along runs over the line at a from lo to hi; at gives a pixel's index.
+		a0, a1, lo, hi := c.box.Min.X, c.box.Max.X, c.box.Min.Y, c.box.Max.Y
+		at := func(a, b int) int { return b*w + a }
+		if byRow {
+			a0, a1, lo, hi = c.box.Min.Y, c.box.Max.Y, c.box.Min.X, c.box.Max.X
+			at = func(a, b int) int { return a*w + b }
+		}
+		for a := a0; a < a1; a++ {
 			first, last := -1, -1
-			for y := c.box.Min.Y; y < c.box.Max.Y; y++ {
-				if labels[y*w+x] == int32(l) {
+			for b := lo; b < hi; b++ {
+				if labels[at(a, b)] == int32(l) {
 					if first < 0 {
-						first = y
+						first = b
 					}
-					last = y
+					last = b
 				}
 			}
-			for y := first + 1; y < last; y++ {
-				if i := y*w + x; !paint[i] {
+			for b := first + 1; b < last; b++ {
+				if i := at(a, b); !paint[i] {
 					set[i] = true
 				}
 			}
