@@ -55,8 +55,11 @@ func TestModelRunsTakeTurns(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if w := <-waits; w < 200*time.Millisecond {
-		t.Errorf("the run waited %v for its turn, reported; want at least the 200ms it was held", w)
+	// The goroutine's clock starts when it is scheduled, after the hold's
+	// timer did, so the reported wait can fall short of 200ms by however
+	// long a loaded machine took to start it.
+	if w := <-waits; w < 100*time.Millisecond {
+		t.Errorf("the run waited %v for its turn, reported; want most of the 200ms it was held", w)
 	}
 
 	two := open(2)
