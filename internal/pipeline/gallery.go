@@ -3,8 +3,6 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/gob"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -14,7 +12,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"golang.org/x/image/font"
@@ -22,12 +19,7 @@ import (
 	"golang.org/x/image/math/fixed"
 
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/vision"
 )
-
-// GalleryPoster is the name of the built-in synthetic logo the gallery's
-// poster configuration uses.
-const GalleryPoster = "galleryLogo"
 
 // NamedConfig is a configuration with a name, for the gallery and docs.
 type NamedConfig struct {
@@ -71,155 +63,6 @@ func GalleryConfigurations() []NamedConfig {
 		out = append(out, NamedConfig{c.name, raw})
 	}
 	return out
-}
-
-// BuiltinContent serves the content the system ships: the studio
-// background, and the gallery's synthetic logo. Other names are
-// CONTENT_NOT_FOUND.
-type BuiltinContent struct {
-	once   sync.Once
-	studio *image.NRGBA
-}
-
-// LoadContent implements ContentLoader.
-func (b *BuiltinContent) LoadContent(ctx context.Context, company, name string) (image.Image, error) {
-	switch name {
-	case StudioBackground:
-		b.once.Do(func() { b.studio = RenderStudio(StudioWidth, StudioHeight) })
-		return b.studio, nil
-	case GalleryPoster:
-		return syntheticLogo(400, 160), nil
-	}
-	return nil, showroom.Errorf(showroom.EContentNotFound, "content %q not found", name)
-}
-
-// syntheticLogo draws a rounded dark badge with a light stripe, on
-// transparency.
-func syntheticLogo(w, h int) *image.NRGBA {
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	r := float64(h) / 3
-	for y := range h {
-		for x := range w {
-			fx, fy := float64(x)+0.5, float64(y)+0.5
-			cx := math.Max(0, math.Max(r-fx, fx-(float64(w)-r)))
-			cy := math.Max(0, math.Max(r-fy, fy-(float64(h)-r)))
-			a := clamp01(r - math.Hypot(cx, cy))
-			c := color.NRGBA{20, 40, 90, uint8(a * 230)}
-			if fy > float64(h)*0.42 && fy < float64(h)*0.58 && fx > float64(w)*0.12 && fx < float64(w)*0.88 {
-				c = color.NRGBA{240, 190, 40, uint8(a * 255)}
-			}
-			img.SetNRGBA(x, y, c)
-		}
-	}
-	return img
-}
-
-// CachingSegmenter remembers the masks of photos it has seen (by their
-// pixels), so that the gallery runs the model once per photo, not once per
-// configuration. With Dir set it also keeps them on disk, one gob file per
-// photo, so that a later run (tuning a processor on the dev photos) does
-// not run the model again; the cache is keyed by the photo's pixels only,
-// so clear it after changing the segmentation.
-type CachingSegmenter struct {
-	Segmenter Segmenter
-	Dir       string
-	mu        sync.Mutex
-	masks     map[[32]byte]*vision.Mask
-}
-
-// Segment implements Segmenter.
-func (c *CachingSegmenter) Segment(ctx context.Context, img *image.NRGBA) (*vision.Mask, error) {
-	key := sha256.Sum256(img.Pix)
-	c.mu.Lock()
-	m, ok := c.masks[key]
-	c.mu.Unlock()
-	if ok {
-		return m, nil
-	}
-	m, ok = c.load(key)
-	if !ok {
-		var err error
-		if m, err = c.Segmenter.Segment(ctx, img); err != nil {
-			return nil, err
-		}
-		c.store(key, m)
-	}
-	c.mu.Lock()
-	if c.masks == nil {
-		c.masks = map[[32]byte]*vision.Mask{}
-	}
-	c.masks[key] = m
-	c.mu.Unlock()
-	return m, nil
-}
-
-// cachedMask is a mask as kept on disk.
-type cachedMask struct {
-	Alpha, Raw              cachedGray
-	Box                     image.Rectangle
-	Confidence, BorderShare float64
-	Features                []vision.Features
-}
-
-type cachedGray struct {
-	Pix    []byte
-	Stride int
-	Rect   image.Rectangle
-}
-
-func toCached(g *image.Gray) cachedGray {
-	if g == nil {
-		return cachedGray{}
-	}
-	return cachedGray{g.Pix, g.Stride, g.Rect}
-}
-
-func (g cachedGray) gray() *image.Gray {
-	if g.Pix == nil {
-		return nil
-	}
-	return &image.Gray{Pix: g.Pix, Stride: g.Stride, Rect: g.Rect}
-}
-
-func (c *CachingSegmenter) path(key [32]byte) string {
-	// "features": masks kept before they carried the model's activations
-	// (vision.Mask.Features) are not read back without them.
-	return filepath.Join(c.Dir, fmt.Sprintf("%x.features.gob", key[:12]))
-}
-
-func (c *CachingSegmenter) load(key [32]byte) (*vision.Mask, bool) {
-	if c.Dir == "" {
-		return nil, false
-	}
-	f, err := os.Open(c.path(key))
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	var cm cachedMask
-	if err := gob.NewDecoder(f).Decode(&cm); err != nil {
-		return nil, false
-	}
-	return &vision.Mask{Alpha: cm.Alpha.gray(), Raw: cm.Raw.gray(), Box: cm.Box,
-		Confidence: cm.Confidence, BorderShare: cm.BorderShare, Features: cm.Features}, true
-}
-
-// store writes the mask to the cache; a failure only costs a later run
-// the model's time, so it is not reported.
-func (c *CachingSegmenter) store(key [32]byte, m *vision.Mask) {
-	if c.Dir == "" || os.MkdirAll(c.Dir, 0o755) != nil {
-		return
-	}
-	var b bytes.Buffer
-	cm := cachedMask{Alpha: toCached(m.Alpha), Raw: toCached(m.Raw), Box: m.Box,
-		Confidence: m.Confidence, BorderShare: m.BorderShare, Features: m.Features}
-	if gob.NewEncoder(&b).Encode(cm) != nil {
-		return
-	}
-	tmp := c.path(key) + ".tmp"
-	if os.WriteFile(tmp, b.Bytes(), 0o644) == nil {
-		_ = os.Rename(tmp, c.path(key))
-	}
 }
 
 // GalleryPhoto is one photo of the gallery.
