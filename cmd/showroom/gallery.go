@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/showroom/showroom/internal/gallery"
+	"github.com/showroom/showroom/internal/maskcache"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/vision"
 )
@@ -34,17 +36,17 @@ func (m *Main) runGallery(ctx context.Context, args []string) error {
 		return fs.usageError("gallery needs --images DIR[,DIR...], the folders of photos to render")
 	}
 	dirs := strings.Split(images, ",")
-	sets := make([][]pipeline.GalleryPhoto, len(dirs))
+	sets := make([][]gallery.Photo, len(dirs))
 	for i, dir := range dirs {
 		var err error
 		if sets[i], err = galleryPhotos(dir); err != nil {
 			return err
 		}
 	}
-	configs := pipeline.GalleryConfigurations()
+	configs := gallery.Configurations()
 	if only != "" {
 		names := strings.Split(only, ",")
-		configs = slices.DeleteFunc(configs, func(c pipeline.NamedConfig) bool { return !slices.Contains(names, c.Name) })
+		configs = slices.DeleteFunc(configs, func(c gallery.Config) bool { return !slices.Contains(names, c.Name) })
 		if len(configs) == 0 {
 			return fmt.Errorf("gallery: none of the configurations %s is in the gallery", only)
 		}
@@ -55,7 +57,7 @@ func (m *Main) runGallery(ctx context.Context, args []string) error {
 	}
 	defer seg.Close()
 	engine, err := pipeline.NewEngine(pipeline.EngineConfig{
-		Segmenter: &pipeline.CachingSegmenter{Segmenter: seg, Dir: maskCache},
+		Segmenter: &maskcache.Cache{Segmenter: seg, Dir: maskCache},
 		Content:   &pipeline.BuiltinContent{},
 		MaxPixels: 60_000_000,
 	})
@@ -69,7 +71,7 @@ func (m *Main) runGallery(ctx context.Context, args []string) error {
 		if len(dirs) > 1 {
 			sub = filepath.Join(out, filepath.Base(filepath.Clean(dir)))
 		}
-		err := pipeline.WriteGallery(ctx, engine, sets[i], configs, sub, func(path string) {
+		err := gallery.Write(ctx, engine, sets[i], configs, sub, func(path string) {
 			fmt.Fprintln(m.Stdout, path)
 		})
 		if err != nil {
@@ -81,7 +83,7 @@ func (m *Main) runGallery(ctx context.Context, args []string) error {
 
 // galleryPhotos reads the photos of dir and dir/extras, sorted by name;
 // annotation files (*.mask.png, *.windows.png, *.wheels.png) are skipped.
-func galleryPhotos(dir string) ([]pipeline.GalleryPhoto, error) {
+func galleryPhotos(dir string) ([]gallery.Photo, error) {
 	var paths []string
 	for _, d := range []string{dir, filepath.Join(dir, "extras")} {
 		entries, err := os.ReadDir(d)
@@ -105,14 +107,14 @@ func galleryPhotos(dir string) ([]pipeline.GalleryPhoto, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("gallery: no photos in %s", dir)
 	}
-	photos := make([]pipeline.GalleryPhoto, 0, len(paths))
+	photos := make([]gallery.Photo, 0, len(paths))
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return nil, err
 		}
 		rel, _ := filepath.Rel(dir, p)
-		photos = append(photos, pipeline.GalleryPhoto{Name: rel, Bytes: b})
+		photos = append(photos, gallery.Photo{Name: rel, Bytes: b})
 	}
 	return photos, nil
 }

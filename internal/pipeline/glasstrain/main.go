@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/showroom/showroom/internal/maskcache"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/vision"
 )
@@ -162,7 +163,7 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 		return err
 	}
 	defer seg.Close()
-	cs := &pipeline.CachingSegmenter{Segmenter: seg, Dir: cache}
+	cs := &maskcache.Cache{Segmenter: seg, Dir: cache}
 	var examples []pipeline.GlassExample
 	for i, p := range paths {
 		if i%20 == 0 {
@@ -180,7 +181,7 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 		if prepare {
 			// A cache of its own per photo: the in-memory one would keep
 			// every photo's activations.
-			cs = &pipeline.CachingSegmenter{Segmenter: seg, Dir: cache}
+			cs = &maskcache.Cache{Segmenter: seg, Dir: cache}
 		}
 		mask, err := cs.Segment(context.Background(), photo)
 		if err != nil {

@@ -1,4 +1,8 @@
-package pipeline
+// Package maskcache keeps a segmenter's masks of photos between runs of
+// the tools and tests that process the same photos many times (the
+// gallery, glass training, the photo tests), so that they run the model
+// once per photo. The service does not use it.
+package maskcache
 
 import (
 	"bytes"
@@ -14,21 +18,26 @@ import (
 	"github.com/showroom/showroom/internal/vision"
 )
 
-// CachingSegmenter remembers the masks of photos it has seen (by their
-// pixels), so that the gallery runs the model once per photo, not once per
+// Segmenter finds the car in a photo: a vision.Segmenter, or a test's.
+type Segmenter interface {
+	Segment(ctx context.Context, img *image.NRGBA) (*vision.Mask, error)
+}
+
+// Cache remembers the masks of photos it has seen (by their pixels), so
+// that the gallery runs the model once per photo, not once per
 // configuration. With Dir set it also keeps them on disk, one gob file per
 // photo, so that a later run (tuning a processor on the dev photos) does
 // not run the model again; the cache is keyed by the photo's pixels only,
 // so clear it after changing the segmentation.
-type CachingSegmenter struct {
+type Cache struct {
 	Segmenter Segmenter
 	Dir       string
 	mu        sync.Mutex
 	masks     map[[32]byte]*vision.Mask
 }
 
-// Segment implements Segmenter.
-func (c *CachingSegmenter) Segment(ctx context.Context, img *image.NRGBA) (*vision.Mask, error) {
+// Segment returns the photo's mask, from the cache when it holds it.
+func (c *Cache) Segment(ctx context.Context, img *image.NRGBA) (*vision.Mask, error) {
 	key := sha256.Sum256(img.Pix)
 	c.mu.Lock()
 	m, ok := c.masks[key]
@@ -81,13 +90,13 @@ func (g cachedGray) gray() *image.Gray {
 	return &image.Gray{Pix: g.Pix, Stride: g.Stride, Rect: g.Rect}
 }
 
-func (c *CachingSegmenter) path(key [32]byte) string {
+func (c *Cache) path(key [32]byte) string {
 	// "features": masks kept before they carried the model's activations
 	// (vision.Mask.Features) are not read back without them.
 	return filepath.Join(c.Dir, fmt.Sprintf("%x.features.gob", key[:12]))
 }
 
-func (c *CachingSegmenter) load(key [32]byte) (*vision.Mask, bool) {
+func (c *Cache) load(key [32]byte) (*vision.Mask, bool) {
 	if c.Dir == "" {
 		return nil, false
 	}
@@ -106,7 +115,7 @@ func (c *CachingSegmenter) load(key [32]byte) (*vision.Mask, bool) {
 
 // store writes the mask to the cache; a failure only costs a later run
 // the model's time, so it is not reported.
-func (c *CachingSegmenter) store(key [32]byte, m *vision.Mask) {
+func (c *Cache) store(key [32]byte, m *vision.Mask) {
 	if c.Dir == "" || os.MkdirAll(c.Dir, 0o755) != nil {
 		return
 	}
