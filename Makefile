@@ -110,8 +110,8 @@ soak: build models
 
 ## gallery: contact sheets of every configuration on the dev, glass and 12 MP photos, in gallery/
 ## (masks are cached in $(CACHE)/gallery-masks: clear it after changing the segmentation)
-gallery: build models
-	bin/showroom gallery --images ../shared/testdata/cars,../shared/testdata/glass,../shared/testdata/large --out gallery --mask-cache $(CACHE)/gallery-masks
+gallery: deps models
+	$(GO) run ./cmd/gallery --images ../shared/testdata/cars,../shared/testdata/glass,../shared/testdata/large --out gallery --mask-cache $(CACHE)/gallery-masks
 
 ## glass-model: retrain the deep glass model on ../shared/testdata/glass and glass-more (prints its 5-fold cross-validated scores)
 glass-model: models
