@@ -60,17 +60,10 @@ func trainGlass(sets []glassSet) pipeline.BoostModel {
 	var x, y, w []float32
 	for _, s := range sets {
 		for j, i := range s.in.Cells {
-			// A fixed hash, so that training is reproducible.
-			if (uint64(i)*2654435761)%uint64(p.Sample) != 0 {
+			if !sampled(i, p.Sample) {
 				continue
 			}
-			lab, wt := float32(0), p.RestWeight
-			switch {
-			case s.windows[i]:
-				lab, wt = 1, 1
-			case s.never[i]:
-				wt = 1
-			}
+			lab, wt := label(s.windows[i], s.never[i], p.RestWeight)
 			x = append(x, s.in.Hand[j*pipeline.GlassFeatureCount:(j+1)*pipeline.GlassFeatureCount]...)
 			y = append(y, lab)
 			w = append(w, wt)
@@ -110,22 +103,7 @@ func CrossValidateGlass(examples []Example, folds int) []Result {
 	for i, ex := range examples {
 		sets[i] = prepareGlass(ex)
 	}
-	out := make([]Result, len(sets))
-	for f := range folds {
-		var train []glassSet
-		for i, s := range sets {
-			if i%folds != f {
-				train = append(train, s)
-			}
-		}
-		m := trainGlass(train)
-		for i, s := range sets {
-			if i%folds == f {
-				out[i] = s.score(&m)
-			}
-		}
-	}
-	return out
+	return crossValidate(sets, folds, trainGlass, func(i int, m *pipeline.BoostModel) Result { return sets[i].score(m) })
 }
 
 // boostParams are the training settings of a pipeline.BoostModel.

@@ -56,18 +56,12 @@ func probeExample(ex Example) probeRows {
 	var keep []int
 	var keepHand []float32
 	for j, i := range in.Cells {
-		if (uint64(i)*2654435761)%uint64(p.Sample) != 0 {
+		if !sampled(i, p.Sample) {
 			continue
 		}
 		keep = append(keep, i)
 		keepHand = append(keepHand, in.Hand[j*pipeline.GlassFeatureCount:(j+1)*pipeline.GlassFeatureCount]...)
-		lab, wt := float32(0), p.RestWeight
-		switch {
-		case windows[i]:
-			lab, wt = 1, 1
-		case never[i]:
-			wt = 1
-		}
+		lab, wt := label(windows[i], never[i], p.RestWeight)
 		r.y = append(r.y, lab)
 		r.w = append(r.w, wt)
 	}
@@ -264,22 +258,8 @@ func CrossValidateGlassProbe(examples []Example, folds int, score []Example) []R
 	for i, ex := range examples {
 		rows[i] = probeExample(ex)
 	}
-	out := make([]Result, len(examples))
-	for f := range folds {
-		var train []probeRows
-		for i, r := range rows {
-			if i%folds != f {
-				train = append(train, r)
-			}
-		}
-		m := trainProbe(train, ch)
-		for i, ex := range score {
-			if i%folds == f {
-				out[i] = scoreGlass(ex, &m)
-			}
-		}
-	}
-	return out
+	train := func(rows []probeRows) pipeline.ProbeModel { return trainProbe(rows, ch) }
+	return crossValidate(rows, folds, train, func(i int, m *pipeline.ProbeModel) Result { return scoreGlass(score[i], m) })
 }
 
 // ScoreGlassProbe scores examples with the deep model m (JSON, as
