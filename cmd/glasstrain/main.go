@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"image"
-	"image/color"
 	"image/png"
 
 	"golang.org/x/image/draw"
@@ -108,22 +107,9 @@ func writeSheet(path string, examples []glasstrain.Example, res []glasstrain.Res
 				c := ex.Photo.NRGBAAt(sx, sy)
 				c.A = 255
 				img.SetNRGBA(x, top+y, c)
-				g := uint32(res[i].Layer.GrayAt(sx, sy).Y)
-				mix := func(v, over uint8) uint8 { return uint8((uint32(v)*(255-g) + uint32(over)*g) / 255) }
-				img.SetNRGBA(side+gap+x, top+y, color.NRGBA{mix(c.R, 255), mix(c.G, 0), mix(c.B, 255), 255})
 				in := func(m *image.Gray) bool { return m != nil && m.GrayAt(sx, sy).Y >= 128 }
-				l := uint8((uint32(c.R)*54 + uint32(c.G)*183 + uint32(c.B)*19) / 256 / 3)
-				e := color.NRGBA{l, l, l, 255}
-				switch glass := g >= 128; {
-				case glass && in(ex.Windows):
-					e = color.NRGBA{0, 200, 0, 255}
-				case in(ex.Windows):
-					e = color.NRGBA{0, 90, 255, 255}
-				case glass && in(ex.Never):
-					e = color.NRGBA{255, 0, 0, 255}
-				case glass:
-					e = color.NRGBA{235, 235, 235, 255}
-				}
+				o, e := glasstrain.SheetPixel(c, res[i].Layer.GrayAt(sx, sy).Y, in(ex.Windows), in(ex.Never))
+				img.SetNRGBA(side+gap+x, top+y, o)
 				img.SetNRGBA(2*(side+gap)+x, top+y, e)
 			}
 		}

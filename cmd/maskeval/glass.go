@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/showroom/showroom/internal/glasstrain"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/vision"
 )
@@ -192,23 +193,9 @@ func glassSheet(rows []glassRow, width int) *image.NRGBA {
 				c := r.photo.NRGBAAt(x, y)
 				c.A = 255
 				sheet.SetNRGBA(x, top+y, c)
-				g := uint32(r.glass.GrayAt(x, y).Y)
-				mix := func(v, over uint8) uint8 { return uint8((uint32(v)*(255-g) + uint32(over)*g) / 255) }
-				sheet.SetNRGBA(width+gap+x, top+y, color.NRGBA{mix(c.R, 255), mix(c.G, 0), mix(c.B, 255), 255})
 				in := func(m *image.Gray) bool { return m != nil && m.GrayAt(x, y).Y >= 128 }
-				glass := g >= 128
-				l := uint8((uint32(c.R)*54 + uint32(c.G)*183 + uint32(c.B)*19) / 256 / 3)
-				e := color.NRGBA{l, l, l, 255}
-				switch {
-				case glass && in(r.windows):
-					e = color.NRGBA{0, 200, 0, 255}
-				case in(r.windows):
-					e = color.NRGBA{0, 90, 255, 255}
-				case glass && in(r.never):
-					e = color.NRGBA{255, 0, 0, 255}
-				case glass:
-					e = color.NRGBA{235, 235, 235, 255}
-				}
+				o, e := glasstrain.SheetPixel(c, r.glass.GrayAt(x, y).Y, in(r.windows), in(r.never))
+				sheet.SetNRGBA(width+gap+x, top+y, o)
 				sheet.SetNRGBA(2*(width+gap)+x, top+y, e)
 			}
 		}
