@@ -7,8 +7,8 @@ import (
 )
 
 // TestGlassIsTintedNotAGreyCard paints the test car's windows as glass
-// photographed bright (a flat sky reflection, sRGB 200, crossed by lighter
-// streaks, with a dark headrest behind it) and renders them over a white
+// photographed bright (paintBrightGlass: a flat sky reflection, sRGB 200,
+// crossed by lighter streaks, with a dark headrest behind it) and renders them over a white
 // studio at the default windowTransparency 0.5. A plain blend of the photo
 // and the background made such a pane a flat light-grey card: lighter than
 // the photographed glass, its streaks and headrest washed out. The pane
@@ -16,25 +16,14 @@ import (
 // its reflections and interior as visible (against the pane) as
 // photographed, give or take, and the background still showing through.
 func TestGlassIsTintedNotAGreyCard(t *testing.T) {
-	const sky, streak, headrest = 0, 1, 2
+	const sky, streak, headrest = glassSky, glassStreak, glassHeadrest
 	car := testCar(t)
-	fw, fh := float64(car.Photo.Rect.Dx()), float64(car.Photo.Rect.Dy())
+	painted := car.paintBrightGlass()
 	kind := map[image.Point]int{}
 	for y := car.Box.Min.Y; y < car.Box.Max.Y; y++ {
 		for x := car.Box.Min.X; x < car.Box.Max.X; x++ {
-			if car.Windows.GrayAt(x, y).Y != 255 {
-				continue
-			}
-			k, v := sky, uint8(200)
-			switch {
-			case math.Hypot(float64(x)-0.43*fw, float64(y)-0.40*fh) < 0.03*fh:
-				k, v = headrest, 40
-			case (x+y)%24 < 4:
-				k, v = streak, 245
-			}
-			copy(car.Photo.Pix[car.Photo.PixOffset(x, y):], []uint8{v, v, v})
 			if interiorGlass(car, x, y) {
-				kind[image.Pt(x, y)] = k
+				kind[image.Pt(x, y)] = painted(x, y)
 			}
 		}
 	}
