@@ -12,34 +12,36 @@ import (
 // and the interior, darker than it. Keeping the whole photographed pane
 // and mixing the new background in, as a plain blend does, lays that base
 // over the background like a flat card, grey over white whenever the pane
-// was photographed bright. Instead each pixel of the pane is
+// was photographed bright. Instead each pixel of the pane is, in linear
+// light,
 //
-//	out = m·(b·(1−t)²·L + t²·B) + b·(1−t)·(P − m·L)
+//	out = b·(1−t)²·m·L + b·(1−t)·(P − m·L) + t²·mₜ·B
 //
-// in linear light, where P is the photographed pixel, L its pane's base
-// level, m = min(1, lum P / lum L) how much darker than the base the pixel
-// is (the interior in front of the background blocks it), B the new
-// background, t windowTransparency and b windowBrightness. So:
+// where P is the photographed pixel, L its pane's base level, m =
+// min(1, lum P / lum L) how much darker than the base the pixel is, mₜ =
+// 1 − (1−t²)·(1−m), B the new background, t windowTransparency and b
+// windowBrightness. So:
 //
 //   - the background shows through at t² in linear light, which is about
-//     t in perceived lightness (L* of t² is close to 100·t): at 0.5 half
-//     of a white studio's lightness shows, a neutral tint that reads as
-//     glass; at 1 it shows whole (clear); at 0 not at all;
-//   - the photo's base level fades with the same perceptual share, 1 − t,
-//     so at 0 the pane is as photographed (times b) and towards 1 it is gone;
-//   - the reflections fade only linearly, (1 − t): a pane keeps its
-//     highlights longer than its base, which is what makes it look like a
-//     glass surface and not a hole;
-//   - the interior darkens what shows through it by m, that darkening
-//     fading as (1 − t) too, so seats and a dashboard stay visible through
-//     tinted glass and vanish only when the glass is clear.
+//     t in perceived lightness (L* of t² is close to 100·t): at 0.5 about
+//     half of a white studio's lightness shows, a neutral tint that reads
+//     as glass; at 1 it shows whole (clear glass), at 0 not at all;
+//   - the photo's base level fades by the same perceptual share, (1−t)²,
+//     so at 0 the pane is as photographed (times b) and at 1 it is gone;
+//   - the reflections above the base fade only linearly, (1−t): the pane
+//     keeps its highlights longer than its base, which is what makes it
+//     read as a glass surface and not a hole;
+//   - the interior (seats, a dashboard, a headrest: darker than the base)
+//     blocks the background seen through it, by m, as long as the glass
+//     is not clear: that blocking fades only as the background's own share
+//     t² grows, so the interior stays visible through tinted glass.
 //
 // windowBrightness scales the glass's own light (base and reflections),
-// never the background seen through it. As a layer over the background,
-// the pane's alpha is 1 − m_t·t² (m_t the interior's darkening at t), so a
-// transparent background keeps the same look once composited.
+// never the background seen through it. As a layer over the background
+// the pane's alpha is 1 − t²·mₜ, so on a transparent background it keeps
+// the same look once composited.
 type glassLook struct {
-	base, reflect, trans, interior float32
+	base, reflect, trans, interior float32 // weights: b(1−t)², b(1−t), t², 1−t²
 
 	// Panes on the working grid: cell (x, y) of cells is pane
 	// label[(y−cells.Min.Y)·w + x−cells.Min.X] (−1 none), whose base
@@ -62,7 +64,7 @@ const paneReach = 2
 // mean colour.
 func (s *Scene) newGlassLook() *glassLook {
 	t, b := float32(s.WindowTransparency), float32(s.WindowBrightness)
-	l := &glassLook{base: b * (1 - t) * (1 - t), reflect: b * (1 - t), trans: t * t, interior: 1 - t}
+	l := &glassLook{base: b * (1 - t) * (1 - t), reflect: b * (1 - t), trans: t * t, interior: 1 - t*t}
 	if s.Glass == nil || s.Glass.Rect.Empty() {
 		return l
 	}

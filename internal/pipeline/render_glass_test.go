@@ -1,8 +1,11 @@
 package pipeline
 
 import (
+	"bytes"
 	"image"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -73,5 +76,20 @@ func TestGlassIsTintedNotAGreyCard(t *testing.T) {
 	// A painted dark pane is not glass either: the background shows.
 	if d := white[sky] - black[sky]; d < 0.15 {
 		t.Errorf("the pane over white and over black differs by %.3f: the background does not show through", d)
+	}
+}
+
+// TestGlassDocsAreFresh fails when the pictures of docs/glass-and-shadow.md
+// drawn from the synthetic car (GlassDocs) are stale.
+func TestGlassDocsAreFresh(t *testing.T) {
+	pictures, err := GlassDocs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range pictures {
+		got, err := os.ReadFile(filepath.Join("../../docs/glass-and-shadow", name))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("docs/glass-and-shadow/%s is stale; run `go generate ./internal/pipeline` and commit docs/", name)
+		}
 	}
 }

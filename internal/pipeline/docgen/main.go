@@ -1,5 +1,6 @@
 // Command docgen writes docs/processors.md and its pictures from the
-// processor catalog: go generate ./internal/pipeline.
+// processor catalog, and the pictures of docs/glass-and-shadow.md drawn
+// from the synthetic car: go generate ./internal/pipeline.
 package main
 
 import (
@@ -33,5 +34,16 @@ func main() {
 	if err := os.WriteFile(filepath.Join(*out, "processors.md"), md, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "docgen:", err)
 		os.Exit(1)
+	}
+	glass, err := pipeline.GlassDocs()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docgen:", err)
+		os.Exit(1)
+	}
+	for name, b := range glass {
+		if err := os.WriteFile(filepath.Join(*out, "glass-and-shadow", name), b, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "docgen:", err)
+			os.Exit(1)
+		}
 	}
 }
