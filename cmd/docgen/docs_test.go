@@ -29,3 +29,18 @@ func TestProcessorDocsAreFresh(t *testing.T) {
 		}
 	}
 }
+
+// TestGlassDocsAreFresh fails when the pictures of docs/glass-and-shadow.md
+// drawn from the synthetic car (GlassDocs) are stale.
+func TestGlassDocsAreFresh(t *testing.T) {
+	pictures, err := GlassDocs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range pictures {
+		got, err := os.ReadFile(filepath.Join("../../docs/glass-and-shadow", name))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("docs/glass-and-shadow/%s is stale; run `go generate ./internal/pipeline` and commit docs/", name)
+		}
+	}
+}

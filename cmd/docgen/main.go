@@ -1,6 +1,6 @@
 // Command docgen writes docs/processors.md and its pictures from the
-// processor catalog, rendered on the drawn car: go generate
-// ./internal/pipeline runs it.
+// processor catalog, and the pictures of docs/glass-and-shadow.md, all
+// rendered on the drawn car: go generate ./internal/pipeline runs it.
 package main
 
 import (
@@ -32,5 +32,16 @@ func main() {
 	if err := os.WriteFile(filepath.Join(*out, "processors.md"), md, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "docgen:", err)
 		os.Exit(1)
+	}
+	glass, err := GlassDocs()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docgen:", err)
+		os.Exit(1)
+	}
+	for name, b := range glass {
+		if err := os.WriteFile(filepath.Join(*out, "glass-and-shadow", name), b, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "docgen:", err)
+			os.Exit(1)
+		}
 	}
 }

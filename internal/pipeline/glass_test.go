@@ -97,10 +97,12 @@ func residuals(x, v []float64) []float64 {
 	return out
 }
 
-// TestGlassCompositing checks the rendered glass against the formula: at
-// windowTransparency t and windowBrightness b, fully glass pixels show the
-// new background at t and the photographed glass at 1 − t, scaled by b, in
-// linear light.
+// TestGlassCompositing checks the rendered glass against the formula (see
+// glassLook): at windowTransparency t and windowBrightness b, fully glass
+// pixels of a pane photographed flat (its own base level: no reflection,
+// no interior) show the new background at t² and the photographed glass
+// at (1 − t)², scaled by b, in linear light. How reflections and the
+// interior are kept is TestGlassIsTintedNotAGreyCard's.
 func TestGlassCompositing(t *testing.T) {
 	bg := [3]uint8{0x10, 0x40, 0xF0}
 	for _, c := range []struct{ t, b float64 }{{0, 1}, {0.3, 1}, {0.6, 1}, {1, 1}, {0.5, 0.5}, {0.25, 1.6}, {0, 0}} {
@@ -119,7 +121,7 @@ func TestGlassCompositing(t *testing.T) {
 				n++
 				p, got := car.Photo.NRGBAAt(x, y), out.NRGBAAt(x, y)
 				for i, v := range []uint8{p.R, p.G, p.B} {
-					want := linearToSRGB(float32(c.b*(1-c.t)*float64(srgbToLinear[v]) + c.t*float64(srgbToLinear[bg[i]])))
+					want := linearToSRGB(float32(c.b*(1-c.t)*(1-c.t)*float64(srgbToLinear[v]) + c.t*c.t*float64(srgbToLinear[bg[i]])))
 					if g := []uint8{got.R, got.G, got.B}[i]; max(g, want)-min(g, want) > 2 {
 						t.Fatalf("t %.2f b %.2f: glass (%d,%d) %v over %v, want channel %d %d", c.t, c.b, x, y, got, p, i, want)
 					}

@@ -178,9 +178,7 @@ func renderRows(s *Scene, rowsDone func(canvas *image.NRGBA, lo, hi int)) (*imag
 					if ca > 0 {
 						if car.glass != nil && (glassT > 0 || glassB != 1) {
 							if g := car.sampleGlass(px, py); g > 0 {
-								keep := 1 - g*glassT
-								bright := (1 + g*(glassB-1)) * keep
-								cr, cg, cb, ca = cr*bright, cg*bright, cb*bright, ca*keep
+								cr, cg, cb, ca = car.look.through(cr, cg, cb, ca, g, px, py)
 							}
 						}
 						k := 1 - ca
@@ -319,8 +317,10 @@ type carLayer struct {
 	img    *image.NRGBA // origin at the box's top-left, on the shrunk grid
 	origin Point        // photo position of img's (0,0)
 	k      float64      // photo pixels per img pixel
-	// glass is Scene.Glass on the photo grid shrunk by k, or nil.
+	// glass is Scene.Glass on the photo grid shrunk by k, or nil; look
+	// is how it is drawn.
 	glass *image.Gray
+	look  *glassLook
 }
 
 func (s *Scene) carSource() *carLayer {
@@ -333,6 +333,9 @@ func (s *Scene) carSource() *carLayer {
 	fg := s.foreground()
 	l := &carLayer{img: fg, origin: Point{float64(s.Box.Min.X), float64(s.Box.Min.Y)}, k: 1}
 	l.glass = s.Glass
+	if l.glass != nil && (s.WindowTransparency > 0 || s.WindowBrightness != 1) {
+		l.look = s.newGlassLook()
+	}
 	if k := int(1 / s.Place.scale()); k >= 2 {
 		l.img = shrinkNRGBA(fg, k)
 		vision.Recycle(fg)

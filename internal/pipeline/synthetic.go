@@ -221,3 +221,38 @@ func CropSyntheticCar(car *SyntheticCar, r image.Rectangle) *SyntheticCar {
 	out.ShadowCenter = shift(car.ShadowCenter)
 	return &out
 }
+
+// What PaintBrightGlass paints at a window pixel.
+const (
+	glassSky      = iota // the flat sky reflection, sRGB 200
+	glassStreak          // a lighter streak of reflection, 245
+	glassHeadrest        // the dark interior behind the glass, 40
+)
+
+// PaintBrightGlass paints sc's windows as glass photographed in daylight:
+// a flat, bright sky reflection crossed by lighter diagonal streaks, with
+// a dark headrest behind the front window. It returns what it painted at
+// each window pixel (glassSky, glassStreak, glassHeadrest).
+func (sc *SyntheticCar) PaintBrightGlass() func(x, y int) int {
+	fw, fh := float64(sc.Photo.Rect.Dx()), float64(sc.Photo.Rect.Dy())
+	period := max(8, int(fw/20))
+	kind := func(x, y int) int {
+		switch {
+		case math.Hypot(float64(x)+0.5-0.43*fw, float64(y)+0.5-0.40*fh) < 0.03*fh:
+			return glassHeadrest
+		case (x+y)%period < period/6:
+			return glassStreak
+		}
+		return glassSky
+	}
+	for y := range sc.Photo.Rect.Dy() {
+		for x := range sc.Photo.Rect.Dx() {
+			if sc.Windows.GrayAt(x, y).Y != 255 {
+				continue
+			}
+			v := [...]uint8{glassSky: 200, glassStreak: 245, glassHeadrest: 40}[kind(x, y)]
+			copy(sc.Photo.Pix[sc.Photo.PixOffset(x, y):], []uint8{v, v, v})
+		}
+	}
+	return kind
+}
