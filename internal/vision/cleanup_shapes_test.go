@@ -142,3 +142,57 @@ func TestCleanupDropsAPersonBehindTheCar(t *testing.T) {
 		t.Errorf("box %v reaches the person's head", c.box)
 	}
 }
+
+// sideCar is the saliency of a saloon seen from the side, standing inside
+// the photo, and the car alone.
+func sideCar() (sal plane, car []bool) {
+	const w, h = 400, 300
+	sal = newPlane(w, h)
+	clear(sal.p)
+	body, cabin := image.Rect(60, 140, 330, 240), image.Rect(120, 85, 270, 140)
+	fill(sal, body, 0.98)
+	fill(sal, cabin, 0.98)
+	car = make([]bool, w*h)
+	for y := range h {
+		for x := range w {
+			p := image.Pt(x, y)
+			car[y*w+x] = p.In(body) || p.In(cabin)
+		}
+	}
+	return sal, car
+}
+
+// keptBeside counts the pixels got keeps that are not car.
+func keptBeside(got, car []bool) int {
+	n := 0
+	for i := range got {
+		if got[i] && !car[i] {
+			n++
+		}
+	}
+	return n
+}
+
+// TestCleanupDropsAKerbLine: the model joins a kerb or a floor line to
+// the car's lower edge, thinner than the lettering cut and starting below
+// the roof line, like a running board; it runs out of the photo, where
+// the car does not.
+func TestCleanupDropsAKerbLine(t *testing.T) {
+	sal, car := sideCar()
+	fill(sal, image.Rect(300, 232, 400, 238), 0.9) // from under the rear bumper to the photo's edge
+	got, c := keptOf(t, sal)
+	if n := keptBeside(got, car); n > 50 {
+		t.Errorf("kept %d pixels of the kerb line, want none", n)
+	}
+	if c.box.Max.X > 340 {
+		t.Errorf("box %v runs out along the kerb", c.box)
+	}
+	// A running board of the same thickness stays: it ends with the car.
+	sal, car = sideCar()
+	board := image.Rect(110, 240, 290, 246)
+	fill(sal, board, 0.9)
+	got, _ = keptOf(t, sal)
+	if s := share(got, sal.w, board); s < 0.9 {
+		t.Errorf("kept %.2f of the running board, want all", s)
+	}
+}
