@@ -274,8 +274,11 @@ func clipRoofPeaks(keep []bool, w int, box image.Rectangle) image.Rectangle {
 	}
 
 	// Tall peaks: each run of columns above the wide line is cut down to
-	// it when it rises far enough.
-	line := openTop(top, max(1, int(tallPeak*float64(n)/2)))
+	// it when it rises far enough. Where the silhouette ends inside the
+	// photo the car ends there: beyond it the line is open ground, so that
+	// a person standing at the car's front or back is a peak too. Where
+	// the photo cuts the silhouette, what lies beyond is unknown.
+	line := openTopEnds(top, max(1, int(tallPeak*float64(n)/2)), box.Max.Y, box.Min.X > 0, box.Max.X < w)
 	highest := box.Max.Y
 	for _, y := range line {
 		if y >= 0 {
@@ -324,6 +327,31 @@ func clipRoofPeaks(keep []bool, w int, box image.Rectangle) image.Rectangle {
 		}
 	}
 	return box
+}
+
+// openTopEnds is openTop with the line continued beyond its ends at
+// ground (the row ground) where end0 (the left end) or end1 (the right)
+// is true.
+func openTopEnds(top []int, r, ground int, end0, end1 bool) []int {
+	if !end0 && !end1 {
+		return openTop(top, r)
+	}
+	pad := func(on bool) []int {
+		if !on {
+			return nil
+		}
+		g := make([]int, r)
+		for i := range g {
+			g[i] = ground
+		}
+		return g
+	}
+	ext := slices.Concat(pad(end0), top, pad(end1))
+	line := openTop(ext, r)
+	if end0 {
+		line = line[r:]
+	}
+	return line[:len(top)]
 }
 
 // openTop opens a silhouette's top line (a row per column, -1 where there

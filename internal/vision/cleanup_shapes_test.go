@@ -196,3 +196,28 @@ func TestCleanupDropsAKerbLine(t *testing.T) {
 		t.Errorf("kept %.2f of the running board, want all", s)
 	}
 }
+
+// TestCleanupDropsASignAtTheCarsEnd: a sign on a post behind the car's
+// rear, standing out beyond it, rises above the car like a person behind
+// it, at the silhouette's end, where there is no car beyond to compare it
+// with.
+func TestCleanupDropsASignAtTheCarsEnd(t *testing.T) {
+	sal, car := sideCar()
+	fill(sal, image.Rect(300, 60, 312, 140), 0.95) // the post, down onto the boot
+	fill(sal, image.Rect(280, 20, 345, 60), 0.95)  // the sign
+	got, c := keptOf(t, sal)
+	if n := keptBeside(got, car); n > 100 {
+		t.Errorf("kept %d pixels of the sign and its post, want none", n)
+	}
+	if c.box.Min.Y < 80 {
+		t.Errorf("box %v reaches the sign", c.box)
+	}
+	// The same car cut by the photo's right edge: what rises at the cut
+	// may be the car's own roof, so it is left alone there.
+	sal, _ = sideCar()
+	fill(sal, image.Rect(270, 85, 400, 240), 0.98) // the cabin runs out of the photo
+	got, _ = keptOf(t, sal)
+	if s := share(got, sal.w, image.Rect(270, 85, 400, 240)); s < 0.98 {
+		t.Errorf("kept %.2f of the cabin the photo cuts, want all", s)
+	}
+}
