@@ -144,6 +144,62 @@ func cleanup(sal plane, work [3]plane) cleaned {
 	return c
 }
 
+// A second look: where the model is unsure of much of the car's lower half
+// (a dark bumper over a dark floor, a grille and a valance under a bright
+// body), the model is run again on the car's own crop, at its full input
+// size, and its answer there taken where it is surer. On the annotated
+// dealer photos this brings back lower bumpers and valances; shown only the
+// car, the model grows less sure of its upper body (roof, glass), so the
+// second answer is used below the car's middle only, and the car's answer
+// is run again only where it is unsure (about a fifth of the photos).
+const (
+	// secondLookUnsure is the share of the lower half of the car's box
+	// where the model's answer lies between 0.05 and one half (neither
+	// background nor car) from which the car is looked at again.
+	secondLookUnsure = 0.033
+	// secondLookMargin widens the car's box by this share of its size on
+	// each side for the crop: the model needs some background round the
+	// object to find it.
+	secondLookMargin = 0.125
+)
+
+// secondLookCrop returns the part of the working grid (sal's) that a second
+// model run should see when the model was unsure of the car c's lower
+// half (see secondLookUnsure); ok is false when it was sure enough.
+func secondLookCrop(sal plane, c cleaned) (crop image.Rectangle, ok bool) {
+	if !c.found || c.box.Empty() {
+		return image.Rectangle{}, false
+	}
+	unsure, all := 0, 0
+	for y := c.box.Min.Y + c.box.Dy()/2; y < c.box.Max.Y; y++ {
+		for _, v := range sal.p[y*sal.w+c.box.Min.X : y*sal.w+c.box.Max.X] {
+			all++
+			if v > 0.05 && v < 0.5 {
+				unsure++
+			}
+		}
+	}
+	if all == 0 || float64(unsure) < secondLookUnsure*float64(all) {
+		return image.Rectangle{}, false
+	}
+	ex := int(secondLookMargin * float64(c.box.Dx()))
+	ey := int(secondLookMargin * float64(c.box.Dy()))
+	crop = image.Rect(c.box.Min.X-ex, c.box.Min.Y-ey, c.box.Max.X+ex, c.box.Max.Y+ey).Intersect(image.Rect(0, 0, sal.w, sal.h))
+	return crop, !crop.Empty()
+}
+
+// mergeSecondLook takes into sal the second run's answer look (on crop of
+// the working grid) where it is surer, below the middle of the car's box.
+func mergeSecondLook(sal, look plane, crop, box image.Rectangle) {
+	for y := max(box.Min.Y+box.Dy()/2, crop.Min.Y); y < crop.Max.Y; y++ {
+		row := sal.p[y*sal.w+crop.Min.X : y*sal.w+crop.Max.X]
+		seen := look.p[(y-crop.Min.Y)*look.w : (y-crop.Min.Y+1)*look.w]
+		for x, v := range seen {
+			row[x] = max(row[x], v)
+		}
+	}
+}
+
 // restoreLowParts adds to keep the parts of the outline set beyond the
 // reach of the body that hang on the kept object below roofY: mirrors and
 // running boards, which stand out from the body further than the reach.

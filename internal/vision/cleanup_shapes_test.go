@@ -221,3 +221,42 @@ func TestCleanupDropsASignAtTheCarsEnd(t *testing.T) {
 		t.Errorf("kept %.2f of the cabin the photo cuts, want all", s)
 	}
 }
+
+// TestSecondLook: the model unsure of the car's lower half (a dark bumper
+// between the tyres held between 0.05 and one half) asks for a second look at the car's crop,
+// whose answer is taken below the car's middle only; a car the model was
+// sure of does not.
+func TestSecondLook(t *testing.T) {
+	sal, _ := sideCar()
+	c := cleanup(sal, [3]plane{})
+	if _, ok := secondLookCrop(sal, c); ok {
+		t.Error("a second look at a car the model was sure of")
+	}
+	// Seen from behind: the tyres below the body, the lower bumper
+	// between them.
+	fill(sal, image.Rect(70, 240, 110, 272), 0.98)
+	fill(sal, image.Rect(280, 240, 320, 272), 0.98)
+	bumper := image.Rect(110, 240, 280, 262)
+	fill(sal, bumper, 0.3)
+	c = cleanup(sal, [3]plane{})
+	crop, ok := secondLookCrop(sal, c)
+	if !ok {
+		t.Fatal("no second look at a car whose bumper the model was unsure of")
+	}
+	if !bumper.In(crop) || !c.box.In(crop) {
+		t.Errorf("crop %v does not hold the car %v and its bumper %v", crop, c.box, bumper)
+	}
+	// The second look is sure of the bumper, and less sure of the roof.
+	look := newPlane(crop.Dx(), crop.Dy())
+	clear(look.p)
+	fill(look, bumper.Sub(crop.Min), 0.9)
+	fill(look, image.Rect(120, 85, 270, 140).Sub(crop.Min), 0.4)
+	mergeSecondLook(sal, look, crop, c.box)
+	got, _ := keptOf(t, sal)
+	if s := share(got, sal.w, bumper); s < 0.98 {
+		t.Errorf("kept %.2f of the bumper after the second look, want all", s)
+	}
+	if s := share(got, sal.w, image.Rect(120, 85, 270, 140)); s < 0.98 {
+		t.Errorf("kept %.2f of the cabin after the second look, want all (its first answer stands above the middle)", s)
+	}
+}
