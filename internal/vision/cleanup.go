@@ -206,9 +206,10 @@ func mergeSecondLook(sal, look plane, crop, box image.Rectangle) {
 // What the model fuses from the wall behind touches the car from above and
 // so reaches the roof line; it stays cut, unless it is the car's own roof
 // (see isRoofArch), or mostly solid (as thick as a car's body, where the
-// outline's own opening leaves it; strokes are far thinner). What runs out
-// of the photo where the car does not stays cut too (escapes). kept is the
-// box of keep. It returns the box of what it added.
+// outline's own opening leaves it; strokes are far thinner). A thin part
+// that runs out of the photo where the car does not stays cut too
+// (escapes); a solid one is the car's far end, which the photo cuts. kept
+// is the box of keep. It returns the box of what it added.
 func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool, w, h, roofY int) image.Rectangle {
 	out := make([]bool, len(set))
 	for i := range set {
@@ -244,10 +245,11 @@ func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool
 		if t.x1 < 0 {
 			continue
 		}
-		if escapes(c.box, kept, w, h) {
+		solid := 2*t.solid >= c.area
+		if !solid && escapes(c.box, kept, w, h) {
 			continue
 		}
-		if c.box.Min.Y >= roofY || isRoofArch(c.box, t.x0, t.x1+1, kept) || 2*t.solid >= c.area {
+		if c.box.Min.Y >= roofY || isRoofArch(c.box, t.x0, t.x1+1, kept) || solid {
 			take[k] = true
 			box = box.Union(c.box)
 		}
@@ -261,10 +263,9 @@ func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool
 }
 
 // escapes reports whether a part with box b runs out of the w×h photo on
-// a side where the kept object (box kept) does not: a kerb or a floor line
-// the model joined to the car's lower edge, a slice of a neighbouring car.
-// A part of the car ends where the car does, inside the photo unless the
-// photo cuts the car there.
+// a side where the kept object (box kept) does not: for a thin part, a
+// kerb or a floor line the model joined to the car's lower edge. A car's
+// thin parts (mirrors, running boards) end where the car does.
 func escapes(b, kept image.Rectangle, w, h int) bool {
 	return (b.Min.X == 0 && kept.Min.X > 0) || (b.Max.X == w && kept.Max.X < w) ||
 		(b.Min.Y == 0 && kept.Min.Y > 0) || (b.Max.Y == h && kept.Max.Y < h)
