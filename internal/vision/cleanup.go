@@ -144,14 +144,72 @@ func cleanup(sal plane, work [3]plane) cleaned {
 	return c
 }
 
+// A second look: where the model is unsure of much of the car's lower half
+// (a dark bumper over a dark floor, a grille and a valance under a bright
+// body), the model is run again on the car's own crop, at its full input
+// size, and its answer there taken where it is surer. On the annotated
+// dealer photos this brings back lower bumpers and valances; shown only the
+// car, the model grows less sure of its upper body (roof, glass), so the
+// second answer is used below the car's middle only, and the car's answer
+// is run again only where it is unsure (about a fifth of the photos).
+const (
+	// secondLookUnsure is the share of the lower half of the car's box
+	// where the model's answer lies between 0.05 and one half (neither
+	// background nor car) from which the car is looked at again.
+	secondLookUnsure = 0.033
+	// secondLookMargin widens the car's box by this share of its size on
+	// each side for the crop: the model needs some background round the
+	// object to find it.
+	secondLookMargin = 0.125
+)
+
+// secondLookCrop returns the part of the working grid (sal's) that a second
+// model run should see when the model was unsure of the car c's lower
+// half (see secondLookUnsure); ok is false when it was sure enough.
+func secondLookCrop(sal plane, c cleaned) (crop image.Rectangle, ok bool) {
+	if !c.found || c.box.Empty() {
+		return image.Rectangle{}, false
+	}
+	unsure, all := 0, 0
+	for y := c.box.Min.Y + c.box.Dy()/2; y < c.box.Max.Y; y++ {
+		for _, v := range sal.p[y*sal.w+c.box.Min.X : y*sal.w+c.box.Max.X] {
+			all++
+			if v > 0.05 && v < 0.5 {
+				unsure++
+			}
+		}
+	}
+	if all == 0 || float64(unsure) < secondLookUnsure*float64(all) {
+		return image.Rectangle{}, false
+	}
+	ex := int(secondLookMargin * float64(c.box.Dx()))
+	ey := int(secondLookMargin * float64(c.box.Dy()))
+	crop = image.Rect(c.box.Min.X-ex, c.box.Min.Y-ey, c.box.Max.X+ex, c.box.Max.Y+ey).Intersect(image.Rect(0, 0, sal.w, sal.h))
+	return crop, !crop.Empty()
+}
+
+// mergeSecondLook takes into sal the second run's answer look (on crop of
+// the working grid) where it is surer, below the middle of the car's box.
+func mergeSecondLook(sal, look plane, crop, box image.Rectangle) {
+	for y := max(box.Min.Y+box.Dy()/2, crop.Min.Y); y < crop.Max.Y; y++ {
+		row := sal.p[y*sal.w+crop.Min.X : y*sal.w+crop.Max.X]
+		seen := look.p[(y-crop.Min.Y)*look.w : (y-crop.Min.Y+1)*look.w]
+		for x, v := range seen {
+			row[x] = max(row[x], v)
+		}
+	}
+}
+
 // restoreLowParts adds to keep the parts of the outline set beyond the
 // reach of the body that hang on the kept object below roofY: mirrors and
 // running boards, which stand out from the body further than the reach.
 // What the model fuses from the wall behind touches the car from above and
 // so reaches the roof line; it stays cut, unless it is the car's own roof
 // (see isRoofArch), or mostly solid (as thick as a car's body, where the
-// outline's own opening leaves it; strokes are far thinner). kept is the
-// box of keep. It returns the box of what it added.
+// outline's own opening leaves it; strokes are far thinner). A thin part
+// that runs out of the photo where the car does not stays cut too
+// (escapes); a solid one is the car's far end, which the photo cuts. kept
+// is the box of keep. It returns the box of what it added.
 func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool, w, h, roofY int) image.Rectangle {
 	out := make([]bool, len(set))
 	for i := range set {
@@ -187,7 +245,11 @@ func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool
 		if t.x1 < 0 {
 			continue
 		}
-		if c.box.Min.Y >= roofY || isRoofArch(c.box, t.x0, t.x1+1, kept) || 2*t.solid >= c.area {
+		solid := 2*t.solid >= c.area
+		if !solid && escapes(c.box, kept, w, h) {
+			continue
+		}
+		if c.box.Min.Y >= roofY || isRoofArch(c.box, t.x0, t.x1+1, kept) || solid {
 			take[k] = true
 			box = box.Union(c.box)
 		}
@@ -198,6 +260,15 @@ func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool
 		}
 	}
 	return box
+}
+
+// escapes reports whether a part with box b runs out of the w×h photo on
+// a side where the kept object (box kept) does not: for a thin part, a
+// kerb or a floor line the model joined to the car's lower edge. A car's
+// thin parts (mirrors, running boards) end where the car does.
+func escapes(b, kept image.Rectangle, w, h int) bool {
+	return (b.Min.X == 0 && kept.Min.X > 0) || (b.Max.X == w && kept.Max.X < w) ||
+		(b.Min.Y == 0 && kept.Min.Y > 0) || (b.Max.Y == h && kept.Max.Y < h)
 }
 
 // isRoofArch reports whether an outline part beyond the body's reach, with
@@ -260,8 +331,11 @@ func clipRoofPeaks(keep []bool, w int, box image.Rectangle) image.Rectangle {
 	}
 
 	// Tall peaks: each run of columns above the wide line is cut down to
-	// it when it rises far enough.
-	line := openTop(top, max(1, int(tallPeak*float64(n)/2)))
+	// it when it rises far enough. Where the silhouette ends inside the
+	// photo the car ends there: beyond it the line is open ground, so that
+	// a person standing at the car's front or back is a peak too. Where
+	// the photo cuts the silhouette, what lies beyond is unknown.
+	line := openTopEnds(top, max(1, int(tallPeak*float64(n)/2)), box.Max.Y, box.Min.X > 0, box.Max.X < w)
 	highest := box.Max.Y
 	for _, y := range line {
 		if y >= 0 {
@@ -310,6 +384,31 @@ func clipRoofPeaks(keep []bool, w int, box image.Rectangle) image.Rectangle {
 		}
 	}
 	return box
+}
+
+// openTopEnds is openTop with the line continued beyond its ends at
+// ground (the row ground) where end0 (the left end) or end1 (the right)
+// is true.
+func openTopEnds(top []int, r, ground int, end0, end1 bool) []int {
+	if !end0 && !end1 {
+		return openTop(top, r)
+	}
+	pad := func(on bool) []int {
+		if !on {
+			return nil
+		}
+		g := make([]int, r)
+		for i := range g {
+			g[i] = ground
+		}
+		return g
+	}
+	ext := slices.Concat(pad(end0), top, pad(end1))
+	line := openTop(ext, r)
+	if end0 {
+		line = line[r:]
+	}
+	return line[:len(top)]
 }
 
 // openTop opens a silhouette's top line (a row per column, -1 where there

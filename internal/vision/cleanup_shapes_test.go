@@ -142,3 +142,121 @@ func TestCleanupDropsAPersonBehindTheCar(t *testing.T) {
 		t.Errorf("box %v reaches the person's head", c.box)
 	}
 }
+
+// sideCar is the saliency of a saloon seen from the side, standing inside
+// the photo, and the car alone.
+func sideCar() (sal plane, car []bool) {
+	const w, h = 400, 300
+	sal = newPlane(w, h)
+	clear(sal.p)
+	body, cabin := image.Rect(60, 140, 330, 240), image.Rect(120, 85, 270, 140)
+	fill(sal, body, 0.98)
+	fill(sal, cabin, 0.98)
+	car = make([]bool, w*h)
+	for y := range h {
+		for x := range w {
+			p := image.Pt(x, y)
+			car[y*w+x] = p.In(body) || p.In(cabin)
+		}
+	}
+	return sal, car
+}
+
+// keptBeside counts the pixels got keeps that are not car.
+func keptBeside(got, car []bool) int {
+	n := 0
+	for i := range got {
+		if got[i] && !car[i] {
+			n++
+		}
+	}
+	return n
+}
+
+// TestCleanupDropsAKerbLine: the model joins a kerb or a floor line to
+// the car's lower edge, thinner than the lettering cut and starting below
+// the roof line, like a running board; it runs out of the photo, where
+// the car does not.
+func TestCleanupDropsAKerbLine(t *testing.T) {
+	sal, car := sideCar()
+	fill(sal, image.Rect(300, 232, 400, 238), 0.9) // from under the rear bumper to the photo's edge
+	got, c := keptOf(t, sal)
+	if n := keptBeside(got, car); n > 50 {
+		t.Errorf("kept %d pixels of the kerb line, want none", n)
+	}
+	if c.box.Max.X > 340 {
+		t.Errorf("box %v runs out along the kerb", c.box)
+	}
+	// A running board of the same thickness stays: it ends with the car.
+	sal, car = sideCar()
+	board := image.Rect(110, 240, 290, 246)
+	fill(sal, board, 0.9)
+	got, _ = keptOf(t, sal)
+	if s := share(got, sal.w, board); s < 0.9 {
+		t.Errorf("kept %.2f of the running board, want all", s)
+	}
+}
+
+// TestCleanupDropsASignAtTheCarsEnd: a sign on a post behind the car's
+// rear, standing out beyond it, rises above the car like a person behind
+// it, at the silhouette's end, where there is no car beyond to compare it
+// with.
+func TestCleanupDropsASignAtTheCarsEnd(t *testing.T) {
+	sal, car := sideCar()
+	fill(sal, image.Rect(300, 60, 312, 140), 0.95) // the post, down onto the boot
+	fill(sal, image.Rect(280, 20, 345, 60), 0.95)  // the sign
+	got, c := keptOf(t, sal)
+	if n := keptBeside(got, car); n > 100 {
+		t.Errorf("kept %d pixels of the sign and its post, want none", n)
+	}
+	if c.box.Min.Y < 80 {
+		t.Errorf("box %v reaches the sign", c.box)
+	}
+	// The same car cut by the photo's right edge: what rises at the cut
+	// may be the car's own roof, so it is left alone there.
+	sal, _ = sideCar()
+	fill(sal, image.Rect(270, 85, 400, 240), 0.98) // the cabin runs out of the photo
+	got, _ = keptOf(t, sal)
+	if s := share(got, sal.w, image.Rect(270, 85, 400, 240)); s < 0.98 {
+		t.Errorf("kept %.2f of the cabin the photo cuts, want all", s)
+	}
+}
+
+// TestSecondLook: the model unsure of the car's lower half (a dark bumper
+// between the tyres held between 0.05 and one half) asks for a second look at the car's crop,
+// whose answer is taken below the car's middle only; a car the model was
+// sure of does not.
+func TestSecondLook(t *testing.T) {
+	sal, _ := sideCar()
+	c := cleanup(sal, [3]plane{})
+	if _, ok := secondLookCrop(sal, c); ok {
+		t.Error("a second look at a car the model was sure of")
+	}
+	// Seen from behind: the tyres below the body, the lower bumper
+	// between them.
+	fill(sal, image.Rect(70, 240, 110, 272), 0.98)
+	fill(sal, image.Rect(280, 240, 320, 272), 0.98)
+	bumper := image.Rect(110, 240, 280, 262)
+	fill(sal, bumper, 0.3)
+	c = cleanup(sal, [3]plane{})
+	crop, ok := secondLookCrop(sal, c)
+	if !ok {
+		t.Fatal("no second look at a car whose bumper the model was unsure of")
+	}
+	if !bumper.In(crop) || !c.box.In(crop) {
+		t.Errorf("crop %v does not hold the car %v and its bumper %v", crop, c.box, bumper)
+	}
+	// The second look is sure of the bumper, and less sure of the roof.
+	look := newPlane(crop.Dx(), crop.Dy())
+	clear(look.p)
+	fill(look, bumper.Sub(crop.Min), 0.9)
+	fill(look, image.Rect(120, 85, 270, 140).Sub(crop.Min), 0.4)
+	mergeSecondLook(sal, look, crop, c.box)
+	got, _ := keptOf(t, sal)
+	if s := share(got, sal.w, bumper); s < 0.98 {
+		t.Errorf("kept %.2f of the bumper after the second look, want all", s)
+	}
+	if s := share(got, sal.w, image.Rect(120, 85, 270, 140)); s < 0.98 {
+		t.Errorf("kept %.2f of the cabin after the second look, want all (its first answer stands above the middle)", s)
+	}
+}

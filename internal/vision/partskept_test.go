@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"image/draw"
 	"image/png"
 	"io/fs"
 	"math"
@@ -67,6 +68,11 @@ type cachedPhoto struct {
 	img  *image.NRGBA
 	sal  plane
 	work [3]plane
+	// file is the saliency's cache file ("" when there is no cache),
+	// seg the model for a second look.
+	file string
+	seg  *lazySegmenter
+	tb   testing.TB
 }
 
 // saliencyOf decodes the photo at path and returns it with the model's
@@ -95,14 +101,8 @@ func saliencyOf(tb testing.TB, seg *lazySegmenter, path string) cachedPhoto {
 		file = filepath.Join(dir, ModelISNet+"-"+hex.EncodeToString(sum[:12])+".f32")
 	}
 	if file != "" {
-		if raw, err := os.ReadFile(file); err == nil && len(raw) == 4*ww*wh {
-			sal := newPlane(ww, wh)
-			for i := range sal.p {
-				sal.p[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-			}
-			return cachedPhoto{img: img, sal: sal, work: work}
-		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			tb.Fatal(err)
+		if sal, ok := readPlane(tb, file, ww, wh); ok {
+			return cachedPhoto{img: img, sal: sal, work: work, file: file, seg: seg, tb: tb}
 		}
 	}
 	if os.Getenv("SHOWROOM_MASK_EVAL") == "cached" {
@@ -116,31 +116,88 @@ func saliencyOf(tb testing.TB, seg *lazySegmenter, path string) cachedPhoto {
 	}
 	sal := plane{w: spec.size, h: spec.size, p: out}.resize(ww, wh)
 	if file != "" {
-		// The cache is an aid: a folder that cannot be written to only
-		// means the next pass runs the model again.
-		raw := make([]byte, 4*len(sal.p))
-		for i, v := range sal.p {
-			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
-		}
-		err := os.MkdirAll(filepath.Dir(file), 0o755)
-		if err == nil {
-			err = os.WriteFile(file+".tmp", raw, 0o644)
-		}
-		if err == nil {
-			err = os.Rename(file+".tmp", file)
-		}
-		if err != nil {
-			tb.Logf("not caching the saliency: %v", err)
-		}
+		writePlane(tb, file, sal)
 	}
-	return cachedPhoto{img: img, sal: sal, work: work}
+	return cachedPhoto{img: img, sal: sal, work: work, file: file, seg: seg, tb: tb}
 }
 
-// matteOf runs the cleanup and the refinement on a cached photo: the
-// full-resolution alpha Segment would return.
+// readPlane reads a cached w×h plane; ok is false when it is not there.
+func readPlane(tb testing.TB, file string, w, h int) (plane, bool) {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			tb.Fatal(err)
+		}
+		return plane{}, false
+	}
+	if len(raw) != 4*w*h {
+		return plane{}, false
+	}
+	p := newPlane(w, h)
+	for i := range p.p {
+		p.p[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	return p, true
+}
+
+// writePlane caches p in file. The cache is an aid: a folder that cannot
+// be written to only means the next pass runs the model again.
+func writePlane(tb testing.TB, file string, p plane) {
+	raw := make([]byte, 4*len(p.p))
+	for i, v := range p.p {
+		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
+	}
+	err := os.MkdirAll(filepath.Dir(file), 0o755)
+	if err == nil {
+		err = os.WriteFile(file+".tmp", raw, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(file+".tmp", file)
+	}
+	if err != nil {
+		tb.Logf("not caching the model's answer: %v", err)
+	}
+}
+
+// matteOf runs the cleanup, the second look where Segment takes one, and
+// the refinement on a cached photo: the full-resolution alpha Segment
+// would return.
 func matteOf(p cachedPhoto) (*image.Gray, cleaned) {
 	c := cleanup(p.sal, p.work)
+	if crop, ok := secondLookCrop(p.sal, c); ok {
+		look := p.lookAgain(crop)
+		sal := newPlane(p.sal.w, p.sal.h)
+		copy(sal.p, p.sal.p)
+		mergeSecondLook(sal, look, crop, c.box)
+		look.release()
+		c.matte.release()
+		raw := c.raw
+		c = cleanup(sal, p.work)
+		c.raw = raw
+		sal.release()
+	}
 	return refine(p.img, p.work, c.matte), c
+}
+
+// lookAgain is Segmenter.lookAgain on the cached photo, itself cached
+// beside the photo's saliency (it runs even when SHOWROOM_MASK_EVAL is
+// "cached": about a fifth of the photos take a second look).
+func (p cachedPhoto) lookAgain(crop image.Rectangle) plane {
+	file := ""
+	if p.file != "" {
+		file = fmt.Sprintf("%s-look-%d_%d_%d_%d.f32", strings.TrimSuffix(p.file, ".f32"), crop.Min.X, crop.Min.Y, crop.Max.X, crop.Max.Y)
+		if look, ok := readPlane(p.tb, file, crop.Dx(), crop.Dy()); ok {
+			return look
+		}
+	}
+	look, _, err := p.seg.get().lookAgain(context.Background(), p.img, crop, p.sal.w, p.sal.h)
+	if err != nil {
+		p.tb.Fatal(err)
+	}
+	if file != "" {
+		writePlane(p.tb, file, look)
+	}
+	return look
 }
 
 // glassPhotos lists the annotated dealer photos of set (glass or
@@ -164,7 +221,17 @@ type keptRow struct {
 	// there: below 0.3, 0.3-0.5 (the model missed them), 0.5-0.7, at
 	// least 0.7 (the cleanup cut them).
 	lost [4]int
+	// extra is the share of the mask kept far outside the hull of all
+	// annotated parts (KeptOutside): what is kept that is not car.
+	extra float64
+	// tile is the photo's diagnostic picture, for the contact sheets.
+	tile *image.NRGBA
 }
+
+// extraMargin is how far outside the annotated parts' hull, as a share of
+// its larger side, the mask may reach before what it keeps counts as not
+// car: the rounding of a roof and doors above and beside the glass.
+const extraMargin = 0.05
 
 // lostBySaliency splits the annotated pixels alpha loses by the model's
 // saliency on them (nearest working-grid pixel), and returns the share of
@@ -215,10 +282,18 @@ func measureKept(tb testing.TB, seg *lazySegmenter, photos []string) ([]keptRow,
 		}
 		alpha, _ := matteOf(cp)
 		parts := union(readMask(tb, base+".windows.png"), readMask(tb, base+".never.png"))
+		all := union(parts, readMask(tb, base+".wheels.png"))
+		var tile *image.NRGBA
+		if os.Getenv("SHOWROOM_MASK_EVAL_OUT") != "" || os.Getenv("SHOWROOM_MASK_SHEET") != "" {
+			tile = diagnostic(cp, alpha, parts, nearParts(all, extraMargin))
+		}
 		if dir := os.Getenv("SHOWROOM_MASK_EVAL_OUT"); dir != "" {
-			writeDiagnostic(tb, filepath.Join(dir, filepath.Base(base)+".png"), cp, alpha, parts)
+			writePNG(tb, filepath.Join(dir, filepath.Base(base)+".png"), tile)
 		}
 		k, ok := PartsKept(alpha, parts)
+		// The wheels count for the hull: a side view's tyres are its
+		// lowest, outermost parts.
+		extra, _ := KeptOutside(alpha, all, extraMargin)
 		lost, found := lostBySaliency(alpha, parts, cp.sal)
 		cp.sal.release()
 		for _, w := range cp.work {
@@ -227,7 +302,7 @@ func measureKept(tb testing.TB, seg *lazySegmenter, photos []string) ([]keptRow,
 		if !ok {
 			continue
 		}
-		rows = append(rows, keptRow{filepath.Base(base), k, found, lost})
+		rows = append(rows, keptRow{filepath.Base(base), k, found, lost, extra, tile})
 		sum += k
 	}
 	slices.SortFunc(rows, func(a, b keptRow) int {
@@ -254,7 +329,7 @@ func cachedDevIoU(tb testing.TB, seg *lazySegmenter, photos []string) (mean, low
 		alpha, _ := matteOf(cp)
 		truth := readMask(tb, strings.TrimSuffix(p, ".jpg")+".mask.png")
 		if dir := os.Getenv("SHOWROOM_MASK_EVAL_OUT"); dir != "" {
-			writeDiagnostic(tb, filepath.Join(dir, filepath.Base(p)+".png"), cp, alpha, truth)
+			writePNG(tb, filepath.Join(dir, filepath.Base(p)+".png"), diagnostic(cp, alpha, truth, nil))
 		}
 		n++
 		s := Compare(alpha, truth).IoU
@@ -316,6 +391,7 @@ func TestPartsKept(t *testing.T) {
 		}
 		t.Logf("%s: %d photos, parts kept mean %.4f, min %.4f, %d below 0.96; worst (pixels lost at saliency <0.3, <0.5, <0.7, >=0.7):\n  %s",
 			set.name, len(rows), mean, rows[0].kept, below, strings.Join(worstNames, "\n  "))
+		logExtra(t, set.name, rows)
 	}
 	if all {
 		mean, lowest, name := cachedDevIoU(t, seg, devPhotos(t))
@@ -324,6 +400,94 @@ func TestPartsKept(t *testing.T) {
 	if mean := sum / float64(max(n, 1)); n > 0 && mean < 0.97 {
 		t.Errorf("the mask keeps %.4f of the annotated car parts on average, want at least 0.97", mean)
 	}
+}
+
+// extraBar is the share of a mask kept outside the annotated parts' hull
+// from which a photo counts as keeping something that is not car.
+const extraBar = 0.02
+
+// logExtra logs how much of the masks of rows lies far outside the
+// annotated parts (KeptOutside) and, with SHOWROOM_MASK_SHEET=DIR, writes
+// contact sheets of the photos that keep the most there and of those that
+// lose the most parts, for looking at.
+func logExtra(t *testing.T, set string, rows []keptRow) {
+	byExtra := slices.Clone(rows)
+	slices.SortStableFunc(byExtra, func(a, b keptRow) int {
+		switch {
+		case a.extra > b.extra:
+			return -1
+		case a.extra < b.extra:
+			return 1
+		}
+		return 0
+	})
+	var sum float64
+	over := 0
+	for _, r := range rows {
+		sum += r.extra
+		if r.extra > extraBar {
+			over++
+		}
+	}
+	var worst []string
+	for _, r := range byExtra[:min(10, len(byExtra))] {
+		worst = append(worst, fmt.Sprintf("%s %.4f", r.name, r.extra))
+	}
+	t.Logf("%s: kept outside the parts' hull, mean %.4f, %d above %.2f; most: %s",
+		set, sum/float64(max(len(rows), 1)), over, extraBar, strings.Join(worst, ", "))
+	dir := os.Getenv("SHOWROOM_MASK_SHEET")
+	if dir == "" {
+		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, sheet := range []struct {
+		name string
+		rows []keptRow
+	}{{"extra", byExtra}, {"lost", rows}} {
+		n := min(16, len(sheet.rows))
+		for page := 0; page*n < len(sheet.rows) && page < 2; page++ {
+			var tiles []*image.NRGBA
+			var names []string
+			for _, r := range sheet.rows[page*n : min((page+1)*n, len(sheet.rows))] {
+				tiles = append(tiles, r.tile)
+				names = append(names, fmt.Sprintf("%s (kept %.3f, outside %.3f)", r.name, r.kept, r.extra))
+			}
+			file := filepath.Join(dir, fmt.Sprintf("%s-%s-%d.png", set, sheet.name, page+1))
+			writePNG(t, file, contactSheet(tiles, 2))
+			t.Logf("%s, left to right, top to bottom: %s", file, strings.Join(names, ", "))
+		}
+	}
+}
+
+// contactSheet lays tiles out in cols columns, each row as high as its
+// tallest tile.
+func contactSheet(tiles []*image.NRGBA, cols int) *image.NRGBA {
+	const gap = 6
+	tw, rowsH := 0, []int{}
+	for i, tl := range tiles {
+		tw = max(tw, tl.Rect.Dx())
+		if i%cols == 0 {
+			rowsH = append(rowsH, 0)
+		}
+		rowsH[len(rowsH)-1] = max(rowsH[len(rowsH)-1], tl.Rect.Dy())
+	}
+	H := 0
+	for _, h := range rowsH {
+		H += h + gap
+	}
+	out := image.NewNRGBA(image.Rect(0, 0, cols*(tw+gap), H))
+	y := 0
+	for r, h := range rowsH {
+		for c := range cols {
+			if i := r*cols + c; i < len(tiles) {
+				draw.Draw(out, tiles[i].Rect.Add(image.Pt(c*(tw+gap), y)), tiles[i], image.Point{}, draw.Src)
+			}
+		}
+		y += h + gap
+	}
+	return out
 }
 
 // union is 255 where a or b is at least 128.
@@ -337,13 +501,18 @@ func union(a, b *image.Gray) *image.Gray {
 	return out
 }
 
-// writeDiagnostic writes a picture for looking at one photo's mask: the
-// photo, the model's saliency (grey), and the final matte over the
-// annotation (white: kept and annotated; blue: annotated but lost; red:
-// kept, not annotated; the photo dimmed elsewhere).
-func writeDiagnostic(tb testing.TB, path string, cp cachedPhoto, alpha, truth *image.Gray) {
+// diagnostic is a picture for looking at one photo's mask: the photo, the
+// model's saliency (grey), and the final matte over the annotation (white:
+// kept and annotated; blue: annotated but lost; red: kept, not annotated;
+// the photo dimmed elsewhere). Where the annotation outlines parts only,
+// near is where the car may be (nearParts): what is kept there, not
+// annotated, is light grey, and only what is kept beyond it red.
+func diagnostic(cp cachedPhoto, alpha, truth *image.Gray, near []bool) *image.NRGBA {
 	W, H := cp.img.Rect.Dx(), cp.img.Rect.Dy()
-	const side = 400
+	side := 400
+	if os.Getenv("SHOWROOM_MASK_SHEET") != "" {
+		side = 200
+	}
 	w, h := side, max(H*side/W, 1)
 	out := image.NewNRGBA(image.Rect(0, 0, 3*w+8, h))
 	for y := range h {
@@ -362,18 +531,25 @@ func writeDiagnostic(tb testing.TB, path string, cp cachedPhoto, alpha, truth *i
 				e = color.NRGBA{235, 235, 235, 255}
 			case t:
 				e = color.NRGBA{0, 90, 255, 255}
+			case a && near != nil && near[sy*W+sx]:
+				e = color.NRGBA{170, 170, 170, 255}
 			case a:
 				e = color.NRGBA{255, 60, 60, 255}
 			}
 			out.SetNRGBA(2*(w+4)+x, y, e)
 		}
 	}
+	return out
+}
+
+// writePNG writes img to path.
+func writePNG(tb testing.TB, path string, img image.Image) {
 	f, err := os.Create(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer f.Close()
-	if err := png.Encode(f, out); err != nil {
+	if err := png.Encode(f, img); err != nil {
 		tb.Fatal(err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/draw"
 	"image/png"
+	"math"
 	"os"
 	"slices"
 )
@@ -179,4 +180,136 @@ func covered(mask, truth *image.Gray) (share float64, ok bool) {
 		return 0, false
 	}
 	return float64(hit) / float64(in), true
+}
+
+// KeptOutside is the share of what the matte alpha keeps (from 128) that
+// lies farther than margin (a share of the larger side of the box of
+// parts) outside the convex hull of the annotated car parts (parts, from
+// 128); ok is false when alpha keeps nothing or parts annotates nothing.
+//
+// Where the photo's parts are annotated (glass, lights, bumpers, bonnet,
+// mirrors, wheels) their hull covers the car but for its doors' and
+// roof's rounding, which a margin of a few per cent takes in: what the
+// matte keeps beyond it is not car (a person, a sign, a neighbouring car,
+// the floor). It measures "nothing extra" on photos whose whole car is
+// not outlined.
+func KeptOutside(alpha, parts *image.Gray, margin float64) (share float64, ok bool) {
+	near := nearParts(parts, margin)
+	if near == nil {
+		return 0, false
+	}
+	w, h := parts.Rect.Dx(), parts.Rect.Dy()
+	kept, out := 0, 0
+	for y := range h {
+		for x, a := range alpha.Pix[y*alpha.Stride : y*alpha.Stride+w] {
+			if a < 128 {
+				continue
+			}
+			kept++
+			if !near[y*w+x] {
+				out++
+			}
+		}
+	}
+	if kept == 0 {
+		return 0, false
+	}
+	return float64(out) / float64(kept), true
+}
+
+// nearParts is where KeptOutside counts the matte as car: within margin
+// of the parts' hull; nil when parts annotates nothing.
+func nearParts(parts *image.Gray, margin float64) []bool {
+	w, h := parts.Rect.Dx(), parts.Rect.Dy()
+	hull := partsHull(parts)
+	if hull == nil {
+		return nil
+	}
+	r := max(1, int(margin*float64(max(hull.box.Dx(), hull.box.Dy()))))
+	return dilate(hull.fill(w, h), w, h, r)
+}
+
+// convexHull is a convex polygon, its vertices in order, with its box.
+type convexHull struct {
+	pts []image.Point
+	box image.Rectangle
+}
+
+// partsHull returns the convex hull of the pixels of g from 128 (their
+// corners), or nil when there are none. Only each row's outermost pixels
+// can be vertices, so the hull is built from those.
+func partsHull(g *image.Gray) *convexHull {
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	var pts []image.Point
+	for y := range h {
+		row := g.Pix[y*g.Stride : y*g.Stride+w]
+		x0, x1 := -1, -1
+		for x, v := range row {
+			if v >= 128 {
+				if x0 < 0 {
+					x0 = x
+				}
+				x1 = x
+			}
+		}
+		if x0 >= 0 {
+			pts = append(pts, image.Pt(x0, y), image.Pt(x0, y+1), image.Pt(x1+1, y), image.Pt(x1+1, y+1))
+		}
+	}
+	if len(pts) == 0 {
+		return nil
+	}
+	// Andrew's monotone chain.
+	slices.SortFunc(pts, func(a, b image.Point) int {
+		if a.X != b.X {
+			return a.X - b.X
+		}
+		return a.Y - b.Y
+	})
+	cross := func(o, a, b image.Point) int {
+		return (a.X-o.X)*(b.Y-o.Y) - (a.Y-o.Y)*(b.X-o.X)
+	}
+	var hull []image.Point
+	for pass := range 2 {
+		start := len(hull)
+		for _, p := range pts {
+			for len(hull) >= start+2 && cross(hull[len(hull)-2], hull[len(hull)-1], p) <= 0 {
+				hull = hull[:len(hull)-1]
+			}
+			hull = append(hull, p)
+		}
+		hull = hull[:len(hull)-1]
+		if pass == 0 {
+			slices.Reverse(pts)
+		}
+	}
+	c := &convexHull{pts: hull}
+	for _, p := range hull {
+		c.box = c.box.Union(image.Rectangle{p, p.Add(image.Pt(1, 1))})
+	}
+	return c
+}
+
+// fill rasterises the hull on a w×h grid: the pixels whose centres lie
+// inside it.
+func (c *convexHull) fill(w, h int) []bool {
+	out := make([]bool, w*h)
+	n := len(c.pts)
+	for y := max(c.box.Min.Y, 0); y < min(c.box.Max.Y, h); y++ {
+		cy := float64(y) + 0.5
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for i := range n {
+			a, b := c.pts[i], c.pts[(i+1)%n]
+			ay, by := float64(a.Y), float64(b.Y)
+			if (cy < ay) == (cy < by) {
+				continue
+			}
+			x := float64(a.X) + (cy-ay)/(by-ay)*float64(b.X-a.X)
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+		for x := max(int(math.Ceil(lo-0.5)), 0); x < min(int(math.Ceil(hi-0.5)), w); x++ {
+			out[y*w+x] = true
+		}
+	}
+	return out
 }

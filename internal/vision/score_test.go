@@ -67,3 +67,25 @@ func TestSummarizeGlass(t *testing.T) {
 		t.Errorf("no photos: %+v", s)
 	}
 }
+
+// TestKeptOutside: the hull of the annotated parts covers what lies
+// between them (a door), and only what the matte keeps beyond the margin
+// counts.
+func TestKeptOutside(t *testing.T) {
+	const w, h = 200, 100
+	parts := gray(w, h,
+		image.Rect(20, 20, 40, 60),  // a window
+		image.Rect(80, 20, 100, 30), // a light
+		image.Rect(80, 50, 100, 60)) // a bumper: the hull is 20..100 × 20..60
+	alpha := gray(w, h,
+		image.Rect(20, 20, 100, 60),  // the car, door included: 3200
+		image.Rect(100, 20, 103, 60), // its rounding, within the margin: 120
+		image.Rect(150, 10, 160, 90)) // a post far away: 800
+	got, ok := KeptOutside(alpha, parts, 0.05)
+	if want := 800.0 / (3200 + 120 + 800); !ok || math.Abs(got-want) > 1e-9 {
+		t.Errorf("KeptOutside = %.4f, %v; want %.4f", got, ok, want)
+	}
+	if _, ok := KeptOutside(alpha, gray(w, h), 0.05); ok {
+		t.Error("ok with nothing annotated")
+	}
+}

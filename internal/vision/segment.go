@@ -68,7 +68,8 @@ type Mask struct {
 	// the photo's border: 0 for a car wholly inside the frame.
 	BorderShare float64
 	// Stages are the timed steps in order (preprocess, model, cleanup,
-	// refine); the model's includes ModelWait.
+	// second look where the model was unsure of the car's lower half,
+	// refine); the models' include ModelWait.
 	Stages []Stage
 	// ModelWait is how long the model run waited for its turn
 	// (Config.ConcurrentRuns) while other jobs' runs went.
@@ -135,8 +136,24 @@ func (s *Segmenter) Segment(ctx context.Context, img *image.NRGBA) (*Mask, error
 	salw := out.resize(ww, wh)
 	releaseUnless(out, salw)
 	c := cleanup(salw, work)
-	salw.release()
 	lap("cleanup")
+	if crop, ok := secondLookCrop(salw, c); ok {
+		look, w2, err := s.lookAgain(ctx, img, crop, ww, wh)
+		if err != nil {
+			salw.release()
+			c.matte.release()
+			return nil, err
+		}
+		wait += w2
+		mergeSecondLook(salw, look, crop, c.box)
+		look.release()
+		c.matte.release()
+		raw := c.raw
+		c = cleanup(salw, work)
+		c.raw = raw
+		lap("second look")
+	}
+	salw.release()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -162,6 +179,31 @@ func (s *Segmenter) Segment(ctx context.Context, img *image.NRGBA) (*Mask, error
 		m.Box = image.Rectangle{}
 	}
 	return m, nil
+}
+
+// lookAgain runs the model on the part crop of img's working grid (ww×wh)
+// alone, at the model's full input size, and returns its answer on crop's
+// pixels of the grid and how long the run waited for its turn.
+func (s *Segmenter) lookAgain(ctx context.Context, img *image.NRGBA, crop image.Rectangle, ww, wh int) (plane, time.Duration, error) {
+	spec := s.model.spec
+	b := img.Rect
+	sub := normalizeOrigin(img.SubImage(scaleRect(crop, ww, wh, b.Dx(), b.Dy())).(*image.NRGBA))
+	base := shrinkRGB(sub, max(sub.Rect.Dx()/spec.size, 1), max(sub.Rect.Dy()/spec.size, 1))
+	square := resizeRGB(base, spec.size, spec.size)
+	input := modelInput(square, spec)
+	for c := range 3 {
+		releaseUnless(square[c], base[c])
+		base[c].release()
+	}
+	out, _, _, wait, err := s.model.runWaiting(ctx, input)
+	putFloats(input)
+	if err != nil {
+		return plane{}, wait, err
+	}
+	sq := plane{w: spec.size, h: spec.size, p: out}
+	look := sq.resize(crop.Dx(), crop.Dy())
+	releaseUnless(sq, look)
+	return look, wait, nil
 }
 
 // Infer runs the model alone on img's input, prepared as Segment prepares
