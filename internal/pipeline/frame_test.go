@@ -221,7 +221,7 @@ func TestFarWheelsBelowTheWallLine(t *testing.T) {
 // fades out towards that edge instead of ending in a straight line (on a
 // canvas larger than the photo, a grey box).
 func TestShadowFadesWhereThePhotoCutsIt(t *testing.T) {
-	full, _ := asphaltCar(t, false)
+	full, _ := newAsphaltCar(false)
 	w, h := full.Photo.Rect.Dx(), full.Photo.Rect.Dy()
 	for _, crop := range []struct {
 		name string
