@@ -198,15 +198,8 @@ func diagramContacts(img *image.NRGBA, s *pipeline.Scene, car *pipeline.Syntheti
 	if far.Y > near.Y {
 		far, near = near, far
 	}
-	for _, p := range []pipeline.Point{far, near} {
-		for dy := -4; dy <= 4; dy++ {
-			for dx := -4; dx <= 4; dx++ {
-				if dx*dx+dy*dy <= 16 {
-					img.SetNRGBA(int(p.X)+dx, int(p.Y)+dy, c)
-				}
-			}
-		}
-	}
+	diagramDot(img, far, c)
+	diagramDot(img, near, c)
 	return far, near
 }
 

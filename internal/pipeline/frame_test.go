@@ -88,7 +88,7 @@ func TestFrameFillsAlikeWhateverTheView(t *testing.T) {
 	for _, car := range []struct {
 		name string
 		car  *SyntheticCar
-	}{{"side view", NewSyntheticCar(600, 400, 0)}, {"three-quarter view", raisedThreeQuarterCarAt(600, 400, 0.97)}} {
+	}{{"side view", NewSyntheticCar(600, 400, 0)}, {"three-quarter view", RaisedThreeQuarterCarAt(600, 400, 0.97)}} {
 		e := newTestEngine(t, &fakeSegmenter{car: car.car}, &BuiltinContent{})
 		for name, steps := range placedConfigs(t) {
 			f := measureFrame(scene(t, e, car.car, steps...))
@@ -199,7 +199,7 @@ func TestTiltedPhotoLevelled(t *testing.T) {
 // picture than either end's lowest point; placed in the studio it still
 // stands on the floor, below the wall–floor line, not on the wall.
 func TestFarWheelsBelowTheWallLine(t *testing.T) {
-	car := raisedThreeQuarterCar(600, 400)
+	car := RaisedThreeQuarterCar(600, 400)
 	e := newTestEngine(t, &fakeSegmenter{car: car}, &BuiltinContent{})
 	for _, steps := range [][]Step{
 		placedConfigs(t)["default_showroom"],
@@ -221,7 +221,7 @@ func TestFarWheelsBelowTheWallLine(t *testing.T) {
 // fades out towards that edge instead of ending in a straight line (on a
 // canvas larger than the photo, a grey box).
 func TestShadowFadesWhereThePhotoCutsIt(t *testing.T) {
-	full, _ := newAsphaltCar(false)
+	full, _ := NewAsphaltCar(false)
 	w, h := full.Photo.Rect.Dx(), full.Photo.Rect.Dy()
 	for _, crop := range []struct {
 		name string

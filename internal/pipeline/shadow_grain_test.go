@@ -51,8 +51,8 @@ func grain(d plane, area []bool, r int) float64 {
 // average, but carries none of the asphalt's grain at any scale, and each
 // tyre stands on a contact shadow darker than the cast shadow around it.
 func TestShadowWithoutGroundGrain(t *testing.T) {
-	car, cast := newAsphaltCar(true)
-	flat, _ := newAsphaltCar(false)
+	car, cast := NewAsphaltCar(true)
+	flat, _ := NewAsphaltCar(false)
 	e := newTestEngine(t, &fakeSegmenter{car: car}, nil)
 	eFlat := newTestEngine(t, &fakeSegmenter{car: flat}, nil)
 	white := color.NRGBA{255, 255, 255, 255}

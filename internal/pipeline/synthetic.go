@@ -223,19 +223,19 @@ func CropSyntheticCar(car *SyntheticCar, r image.Rectangle) *SyntheticCar {
 	return &out
 }
 
-// raisedThreeQuarterCar draws a tall car seen from the front
+// RaisedThreeQuarterCar draws a tall car seen from the front
 // three-quarters by a raised camera: the near front tyre lowest in the
 // picture, the near rear one higher, and the far front tyre peeking out
 // under the sill between them, a quarter of the car's height above the
 // near rear one (a turntable or a dealer's raised camera shows that much).
 // Only a photo and a matte are drawn, enough for a fake segmenter;
 // Contacts holds the near front and the far front tyres' contact points.
-func raisedThreeQuarterCar(w, h int) *SyntheticCar { return raisedThreeQuarterCarAt(w, h, 0.86) }
+func RaisedThreeQuarterCar(w, h int) *SyntheticCar { return RaisedThreeQuarterCarAt(w, h, 0.86) }
 
-// raisedThreeQuarterCarAt is raisedThreeQuarterCar with the near front
+// RaisedThreeQuarterCarAt is RaisedThreeQuarterCar with the near front
 // tyre's contact at nf of the photo's height: the larger, the higher the
 // camera (0.97: the far front tyre nearly half the car's height above it).
-func raisedThreeQuarterCarAt(w, h int, nf float64) *SyntheticCar {
+func RaisedThreeQuarterCarAt(w, h int, nf float64) *SyntheticCar {
 	fw, fh := float64(w), float64(h)
 	sc := &SyntheticCar{
 		Photo: image.NewNRGBA(image.Rect(0, 0, w, h)),
@@ -286,13 +286,13 @@ func raisedThreeQuarterCarAt(w, h int, nf float64) *SyntheticCar {
 	return sc
 }
 
-// newAsphaltCar returns the drawn car (480×300) on a mid-grey
+// NewAsphaltCar returns the drawn car (480×300) on a mid-grey
 // asphalt-like floor: grain at every scale (single pixels, blotches a few
 // pixels wide, scattered stones) multiplied into the floor, and a cast
 // shadow of low sun with a soft edge reaching out in front of the car,
 // darkness 0.5 in linear light, as drawn by cast; without grainy the
 // floor is flat.
-func newAsphaltCar(grainy bool) (car *SyntheticCar, cast func(x, y int) float64) {
+func NewAsphaltCar(grainy bool) (car *SyntheticCar, cast func(x, y int) float64) {
 	car = NewSyntheticCar(480, 300, 0)
 	w, h := car.Photo.Rect.Dx(), car.Photo.Rect.Dy()
 	fw, fh := float64(w), float64(h)
