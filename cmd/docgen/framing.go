@@ -57,11 +57,11 @@ filter rather than the canvas shrunk. An explicit size (outputWidth and
 outputHeight, or ResizeProcessor) is honoured exactly.`,
 			car: pipeline.NewSyntheticCar(854, 480, 0), config: "default_showroom", steps: showroomSteps},
 		{name: "cut-car", title: "A cut car on the canvas edge",
-			text: `Where the photo cuts the car (its outline runs along the photo's border for 2%
-of its extent there), the cut side lies on the canvas's edge: the car runs out
-of the picture as it ran out of the photo, never a sliced car in the middle of
-the floor with a shadow under the cut. Its other sides keep clear of the
-canvas's.`,
+			text: `Where the photo cuts the car (its outline runs along the photo's border, or
+within three of the model's pixels of it, for 2% of its extent there), the cut
+side lies on the canvas's edge: the car runs out of the picture as it ran out
+of the photo, never a sliced car in the middle of the floor with a shadow under
+the cut. Its other sides keep clear of the canvas's.`,
 			car: cutCar, config: "default_showroom", steps: showroomSteps},
 		{name: "levelled", title: "A tilted photo levelled",
 			text: `When the two tyres found stand at least half the car's width apart and the line
