@@ -14,12 +14,12 @@ import (
 	"github.com/showroom/showroom/internal/vision"
 )
 
-// TestFramingOnPhotos places every dev and glass photo of ../shared/testdata
-// through default_white and default_showroom and checks the frame: the
-// car's box covers minFill to maxFill of the canvas in its binding
-// dimension, touches no side of it where the photo does not cut the car,
-// and lies on the canvas edge where it does; the far wheels stand below
-// the studio's wall line. It logs each photo's numbers (go test -v) and a
+// TestFramingOnPhotos places every dev, glass and 12 MP photo of
+// ../shared/testdata (the gallery's sets) through default_white and
+// default_showroom and checks the frame: the car's box covers minFill to
+// maxFill of the canvas in its binding dimension, touches no side of it
+// where the photo does not cut the car, and lies on the canvas edge where
+// it does; the far wheels stand below the studio's wall line. It logs each photo's numbers (go test -v) and a
 // summary. It runs only with SHOWROOM_MASK_CACHE set (as for the gallery,
 // it keeps the model's runs): the model over every photo is too long for
 // every test run.
@@ -28,7 +28,7 @@ func TestFramingOnPhotos(t *testing.T) {
 		t.Skip("skipping: set SHOWROOM_MASK_CACHE (e.g. ~/.cache/showroom/gallery-masks) to measure the framing on the photos")
 	}
 	var photos []string
-	for _, dir := range []string{"cars", "glass"} {
+	for _, dir := range []string{"cars", "glass", "large"} {
 		all, _ := filepath.Glob(filepath.Join("../../../shared/testdata", dir, "*.jpg"))
 		photos = append(photos, all...)
 	}
