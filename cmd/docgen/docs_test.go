@@ -7,25 +7,31 @@ import (
 	"testing"
 )
 
-// TestProcessorDocsAreFresh fails when docs/processors.md or its pictures
-// differ from what the catalog and the renderer produce now.
+// TestProcessorDocsAreFresh fails when docs/processors.md, docs/framing.md
+// or their pictures differ from what the catalog and the renderer produce
+// now.
 func TestProcessorDocsAreFresh(t *testing.T) {
-	md, pictures, err := ProcessorDocs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	const fix = "; run `go generate ./internal/pipeline` and commit docs/"
-	got, err := os.ReadFile("../../docs/processors.md")
-	if err != nil {
-		t.Fatal(err.Error() + fix)
-	}
-	if !bytes.Equal(got, md) {
-		t.Fatal("docs/processors.md is stale" + fix)
-	}
-	for name, want := range pictures {
-		got, err := os.ReadFile(filepath.Join("../../docs/processors", name))
-		if err != nil || !bytes.Equal(got, want) {
-			t.Fatalf("docs/processors/%s is stale%s", name, fix)
+	for _, doc := range []struct {
+		name string
+		gen  func() ([]byte, map[string][]byte, error)
+	}{{"processors", ProcessorDocs}, {"framing", FramingDocs}} {
+		md, pictures, err := doc.gen()
+		if err != nil {
+			t.Fatal(err)
+		}
+		const fix = "; run `go generate ./internal/pipeline` and commit docs/"
+		got, err := os.ReadFile("../../docs/" + doc.name + ".md")
+		if err != nil {
+			t.Fatal(err.Error() + fix)
+		}
+		if !bytes.Equal(got, md) {
+			t.Fatalf("docs/%s.md is stale%s", doc.name, fix)
+		}
+		for name, want := range pictures {
+			got, err := os.ReadFile(filepath.Join("../../docs", doc.name, name))
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("docs/%s/%s is stale%s", doc.name, name, fix)
+			}
 		}
 	}
 }

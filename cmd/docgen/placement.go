@@ -45,8 +45,9 @@ that narrows the gap behind the car (never under a twenty-fifth of its height)
 and lets its near wheels into the bottom margin down to 4%.
 
 Where the photo cuts the car (its outline runs along the photo's border for
-2% of its extent there: a close crop slicing the tyres or the front off), the
-cut side lies on the canvas's edge: the car runs out of the picture as it ran
+2% of its extent there: a close crop slicing the tyres or the front off; or
+along a line within three of the model's pixels of it, over which the model's
+answer fades at a border), the cut side lies on the canvas's edge: the car runs out of the picture as it ran
 out of the photo, never a sliced car in the middle of the floor with a shadow
 under the cut. Margins and the floor do not apply on that side; a car cut at
 the bottom has no wheels to stand on and is as large as the other margins
@@ -198,15 +199,8 @@ func diagramContacts(img *image.NRGBA, s *pipeline.Scene, car *pipeline.Syntheti
 	if far.Y > near.Y {
 		far, near = near, far
 	}
-	for _, p := range []pipeline.Point{far, near} {
-		for dy := -4; dy <= 4; dy++ {
-			for dx := -4; dx <= 4; dx++ {
-				if dx*dx+dy*dy <= 16 {
-					img.SetNRGBA(int(p.X)+dx, int(p.Y)+dy, c)
-				}
-			}
-		}
-	}
+	diagramDot(img, far, c)
+	diagramDot(img, near, c)
 	return far, near
 }
 

@@ -41,12 +41,15 @@ func (e edges) String() string {
 // cutEdges returns the sides of the photo along which the car in box runs
 // for a clear stretch (cutRunShare of its extent there, at least
 // cutRunMin pixels) at half coverage or more: where the photo's frame
-// cuts the car.
+// cuts the car. The stretch is looked for in the border band
+// (borderBand): the model's answer fades over its last pixel or two
+// before the photo's border, so a car the photo cuts may end short of the
+// border by that much, the matte there under half.
 func cutEdges(matte *image.Gray, box image.Rectangle) edges {
 	b := matte.Rect
 	at := func(x, y int) bool { return matte.Pix[(y-b.Min.Y)*matte.Stride+x-b.Min.X] >= 128 }
-	// run returns the longest run of car along a border: positions lo to
-	// hi, at(i) for each.
+	// run returns the longest run of car along a line of the band:
+	// positions lo to hi, at(i) for each.
 	run := func(lo, hi int, at func(int) bool) int {
 		best, cur := 0, 0
 		for i := lo; i < hi; i++ {
@@ -59,15 +62,42 @@ func cutEdges(matte *image.Gray, box image.Rectangle) edges {
 		}
 		return best
 	}
-	clear := func(n, extent int) bool {
-		return n >= cutRunMin && float64(n) >= cutRunShare*float64(extent)
+	// cut says whether the car runs along the border for a clear stretch
+	// on one of the band's lines, at depth 0 (the border) to band-1.
+	band := borderBand(b.Size())
+	clear := func(along func(d int) int, extent int) bool {
+		for d := range band {
+			if n := along(d); n >= cutRunMin && float64(n) >= cutRunShare*float64(extent) {
+				return true
+			}
+		}
+		return false
 	}
 	return edges{
-		left:   box.Min.X <= b.Min.X && clear(run(box.Min.Y, box.Max.Y, func(y int) bool { return at(b.Min.X, y) }), box.Dy()),
-		top:    box.Min.Y <= b.Min.Y && clear(run(box.Min.X, box.Max.X, func(x int) bool { return at(x, b.Min.Y) }), box.Dx()),
-		right:  box.Max.X >= b.Max.X && clear(run(box.Min.Y, box.Max.Y, func(y int) bool { return at(b.Max.X-1, y) }), box.Dy()),
-		bottom: box.Max.Y >= b.Max.Y && clear(run(box.Min.X, box.Max.X, func(x int) bool { return at(x, b.Max.Y-1) }), box.Dx()),
+		left: box.Min.X < b.Min.X+band && clear(func(d int) int {
+			return run(box.Min.Y, box.Max.Y, func(y int) bool { return at(b.Min.X+d, y) })
+		}, box.Dy()),
+		top: box.Min.Y < b.Min.Y+band && clear(func(d int) int {
+			return run(box.Min.X, box.Max.X, func(x int) bool { return at(x, b.Min.Y+d) })
+		}, box.Dx()),
+		right: box.Max.X > b.Max.X-band && clear(func(d int) int {
+			return run(box.Min.Y, box.Max.Y, func(y int) bool { return at(b.Max.X-1-d, y) })
+		}, box.Dy()),
+		bottom: box.Max.Y > b.Max.Y-band && clear(func(d int) int {
+			return run(box.Min.X, box.Max.X, func(x int) bool { return at(x, b.Max.Y-1-d) })
+		}, box.Dx()),
 	}
+}
+
+// borderBand is how far from a photo's border, in its pixels, a car still
+// runs out of it: three of the model's pixels (the working grid's,
+// workSide on the long side) and never under three photo pixels: a car
+// the photo cuts was seen to end two pixels short of the border, its
+// matte there under half (a 512-pixel answer); at most the photo's own
+// size.
+func borderBand(photo image.Point) int {
+	long := max(photo.X, photo.Y)
+	return min(max(3, int(math.Ceil(3*float64(long)/workSide))), photo.X, photo.Y)
 }
 
 // edgeMargin is the least space, as a share of the canvas's side, that a

@@ -14,21 +14,22 @@ import (
 	"github.com/showroom/showroom/internal/vision"
 )
 
-// TestFramingOnPhotos places every dev and glass photo of ../shared/testdata
-// through default_white and default_showroom and checks the frame: the
-// car's box covers minFill to maxFill of the canvas in its binding
-// dimension, touches no side of it where the photo does not cut the car,
-// and lies on the canvas edge where it does; the far wheels stand below
-// the studio's wall line. It logs each photo's numbers (go test -v) and a
-// summary. It runs only with SHOWROOM_MASK_CACHE set (as for the gallery,
-// it keeps the model's runs): the model over every photo is too long for
-// every test run.
+// TestFramingOnPhotos places every dev, glass and 12 MP photo of
+// ../shared/testdata (the gallery's sets) through default_white and
+// default_showroom and checks the frame: the output is no smaller than the
+// photo; the car's box covers minFill to maxFill of the canvas in its
+// binding dimension, touches no side of it where the photo does not cut
+// the car, and lies on the canvas edge where it does; the far wheels stand
+// below the studio's wall line. It logs each photo's numbers (go test -v)
+// and a summary. It runs only with SHOWROOM_MASK_CACHE set (as for the
+// gallery, it keeps the model's runs): the model over every photo is too
+// long for every test run.
 func TestFramingOnPhotos(t *testing.T) {
 	if os.Getenv("SHOWROOM_MASK_CACHE") == "" {
 		t.Skip("skipping: set SHOWROOM_MASK_CACHE (e.g. ~/.cache/showroom/gallery-masks) to measure the framing on the photos")
 	}
 	var photos []string
-	for _, dir := range []string{"cars", "glass"} {
+	for _, dir := range []string{"cars", "glass", "large"} {
 		all, _ := filepath.Glob(filepath.Join("../../../shared/testdata", dir, "*.jpg"))
 		photos = append(photos, all...)
 	}
@@ -69,9 +70,14 @@ func TestFramingOnPhotos(t *testing.T) {
 			if f.cut != (edges{}) {
 				cutPhotos++
 			}
-			t.Logf("%s %s: fill %.3f cut %v gaps %.3f %.3f %.3f %.3f far wheels %+.3f", name, filepath.Base(p),
-				f.fill, f.cut, f.gap[0], f.gap[1], f.gap[2], f.gap[3], f.belowWall)
-			if msg := f.problem(); msg != "" {
+			photo := s.Photo.Rect.Size()
+			t.Logf("%s %s: %dx%d -> %dx%d fill %.3f cut %v gaps %.3f %.3f %.3f %.3f far wheels %+.3f", name, filepath.Base(p),
+				photo.X, photo.Y, s.Canvas.X, s.Canvas.Y, f.fill, f.cut, f.gap[0], f.gap[1], f.gap[2], f.gap[3], f.belowWall)
+			msg := f.problem()
+			if max(s.Canvas.X, s.Canvas.Y) < max(photo.X, photo.Y) {
+				msg = strings.TrimPrefix(msg+fmt.Sprintf("; output %dx%d smaller than the photo", s.Canvas.X, s.Canvas.Y), "; ")
+			}
+			if msg != "" {
 				bad = append(bad, filepath.Base(p)+": "+msg)
 			}
 		}

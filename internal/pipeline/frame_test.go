@@ -88,7 +88,7 @@ func TestFrameFillsAlikeWhateverTheView(t *testing.T) {
 	for _, car := range []struct {
 		name string
 		car  *SyntheticCar
-	}{{"side view", NewSyntheticCar(600, 400, 0)}, {"three-quarter view", raisedThreeQuarterCarAt(600, 400, 0.97)}} {
+	}{{"side view", NewSyntheticCar(600, 400, 0)}, {"three-quarter view", RaisedThreeQuarterCarAt(600, 400, 0.97)}} {
 		e := newTestEngine(t, &fakeSegmenter{car: car.car}, &BuiltinContent{})
 		for name, steps := range placedConfigs(t) {
 			f := measureFrame(scene(t, e, car.car, steps...))
@@ -152,6 +152,58 @@ func TestCutCarOnTheCanvasEdge(t *testing.T) {
 	}
 }
 
+// TestCarCutByALittleOnTheCanvasEdge: the model's answer fades over the
+// last pixels before the photo's border (it sees the border as an edge), so
+// a car the photo cuts can end a pixel or two short of it, the matte there
+// under half. Cut by a little or a lot, the cut side lies on the canvas's
+// edge (the shadow under it runs out of the picture with it); a car short
+// of the border by more than that fade is not cut.
+func TestCarCutByALittleOnTheCanvasEdge(t *testing.T) {
+	full := NewSyntheticCar(600, 400, 0)
+	left, bottom := full.Box.Min.X, int(full.Contacts[0].Y)
+	for _, c := range []struct {
+		name string
+		r    image.Rectangle
+		side int // 0 left, 3 bottom
+		want edges
+	}{
+		{"front cut by 3 px", image.Rect(left+3, 0, 600, 400), 0, edges{left: true}},
+		{"front cut by a third", image.Rect(left+150, 0, 600, 400), 0, edges{left: true}},
+		{"tyres sliced by 3 px", image.Rect(0, 0, 600, bottom-3), 3, edges{bottom: true}},
+		{"front 6 px from the border", image.Rect(left-6, 0, 600, 400), 0, edges{}},
+	} {
+		car := CropSyntheticCar(full, c.r)
+		// The fade: the last two rows or columns at a quarter and a half
+		// of the car's coverage.
+		m := car.Matte
+		W, H := m.Rect.Dx(), m.Rect.Dy()
+		for i, k := range []float64{0.25, 0.5} {
+			if c.side == 0 {
+				for y := range H {
+					m.Pix[y*m.Stride+i] = uint8(float64(m.Pix[y*m.Stride+i]) * k)
+				}
+			} else {
+				row := m.Pix[(H-1-i)*m.Stride : (H-1-i)*m.Stride+W]
+				for x := range row {
+					row[x] = uint8(float64(row[x]) * k)
+				}
+			}
+		}
+		e := newTestEngine(t, &fakeSegmenter{car: car}, &BuiltinContent{})
+		for name, steps := range placedConfigs(t) {
+			s := scene(t, e, car, steps...)
+			f := measureFrame(s)
+			if f.cut != c.want {
+				t.Errorf("%s through %s: cut at %v, want %v", c.name, name, f.cut, c.want)
+				continue
+			}
+			if msg := f.problem(); msg != "" {
+				t.Errorf("%s through %s: %s (gaps %.3f)", c.name, name, msg, f.gap)
+			}
+		}
+	}
+}
+
 // TestTiltedPhotoLevelled: a car photographed with the camera turned by
 // 3 degrees comes out standing level through the predefined
 // configurations, and TILTED says the angle the levelling used.
@@ -199,7 +251,7 @@ func TestTiltedPhotoLevelled(t *testing.T) {
 // picture than either end's lowest point; placed in the studio it still
 // stands on the floor, below the wall–floor line, not on the wall.
 func TestFarWheelsBelowTheWallLine(t *testing.T) {
-	car := raisedThreeQuarterCar(600, 400)
+	car := RaisedThreeQuarterCar(600, 400)
 	e := newTestEngine(t, &fakeSegmenter{car: car}, &BuiltinContent{})
 	for _, steps := range [][]Step{
 		placedConfigs(t)["default_showroom"],
@@ -221,7 +273,7 @@ func TestFarWheelsBelowTheWallLine(t *testing.T) {
 // fades out towards that edge instead of ending in a straight line (on a
 // canvas larger than the photo, a grey box).
 func TestShadowFadesWhereThePhotoCutsIt(t *testing.T) {
-	full, _ := asphaltCar(t, false)
+	full, _ := NewAsphaltCar(false)
 	w, h := full.Photo.Rect.Dx(), full.Photo.Rect.Dy()
 	for _, crop := range []struct {
 		name string

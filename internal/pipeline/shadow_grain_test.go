@@ -4,70 +4,8 @@ import (
 	"image"
 	"image/color"
 	"math"
-	"math/rand/v2"
 	"testing"
 )
-
-// asphaltCar returns the test car on a mid-grey asphalt-like floor: grain
-// at every scale (single pixels, blotches a few pixels wide, scattered
-// stones) multiplied into the floor, and a cast shadow of low sun with a
-// soft edge reaching out in front of the car, darkness 0.5 in linear
-// light, as drawn by cast; without grainy the floor is flat.
-func asphaltCar(tb testing.TB, grainy bool) (car *SyntheticCar, cast func(x, y int) float64) {
-	tb.Helper()
-	car = testCar(tb)
-	w, h := car.Photo.Rect.Dx(), car.Photo.Rect.Dy()
-	fw, fh := float64(w), float64(h)
-	ground := car.Contacts[0].Y
-	// Low sun from behind the camera's left: the car's shadow falls
-	// towards the front (right) and a little towards the camera.
-	cast = func(x, y int) float64 {
-		px, py := float64(x)+0.5, float64(y)+0.5
-		edge := func(v, lo, hi float64) float64 { return smoothstep(lo-2, lo+2, v) * (1 - smoothstep(hi-2, hi+2, v)) }
-		return 0.5 * edge(px, 0.18*fw, 0.92*fw) * edge(py, ground-0.08*fh, ground+0.06*fh)
-	}
-	rng := rand.New(rand.NewPCG(7, 11))
-	// Blotches: value noise on a 5-pixel lattice.
-	const cell = 5
-	lw, lh := w/cell+2, h/cell+2
-	lattice := make([]float64, lw*lh)
-	for i := range lattice {
-		lattice[i] = 2*rng.Float64() - 1
-	}
-	blotch := func(x, y int) float64 {
-		fx, fy := float64(x)/cell, float64(y)/cell
-		x0, y0 := int(fx), int(fy)
-		tx, ty := fx-float64(x0), fy-float64(y0)
-		l := func(i, j int) float64 { return lattice[j*lw+i] }
-		a := l(x0, y0) + (l(x0+1, y0)-l(x0, y0))*tx
-		b := l(x0, y0+1) + (l(x0+1, y0+1)-l(x0, y0+1))*tx
-		return a + (b-a)*ty
-	}
-	floor := color.NRGBA{112, 113, 116, 255}
-	car.Floor = floor
-	for y := int(0.55 * fh); y < h; y++ {
-		for x := range w {
-			if car.Matte.GrayAt(x, y).Y != 0 || (image.Point{x, y}).In(car.Object) {
-				continue
-			}
-			k := 1 + 0.14*(2*rng.Float64()-1) + 0.10*blotch(x, y)
-			if u := rng.Float64(); u < 0.02 {
-				k *= 0.6
-			} else if u < 0.04 {
-				k *= 1.35
-			}
-			if !grainy {
-				k = 1
-			}
-			k *= 1 - cast(x, y)
-			p := car.Photo.Pix[y*car.Photo.Stride+4*x:]
-			for c, v := range []uint8{floor.R, floor.G, floor.B} {
-				p[c] = linearToSRGB(srgbToLinear[v] * float32(k))
-			}
-		}
-	}
-	return car, cast
-}
 
 // darknessOf returns how much darker than bg each pixel of out is, in
 // linear light: what the shadow layer did to the background.
@@ -113,8 +51,8 @@ func grain(d plane, area []bool, r int) float64 {
 // average, but carries none of the asphalt's grain at any scale, and each
 // tyre stands on a contact shadow darker than the cast shadow around it.
 func TestShadowWithoutGroundGrain(t *testing.T) {
-	car, cast := asphaltCar(t, true)
-	flat, _ := asphaltCar(t, false)
+	car, cast := NewAsphaltCar(true)
+	flat, _ := NewAsphaltCar(false)
 	e := newTestEngine(t, &fakeSegmenter{car: car}, nil)
 	eFlat := newTestEngine(t, &fakeSegmenter{car: flat}, nil)
 	white := color.NRGBA{255, 255, 255, 255}

@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"math/rand/v2"
 )
 
 // SyntheticCar is a drawn side view of a car with every answer known: its
@@ -255,4 +256,128 @@ func (sc *SyntheticCar) PaintBrightGlass() func(x, y int) int {
 		}
 	}
 	return kind
+}
+
+// RaisedThreeQuarterCar draws a tall car seen from the front
+// three-quarters by a raised camera: the near front tyre lowest in the
+// picture, the near rear one higher, and the far front tyre peeking out
+// under the sill between them, a quarter of the car's height above the
+// near rear one (a turntable or a dealer's raised camera shows that much).
+// Only a photo and a matte are drawn, enough for a fake segmenter;
+// Contacts holds the near front and the far front tyres' contact points.
+func RaisedThreeQuarterCar(w, h int) *SyntheticCar { return RaisedThreeQuarterCarAt(w, h, 0.86) }
+
+// RaisedThreeQuarterCarAt is RaisedThreeQuarterCar with the near front
+// tyre's contact at nf of the photo's height: the larger, the higher the
+// camera (0.97: the far front tyre nearly half the car's height above it).
+func RaisedThreeQuarterCarAt(w, h int, nf float64) *SyntheticCar {
+	fw, fh := float64(w), float64(h)
+	sc := &SyntheticCar{
+		Photo: image.NewNRGBA(image.Rect(0, 0, w, h)),
+		Matte: image.NewGray(image.Rect(0, 0, w, h)),
+		Raw:   image.NewGray(image.Rect(0, 0, w, h)),
+		Body:  color.NRGBA{40, 70, 160, 255},
+		Wall:  color.NRGBA{225, 225, 228, 255},
+		Floor: color.NRGBA{200, 200, 204, 255},
+	}
+	type wheel struct{ x, bottom, r float64 }
+	nearFront, nearRear := wheel{0.25 * fw, nf * fh, 0.09 * fh}, wheel{0.75 * fw, 0.80 * fh, 0.08 * fh}
+	farFront := wheel{0.45 * fw, 0.64 * fh, 0.06 * fh}
+	sc.Contacts = [2]Point{{nearFront.x, nearFront.bottom}, {farFront.x, farFront.bottom}}
+	// shape: 0 background, 1 body, 3 tyre, 4 rim.
+	shape := func(x, y float64) int {
+		for _, wh := range []wheel{nearFront, nearRear, farFront} {
+			switch d := math.Hypot(x-wh.x, y-(wh.bottom-wh.r)); {
+			case d < 0.6*wh.r:
+				return 4
+			case d < wh.r:
+				return 3
+			}
+		}
+		// The sill: low at the near front wheel, high where the far
+		// front wheel shows under it, then down to the near rear wheel.
+		lower := 0.70 * fh
+		switch {
+		case x < 0.35*fw:
+			lower = (nf - 0.08) * fh
+		case x < 0.55*fw:
+			lower = 0.61 * fh
+		}
+		if x > 0.12*fw && x < 0.90*fw && y > 0.38*fh && y < lower {
+			return 1
+		}
+		if x > 0.30*fw && x < 0.80*fw && y > 0.25*fh && y <= 0.38*fh {
+			return 1
+		}
+		return 0
+	}
+	sc.rasterize(shape, func(_, py float64) [3]float64 {
+		base := sc.Wall
+		if py >= 0.5*fh {
+			base = sc.Floor
+		}
+		return [3]float64{float64(base.R), float64(base.G), float64(base.B)}
+	})
+	return sc
+}
+
+// NewAsphaltCar returns the drawn car (480×300) on a mid-grey
+// asphalt-like floor: grain at every scale (single pixels, blotches a few
+// pixels wide, scattered stones) multiplied into the floor, and a cast
+// shadow of low sun with a soft edge reaching out in front of the car,
+// darkness 0.5 in linear light, as drawn by cast; without grainy the
+// floor is flat.
+func NewAsphaltCar(grainy bool) (car *SyntheticCar, cast func(x, y int) float64) {
+	car = NewSyntheticCar(480, 300, 0)
+	w, h := car.Photo.Rect.Dx(), car.Photo.Rect.Dy()
+	fw, fh := float64(w), float64(h)
+	ground := car.Contacts[0].Y
+	// Low sun from behind the camera's left: the car's shadow falls
+	// towards the front (right) and a little towards the camera.
+	cast = func(x, y int) float64 {
+		px, py := float64(x)+0.5, float64(y)+0.5
+		edge := func(v, lo, hi float64) float64 { return smoothstep(lo-2, lo+2, v) * (1 - smoothstep(hi-2, hi+2, v)) }
+		return 0.5 * edge(px, 0.18*fw, 0.92*fw) * edge(py, ground-0.08*fh, ground+0.06*fh)
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	// Blotches: value noise on a 5-pixel lattice.
+	const cell = 5
+	lw, lh := w/cell+2, h/cell+2
+	lattice := make([]float64, lw*lh)
+	for i := range lattice {
+		lattice[i] = 2*rng.Float64() - 1
+	}
+	blotch := func(x, y int) float64 {
+		fx, fy := float64(x)/cell, float64(y)/cell
+		x0, y0 := int(fx), int(fy)
+		tx, ty := fx-float64(x0), fy-float64(y0)
+		l := func(i, j int) float64 { return lattice[j*lw+i] }
+		a := l(x0, y0) + (l(x0+1, y0)-l(x0, y0))*tx
+		b := l(x0, y0+1) + (l(x0+1, y0+1)-l(x0, y0+1))*tx
+		return a + (b-a)*ty
+	}
+	floor := color.NRGBA{112, 113, 116, 255}
+	car.Floor = floor
+	for y := int(0.55 * fh); y < h; y++ {
+		for x := range w {
+			if car.Matte.GrayAt(x, y).Y != 0 || (image.Point{x, y}).In(car.Object) {
+				continue
+			}
+			k := 1 + 0.14*(2*rng.Float64()-1) + 0.10*blotch(x, y)
+			if u := rng.Float64(); u < 0.02 {
+				k *= 0.6
+			} else if u < 0.04 {
+				k *= 1.35
+			}
+			if !grainy {
+				k = 1
+			}
+			k *= 1 - cast(x, y)
+			p := car.Photo.Pix[y*car.Photo.Stride+4*x:]
+			for c, v := range []uint8{floor.R, floor.G, floor.B} {
+				p[c] = linearToSRGB(srgbToLinear[v] * float32(k))
+			}
+		}
+	}
+	return car, cast
 }
