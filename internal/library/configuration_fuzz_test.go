@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -13,7 +13,7 @@ import (
 // (never INTERNAL, never a panic), and what is accepted is a list of
 // processors the pipeline knows, which is accepted again unchanged.
 func FuzzSaveConfiguration(f *testing.F) {
-	for _, p := range pipeline.Catalog() {
+	for _, p := range catalog.Catalog() {
 		f.Add("c1", `[{"processorName":"`+p.Name+`"}]`)
 	}
 	for _, s := range []string{
@@ -43,12 +43,12 @@ func FuzzSaveConfiguration(f *testing.F) {
 			}
 			return
 		}
-		steps, err := pipeline.DecodeSteps(cfg.Processors)
+		steps, err := catalog.DecodeSteps(cfg.Processors)
 		if err != nil {
 			t.Fatalf("accepted %q, stored processors that do not decode: %v", body, err)
 		}
 		for _, s := range steps {
-			if _, ok := pipeline.Lookup(s.Name()); !ok {
+			if _, ok := catalog.Lookup(s.Name()); !ok {
 				t.Fatalf("accepted %q with processor %q, which the pipeline does not know", body, s.Name())
 			}
 		}

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/blob"
-	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/vision"
 )
@@ -100,18 +100,18 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	s := &Service{cfg: cfg, deps: deps, decodes: make(chan struct{}, cfg.MaxDecodes), now: time.Now,
 		builtin: map[string]*builtinContent{}, thumbnails: map[string][]byte{}, decoded: imageCache{maxBytes: cfg.CacheBytes}}
 	started := time.Now().UTC().Truncate(time.Millisecond)
-	studio, err := encodePNG(pipeline.RenderStudio(pipeline.StudioWidth, pipeline.StudioHeight))
+	studio, err := encodePNG(catalog.RenderStudio(catalog.StudioWidth, catalog.StudioHeight))
 	if err != nil {
 		return nil, err
 	}
-	s.builtin[pipeline.StudioBackground] = newBuiltin(pipeline.StudioBackground, showroom.ContentBackground,
-		pipeline.StudioWidth, pipeline.StudioHeight, studio, started)
-	names := []string{pipeline.CustomThumbnail}
-	for _, c := range pipeline.PredefinedConfigurations() {
+	s.builtin[catalog.StudioBackground] = newBuiltin(catalog.StudioBackground, showroom.ContentBackground,
+		catalog.StudioWidth, catalog.StudioHeight, studio, started)
+	names := []string{catalog.CustomThumbnail}
+	for _, c := range catalog.PredefinedConfigurations() {
 		names = append(names, c.UI.Thumbnail)
 	}
 	for _, n := range names {
-		img, ok := pipeline.RenderThumbnail(n)
+		img, ok := catalog.RenderThumbnail(n)
 		if !ok {
 			return nil, fmt.Errorf("library: no thumbnail for %s", n)
 		}
@@ -126,7 +126,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 func (s *Service) Config() Config { return s.cfg }
 
 // Thumbnail returns the PNG thumbnail of a predefined configuration (by its
-// thumbnail name) or pipeline.CustomThumbnail.
+// thumbnail name) or catalog.CustomThumbnail.
 func (s *Service) Thumbnail(name string) ([]byte, bool) {
 	b, ok := s.thumbnails[name]
 	return b, ok

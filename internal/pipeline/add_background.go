@@ -4,6 +4,8 @@ import (
 	"context"
 	"image"
 	"math"
+
+	"github.com/showroom/showroom/internal/catalog"
 )
 
 // addBackground is AddBackgroundAndCropProcessor: the company's background
@@ -20,7 +22,7 @@ type addBackground struct {
 	width, height            int
 }
 
-func newAddBackground(p Params) step {
+func newAddBackground(p catalog.Params) step {
 	return addBackground{
 		name: p.String("background"), horizon: p.Float("horizonLine"),
 		left: p.Float("marginLeft"), right: p.Float("marginRight"),
@@ -172,7 +174,7 @@ func (a addBackground) floorZoom(st stance, ow, oh, line float64) float64 {
 // it spans a fifth of the car's height or more in any photo (the ratio
 // depends on distances, not on pixels), so this holds for every view and
 // size; floorShare keeps it from eating a shallow floor.
-const floorGap = 0.2
+const floorGap = catalog.FloorGap
 
 // floorShare is the most of the floor between the wall–floor line and the
 // bottom margin that the gap behind the car may take: on a shallow floor

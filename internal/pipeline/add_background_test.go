@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -57,7 +58,7 @@ func TestAddBackgroundAndCrop(t *testing.T) {
 			for k, v := range tt.step {
 				st[k] = v
 			}
-			p, _ := EffectiveParams(st)
+			p, _ := catalog.EffectiveParams(st)
 			out := render(t, e, car, det(), st)
 			if out.Rect.Dx() != tt.width || out.Rect.Dy() != tt.height {
 				t.Fatalf("output %v, want %dx%d", out.Rect.Size(), tt.width, tt.height)
@@ -231,7 +232,7 @@ func TestStudioCarStandsOnTheFloor(t *testing.T) {
 			if math.Abs((near.Y-far.Y)-want) > 0.25*want+3 {
 				t.Errorf("near tyre %.0f px below the far one, want %.0f", near.Y-far.Y, want)
 			}
-			p, _ := EffectiveParams(Step{"processorName": AddBackgroundAndCrop, "background": "studio"})
+			p, _ := catalog.EffectiveParams(Step{"processorName": AddBackgroundAndCrop, "background": "studio"})
 			ml, mr, mt, mb := p.Float("marginLeft"), p.Float("marginRight"), p.Float("marginTop"), p.Float("marginBottom")
 			if float64(r.Min.X) < ml*W-1 || float64(r.Max.X) > (1-mr)*W+1 || float64(r.Min.Y) < mt*H-1 || float64(r.Max.Y) > (1-mb)*H+1 {
 				t.Errorf("car at %v, outside the margins", r)
@@ -360,7 +361,7 @@ func TestStudioPlacementOnDevPhotos(t *testing.T) {
 		t.Skip("skipping: ../shared/testdata/cars is not there (the photos are not in the repository)")
 	}
 	e := newTestEngine(t, &fakeSegmenter{car: testCar(t)}, &BuiltinContent{})
-	step := newAddBackground(Params{"background": StudioBackground, "horizonLine": StudioHorizon,
+	step := newAddBackground(catalog.Params{"background": StudioBackground, "horizonLine": StudioHorizon,
 		"marginLeft": 0.05, "marginRight": 0.05, "marginTop": 0.05, "marginBottom": 0.05})
 	for _, m := range masks {
 		name := strings.TrimSuffix(filepath.Base(m), ".mask.png")

@@ -4,6 +4,8 @@ import (
 	"context"
 	"image/color"
 	"math"
+
+	"github.com/showroom/showroom/internal/catalog"
 )
 
 // cleanBackground is CleanBackgroundProcessor: the background becomes one
@@ -16,7 +18,7 @@ type cleanBackground struct {
 	color  color.NRGBA
 }
 
-func newCleanBackground(p Params) step {
+func newCleanBackground(p catalog.Params) step {
 	r, g, b := p.RGB("color")
 	return cleanBackground{shadow: p.Bool("enableShadow"), color: color.NRGBA{r, g, b, 255}}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -14,7 +15,7 @@ type detectMask struct {
 	detection, crop float64
 }
 
-func newDetectMask(p Params) step {
+func newDetectMask(p catalog.Params) step {
 	return &detectMask{detection: p.Float("carDetectionThreshold"), crop: p.Float("carCropThreshold")}
 }
 

@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"strings"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/vision"
 )
 
@@ -20,38 +21,38 @@ import (
 // docs, on the synthetic car.
 type docExample struct {
 	processor string
-	steps     []Step
+	steps     []catalog.Step
 	caption   string
 }
 
 func docExamples() []docExample {
-	d := Step{"processorName": DetectCarMask}
+	d := catalog.Step{"processorName": catalog.DetectCarMask}
 	return []docExample{
-		{DetectCarMask, []Step{d}, "the car cut out on transparency"},
-		{DetectCarShadow, []Step{d, {"processorName": DetectCarShadow},
-			{"processorName": CleanBackground, "enableShadow": true, "color": "#FFFFFF"}},
+		{catalog.DetectCarMask, []catalog.Step{d}, "the car cut out on transparency"},
+		{catalog.DetectCarShadow, []catalog.Step{d, {"processorName": catalog.DetectCarShadow},
+			{"processorName": catalog.CleanBackground, "enableShadow": true, "color": "#FFFFFF"}},
 			"the shadow found under the car, kept on white (the dark box on the right is ignored)"},
-		{PlaceShadow, []Step{d, {"processorName": DetectCarShadow},
-			{"processorName": PlaceCar, "carWidth": 0.6, "background": "#F2F2F2"}, {"processorName": PlaceShadow, "opacity": 0.9}},
+		{catalog.PlaceShadow, []catalog.Step{d, {"processorName": catalog.DetectCarShadow},
+			{"processorName": catalog.PlaceCar, "carWidth": 0.6, "background": "#F2F2F2"}, {"processorName": catalog.PlaceShadow, "opacity": 0.9}},
 			"the detected shadow drawn under the moved car at opacity 0.9"},
-		{CleanBackground, []Step{d, {"processorName": CleanBackground, "enableShadow": true, "color": "#DDE8F0"}},
+		{catalog.CleanBackground, []catalog.Step{d, {"processorName": catalog.CleanBackground, "enableShadow": true, "color": "#DDE8F0"}},
 			"a colour background with a synthetic contact shadow (no shadow was detected)"},
-		{SemiTransparentWindows, []Step{d, {"processorName": SemiTransparentWindows, "windowTransparency": 0.8},
-			{"processorName": CleanBackground, "enableShadow": false, "color": "#2F6FD0"}},
+		{catalog.SemiTransparentWindows, []catalog.Step{d, {"processorName": catalog.SemiTransparentWindows, "windowTransparency": 0.8},
+			{"processorName": catalog.CleanBackground, "enableShadow": false, "color": "#2F6FD0"}},
 			"the new background through the glass at windowTransparency 0.8"},
-		{PlaceCar, []Step{d, {"processorName": PlaceCar, "horizonLine": 0.85, "carWidth": 0.5, "carHeight": 0.5,
+		{catalog.PlaceCar, []catalog.Step{d, {"processorName": catalog.PlaceCar, "horizonLine": 0.85, "carWidth": 0.5, "carHeight": 0.5,
 			"background": "#FFFFFF", "useKeypoints": true}},
 			"scaled to half the canvas, the wheels on the horizon at 0.85"},
-		{AddBackgroundAndCrop, []Step{d, {"processorName": DetectCarShadow},
-			{"processorName": AddBackgroundAndCrop, "background": StudioBackground, "horizonLine": StudioHorizon,
+		{catalog.AddBackgroundAndCrop, []catalog.Step{d, {"processorName": catalog.DetectCarShadow},
+			{"processorName": catalog.AddBackgroundAndCrop, "background": catalog.StudioBackground, "horizonLine": catalog.StudioHorizon,
 				"outputWidth": 960.0, "outputHeight": 600.0},
-			{"processorName": PlaceShadow}},
+			{"processorName": catalog.PlaceShadow}},
 			"on the built-in studio, standing on its floor, inside the margins"},
-		{AddPoster, []Step{d, {"processorName": CleanBackground},
-			{"processorName": AddPoster, "poster": GalleryPoster, "position": "top-left", "scale": 0.25}},
+		{catalog.AddPoster, []catalog.Step{d, {"processorName": catalog.CleanBackground},
+			{"processorName": catalog.AddPoster, "poster": GalleryPoster, "position": "top-left", "scale": 0.25}},
 			"a logo in the top-left corner"},
-		{Resize, []Step{d, {"processorName": CleanBackground},
-			{"processorName": Resize, "width": 300.0, "height": 300.0, "fit": "contain"}},
+		{catalog.Resize, []catalog.Step{d, {"processorName": catalog.CleanBackground},
+			{"processorName": catalog.Resize, "width": 300.0, "height": 300.0, "fit": "contain"}},
 			"resized to 300×300, contained and padded"},
 	}
 }
@@ -132,14 +133,14 @@ the car goes, and what each placement parameter means, is in
 
 `)
 	b.WriteString("| processor | cost | requires |\n|---|---|---|\n")
-	for _, p := range Catalog() {
+	for _, p := range catalog.Catalog() {
 		req := strings.Join(p.Requires, ", ")
 		if req == "" {
 			req = "—"
 		}
 		fmt.Fprintf(&b, "| [%s](#%s) | %d | %s |\n", p.Name, strings.ToLower(p.Name), p.Cost, req)
 	}
-	for _, p := range Catalog() {
+	for _, p := range catalog.Catalog() {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", p.Name, p.Description)
 		if len(p.Params) == 0 {
 			b.WriteString("No parameters.\n")
@@ -157,7 +158,7 @@ the car goes, and what each placement parameter means, is in
 		if err != nil {
 			return nil, nil, err
 		}
-		res, err := e.Run(context.Background(), Request{Company: SystemCompany, Processors: raw, Photo: photo, Format: FormatPNG})
+		res, err := e.Run(context.Background(), Request{Company: catalog.SystemCompany, Processors: raw, Photo: photo, Format: FormatPNG})
 		if err != nil {
 			return nil, nil, fmt.Errorf("docs: %s example: %w", p.Name, err)
 		}
@@ -179,19 +180,19 @@ the car goes, and what each placement parameter means, is in
 	return []byte(b.String()), pictures, nil
 }
 
-func paramType(q Param) string {
+func paramType(q catalog.Param) string {
 	switch q.Kind {
-	case Colour:
+	case catalog.Colour:
 		return "string (`#RRGGBB`)"
-	case ContentRef:
+	case catalog.ContentRef:
 		return "string (content name: " + strings.Join(q.ContentTypes, ", ") + ")"
-	case Enum:
+	case catalog.Enum:
 		return "string: " + strings.Join(q.Enum, ", ")
 	}
 	return string(q.Type)
 }
 
-func paramDefault(q Param) string {
+func paramDefault(q catalog.Param) string {
 	switch {
 	case q.Required:
 		return "required"
@@ -207,7 +208,7 @@ func paramDefault(q Param) string {
 	return fmt.Sprintf("`%v`", q.Default)
 }
 
-func paramRange(q Param) string {
+func paramRange(q catalog.Param) string {
 	if q.Min != nil && q.Max != nil {
 		return fmtNum(*q.Min) + " – " + fmtNum(*q.Max)
 	}
@@ -248,3 +249,6 @@ func pngEncode(img image.Image) []byte {
 	}
 	return buf.Bytes()
 }
+
+// fmtNum writes a number as the validator's messages do.
+func fmtNum(f float64) string { return fmt.Sprintf("%g", f) }

@@ -7,6 +7,8 @@ import (
 	"image/color"
 	"image/draw"
 	"math"
+
+	"github.com/showroom/showroom/internal/catalog"
 )
 
 // placementDocs is the docs' section on where the car goes: what each
@@ -113,8 +115,8 @@ func placementPicture() (*image.NRGBA, error) {
 		color.NRGBA{20, 140, 60, 255}, color.NRGBA{220, 120, 0, 255}
 
 	// Left: PlaceCar on white, on a canvas of the panel's size.
-	left, s, err := placementScene(e, car, []Step{{"processorName": DetectCarMask},
-		{"processorName": PlaceCar, "horizonLine": 0.7, "carWidth": 0.6, "background": "#FFFFFF"}}, w, h)
+	left, s, err := placementScene(e, car, []catalog.Step{{"processorName": catalog.DetectCarMask},
+		{"processorName": catalog.PlaceCar, "horizonLine": 0.7, "carWidth": 0.6, "background": "#FFFFFF"}}, w, h)
 	if err != nil {
 		return nil, err
 	}
@@ -129,8 +131,8 @@ func placementPicture() (*image.NRGBA, error) {
 	// Right: AddBackgroundAndCrop on the built-in studio, with side
 	// margins wide enough to leave the wall–floor line in sight.
 	const side = 0.2
-	right, s, err := placementScene(e, car, []Step{{"processorName": DetectCarMask},
-		{"processorName": AddBackgroundAndCrop, "background": StudioBackground, "horizonLine": StudioHorizon,
+	right, s, err := placementScene(e, car, []catalog.Step{{"processorName": catalog.DetectCarMask},
+		{"processorName": catalog.AddBackgroundAndCrop, "background": catalog.StudioBackground, "horizonLine": catalog.StudioHorizon,
 			"marginLeft": side, "marginRight": side, "outputWidth": float64(w), "outputHeight": float64(h)}}, w, h)
 	if err != nil {
 		return nil, err
@@ -174,7 +176,7 @@ func placementPicture() (*image.NRGBA, error) {
 // placementScene runs steps on the car's photo, with a canvas of w×h when
 // the steps leave the photo's, and renders it; the scene says where the
 // car went.
-func placementScene(e *Engine, car *SyntheticCar, steps []Step, w, h int) (*image.NRGBA, *Scene, error) {
+func placementScene(e *Engine, car *SyntheticCar, steps []catalog.Step, w, h int) (*image.NRGBA, *Scene, error) {
 	raw, err := json.Marshal(steps)
 	if err != nil {
 		return nil, nil, err
@@ -186,7 +188,7 @@ func placementScene(e *Engine, car *SyntheticCar, steps []Step, w, h int) (*imag
 	s := NewScene(car.Photo)
 	s.Canvas = image.Pt(w, h)
 	for _, st := range parsed {
-		if err := st.apply(context.Background(), &run{e: e, company: SystemCompany}, s); err != nil {
+		if err := st.apply(context.Background(), &run{e: e, company: catalog.SystemCompany}, s); err != nil {
 			return nil, nil, err
 		}
 	}

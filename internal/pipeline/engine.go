@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/vision"
 )
@@ -123,21 +124,21 @@ type run struct {
 // the step as written, for a processor whose absent parameter means "keep
 // what an earlier one set"); the catalog holds the parameters themselves.
 // Read-only.
-var builders = map[string]func(Step, Params) step{
-	DetectCarMask:          byParams(newDetectMask),
-	DetectCarShadow:        byParams(newDetectShadow),
-	PlaceShadow:            byParams(newPlaceShadow),
-	CleanBackground:        byParams(newCleanBackground),
-	SemiTransparentWindows: byParams(newWindows),
-	PlaceCar:               newPlaceCar,
-	AddBackgroundAndCrop:   byParams(newAddBackground),
-	AddPoster:              byParams(newPoster),
-	Resize:                 byParams(newResize),
+var builders = map[string]func(catalog.Step, catalog.Params) step{
+	catalog.DetectCarMask:          byParams(newDetectMask),
+	catalog.DetectCarShadow:        byParams(newDetectShadow),
+	catalog.PlaceShadow:            byParams(newPlaceShadow),
+	catalog.CleanBackground:        byParams(newCleanBackground),
+	catalog.SemiTransparentWindows: byParams(newWindows),
+	catalog.PlaceCar:               newPlaceCar,
+	catalog.AddBackgroundAndCrop:   byParams(newAddBackground),
+	catalog.AddPoster:              byParams(newPoster),
+	catalog.Resize:                 byParams(newResize),
 }
 
 // byParams is a builder that needs only the effective parameters.
-func byParams(f func(Params) step) func(Step, Params) step {
-	return func(_ Step, p Params) step { return f(p) }
+func byParams(f func(catalog.Params) step) func(catalog.Step, catalog.Params) step {
+	return func(_ catalog.Step, p catalog.Params) step { return f(p) }
 }
 
 // Parse checks a configuration against the catalog and returns its steps.
@@ -152,7 +153,7 @@ func Parse(raw json.RawMessage) ([]string, []step, error) {
 	if err := json.Unmarshal(raw, &elems); err != nil {
 		return nil, nil, invalid(nil, err)
 	}
-	ds, err := Validate(context.Background(), elems, nil)
+	ds, err := catalog.Validate(context.Background(), elems, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -162,8 +163,8 @@ func Parse(raw json.RawMessage) ([]string, []step, error) {
 	names := make([]string, len(elems))
 	steps := make([]step, len(elems))
 	for i, el := range elems {
-		st := Step(el.(map[string]any))
-		p, err := EffectiveParams(st)
+		st := catalog.Step(el.(map[string]any))
+		p, err := catalog.EffectiveParams(st)
 		if err != nil {
 			return nil, nil, invalid(nil, err)
 		}

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/vision"
 )
@@ -39,33 +40,33 @@ type NamedConfig struct {
 // configuration per processor that shows what it does.
 func GalleryConfigurations() []NamedConfig {
 	var out []NamedConfig
-	for _, c := range PredefinedConfigurations() {
+	for _, c := range catalog.PredefinedConfigurations() {
 		out = append(out, NamedConfig{c.Name, c.Processors})
 	}
 	for _, c := range []struct {
 		name  string
-		steps []Step
+		steps []catalog.Step
 	}{
-		{"p1_DetectCarMask", []Step{{"processorName": DetectCarMask}}},
-		{"p2_DetectCarShadow_PlaceShadow", []Step{{"processorName": DetectCarMask}, {"processorName": DetectCarShadow},
-			{"processorName": CleanBackground, "enableShadow": false, "color": "#FFFFFF"},
-			{"processorName": PlaceShadow, "opacity": 1.0}}},
-		{"p3_CleanBackground_contactShadow", []Step{{"processorName": DetectCarMask},
-			{"processorName": CleanBackground, "enableShadow": true, "color": "#E6ECF2"}}},
-		{"p4_SemiTransparentWindows", []Step{{"processorName": DetectCarMask},
-			{"processorName": SemiTransparentWindows, "windowTransparency": 0.9, "windowBrightness": 1.0},
-			{"processorName": CleanBackground, "enableShadow": false, "color": "#2F6FD0"}}},
-		{"p5_PlaceCar_keypoints", []Step{{"processorName": DetectCarMask}, {"processorName": DetectCarShadow},
-			{"processorName": PlaceCar, "useKeypoints": true, "background": "#FFFFFF"},
-			{"processorName": PlaceShadow, "opacity": 0.8}}},
-		{"p6_AddBackgroundAndCrop", []Step{{"processorName": DetectCarMask}, {"processorName": DetectCarShadow},
-			{"processorName": AddBackgroundAndCrop, "background": StudioBackground, "horizonLine": StudioHorizon,
+		{"p1_DetectCarMask", []catalog.Step{{"processorName": catalog.DetectCarMask}}},
+		{"p2_DetectCarShadow_PlaceShadow", []catalog.Step{{"processorName": catalog.DetectCarMask}, {"processorName": catalog.DetectCarShadow},
+			{"processorName": catalog.CleanBackground, "enableShadow": false, "color": "#FFFFFF"},
+			{"processorName": catalog.PlaceShadow, "opacity": 1.0}}},
+		{"p3_CleanBackground_contactShadow", []catalog.Step{{"processorName": catalog.DetectCarMask},
+			{"processorName": catalog.CleanBackground, "enableShadow": true, "color": "#E6ECF2"}}},
+		{"p4_SemiTransparentWindows", []catalog.Step{{"processorName": catalog.DetectCarMask},
+			{"processorName": catalog.SemiTransparentWindows, "windowTransparency": 0.9, "windowBrightness": 1.0},
+			{"processorName": catalog.CleanBackground, "enableShadow": false, "color": "#2F6FD0"}}},
+		{"p5_PlaceCar_keypoints", []catalog.Step{{"processorName": catalog.DetectCarMask}, {"processorName": catalog.DetectCarShadow},
+			{"processorName": catalog.PlaceCar, "useKeypoints": true, "background": "#FFFFFF"},
+			{"processorName": catalog.PlaceShadow, "opacity": 0.8}}},
+		{"p6_AddBackgroundAndCrop", []catalog.Step{{"processorName": catalog.DetectCarMask}, {"processorName": catalog.DetectCarShadow},
+			{"processorName": catalog.AddBackgroundAndCrop, "background": catalog.StudioBackground, "horizonLine": catalog.StudioHorizon,
 				"outputWidth": 1200.0, "outputHeight": 800.0},
-			{"processorName": PlaceShadow, "opacity": 0.7}}},
-		{"p7_AddPoster_Resize", []Step{{"processorName": DetectCarMask},
-			{"processorName": CleanBackground, "enableShadow": true, "color": "#FFFFFF"},
-			{"processorName": AddPoster, "poster": GalleryPoster, "position": "top-left", "scale": 0.25},
-			{"processorName": Resize, "width": 640.0, "height": 640.0, "fit": "contain"}}},
+			{"processorName": catalog.PlaceShadow, "opacity": 0.7}}},
+		{"p7_AddPoster_Resize", []catalog.Step{{"processorName": catalog.DetectCarMask},
+			{"processorName": catalog.CleanBackground, "enableShadow": true, "color": "#FFFFFF"},
+			{"processorName": catalog.AddPoster, "poster": GalleryPoster, "position": "top-left", "scale": 0.25},
+			{"processorName": catalog.Resize, "width": 640.0, "height": 640.0, "fit": "contain"}}},
 	} {
 		raw, _ := json.Marshal(c.steps)
 		out = append(out, NamedConfig{c.name, raw})
@@ -84,8 +85,8 @@ type BuiltinContent struct {
 // LoadContent implements ContentLoader.
 func (b *BuiltinContent) LoadContent(ctx context.Context, company, name string) (image.Image, error) {
 	switch name {
-	case StudioBackground:
-		b.once.Do(func() { b.studio = RenderStudio(StudioWidth, StudioHeight) })
+	case catalog.StudioBackground:
+		b.once.Do(func() { b.studio = catalog.RenderStudio(catalog.StudioWidth, catalog.StudioHeight) })
 		return b.studio, nil
 	case GalleryPoster:
 		return syntheticLogo(400, 160), nil
@@ -258,7 +259,7 @@ func WriteGallery(ctx context.Context, e *Engine, photos []GalleryPhoto, configs
 			y0 := sheetLabel + sheetPadding + (i/sheetCols)*(cellH+sheetPadding)
 			cell := image.Rect(x0, y0, x0+sheetCell, y0+sheetCell*2/3)
 			t := time.Now()
-			res, err := e.Run(ctx, Request{Company: SystemCompany, Processors: c.Processors, Photo: p.Bytes, Format: FormatPNG})
+			res, err := e.Run(ctx, Request{Company: catalog.SystemCompany, Processors: c.Processors, Photo: p.Bytes, Format: FormatPNG})
 			text := p.Name
 			if err != nil {
 				text += ": " + showroom.ErrorCode(err)

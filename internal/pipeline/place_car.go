@@ -5,6 +5,8 @@ import (
 	"image"
 	"image/color"
 	"math"
+
+	"github.com/showroom/showroom/internal/catalog"
 )
 
 // placeCar is PlaceCarProcessor: the car scaled into carWidth × carHeight
@@ -20,7 +22,7 @@ type placeCar struct {
 	keypoints              bool
 }
 
-func newPlaceCar(st Step, p Params) step {
+func newPlaceCar(st catalog.Step, p catalog.Params) step {
 	r, g, b := p.RGB("background")
 	_, own := st["background"]
 	return placeCar{

@@ -5,6 +5,7 @@ import (
 	"image"
 	"math"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/imaging"
 )
 
@@ -19,7 +20,7 @@ type poster struct {
 	margin   float64
 }
 
-func newPoster(p Params) step {
+func newPoster(p catalog.Params) step {
 	return poster{name: p.String("poster"), position: p.String("position"),
 		scale: p.Float("scale"), opacity: p.Float("opacity"), margin: p.Float("margin")}
 }

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/imaging"
 )
 
@@ -17,7 +18,7 @@ type resize struct {
 	pad           color.NRGBA
 }
 
-func newResize(p Params) step {
+func newResize(p catalog.Params) step {
 	r, g, b := p.RGB("background")
 	return resize{width: p.Int("width"), height: p.Int("height"), fit: p.String("fit"), pad: color.NRGBA{r, g, b, 255}}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/vision"
 )
 
@@ -41,7 +42,7 @@ func TestShadowOnPhotos(t *testing.T) {
 			s := NewScene(img)
 			r := &run{e: e}
 			for _, st := range []step{
-				newDetectMask(Params{"carDetectionThreshold": 0.5, "carCropThreshold": 1.0}),
+				newDetectMask(catalog.Params{"carDetectionThreshold": 0.5, "carCropThreshold": 1.0}),
 				detectShadow{},
 				cleanBackground{color: color.NRGBA{255, 255, 255, 255}},
 				placeShadow{opacity: 1},

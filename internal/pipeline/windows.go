@@ -5,6 +5,7 @@ import (
 	"image"
 	"math"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/vision"
 )
 
@@ -15,7 +16,7 @@ type windows struct {
 	transparency, brightness float64
 }
 
-func newWindows(p Params) step {
+func newWindows(p catalog.Params) step {
 	return windows{transparency: p.Float("windowTransparency"), brightness: p.Float("windowBrightness")}
 }
 

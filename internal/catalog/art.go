@@ -1,4 +1,4 @@
-package pipeline
+package catalog
 
 import (
 	"image"
@@ -85,7 +85,7 @@ func RenderThumbnail(name string) (*image.NRGBA, bool) {
 	// below the line where the floor meets the wall.
 	box := image.Rect(int(0.15*float64(w)), int(0.40*float64(h)), int(0.85*float64(w)), int(StudioHorizon*float64(h)))
 	if name == "default_showroom" {
-		box = box.Add(image.Pt(0, int(math.Round(floorGap*float64(box.Dy())))))
+		box = box.Add(image.Pt(0, int(math.Round(FloorGap*float64(box.Dy())))))
 	}
 	if shadow > 0 {
 		artEllipse(img, float64(box.Min.X+box.Max.X)/2, float64(box.Max.Y)-2, float64(box.Dx())*0.55, float64(box.Dy())*0.12,

@@ -1,4 +1,4 @@
-package pipeline
+package catalog
 
 import (
 	"encoding/json"
