@@ -87,29 +87,6 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-func TestEffectiveParamsAndCost(t *testing.T) {
-	steps := []Step{{"processorName": DetectCarMask}, {"processorName": PlaceCar, "carWidth": 0.5, "background": "#102030"}}
-	if c := Cost(steps); c != 1 {
-		t.Errorf("Cost = %d, want 1", c)
-	}
-	p, err := EffectiveParams(steps[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Float("carWidth") != 0.5 || p.Float("horizonLine") != 0.75 || p.Bool("useKeypoints") {
-		t.Errorf("params = %v", p)
-	}
-	if r, g, b := p.RGB("background"); r != 0x10 || g != 0x20 || b != 0x30 {
-		t.Errorf("RGB = %d %d %d", r, g, b)
-	}
-	if p.Has("outputWidth") {
-		t.Error("no default, yet Has")
-	}
-	if _, err := EffectiveParams(Step{"processorName": "Nope"}); err == nil {
-		t.Error("unknown processor accepted")
-	}
-}
-
 // TestOneBackground: a configuration has one background. A processor that
 // would replace a background an earlier one set with a different one is
 // refused, naming both; PlaceCarProcessor without its own background keeps

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -133,7 +134,11 @@ var predefinedConfigurations = sync.OnceValue(func() []*showroom.Configuration {
 	out := make([]*showroom.Configuration, 0, len(predefinedList))
 	for _, p := range predefinedList {
 		raw := stepsJSON(p.steps)
-		cost := Cost(p.steps)
+		cfg, err := Parse(raw)
+		if err != nil {
+			panic(fmt.Sprintf("catalog: predefined configuration %s: %v", p.name, err)) // static data
+		}
+		cost := cfg.Cost()
 		if strings.HasPrefix(p.name, "free_") {
 			cost = 0
 		}

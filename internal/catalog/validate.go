@@ -20,18 +20,6 @@ type Step map[string]any
 // Name returns the step's processorName.
 func (s Step) Name() string { n, _ := s["processorName"].(string); return n }
 
-// Cost returns the cost of a configuration: the sum of its processors'
-// costs. Unknown processors count 0 (a validated configuration has none).
-func Cost(steps []Step) int {
-	total := 0
-	for _, s := range steps {
-		if p, ok := Lookup(s.Name()); ok {
-			total += p.Cost
-		}
-	}
-	return total
-}
-
 // ContentLookup tells the validator about a content name: its content type
 // and whether the company (or the built-in content) has it. An error means
 // the lookup itself failed, not that the content is missing.
@@ -230,87 +218,6 @@ func checkValue(ctx context.Context, param *Param, v any, content ContentLookup)
 		}
 	}
 	return "", nil
-}
-
-// ContentRefs returns the content names a (validated) configuration uses,
-// each once, in order of appearance.
-func ContentRefs(steps []Step) []string {
-	var names []string
-	seen := map[string]bool{}
-	for _, s := range steps {
-		p, ok := Lookup(s.Name())
-		if !ok {
-			continue
-		}
-		for _, param := range p.Params {
-			if param.Kind != ContentRef {
-				continue
-			}
-			if n, ok := s[param.Name].(string); ok && !seen[n] {
-				seen[n] = true
-				names = append(names, n)
-			}
-		}
-	}
-	return names
-}
-
-// Params are a processor's effective parameters: the step's values with
-// the catalog's defaults filled in. Numbers are float64. Parameters without
-// a default that the step does not set are absent; Has tells.
-type Params map[string]any
-
-// EffectiveParams returns the parameters of a validated step with defaults
-// applied. It fails for an unknown processor.
-func EffectiveParams(s Step) (Params, error) {
-	p, ok := Lookup(s.Name())
-	if !ok {
-		return nil, fmt.Errorf("unknown processor %q", s.Name())
-	}
-	out := Params{}
-	for _, param := range p.Params {
-		if v, ok := s[param.Name]; ok {
-			if f, isNum := asFloat(v); isNum {
-				v = f
-			}
-			out[param.Name] = v
-		} else if param.Default != nil {
-			if i, isInt := param.Default.(int); isInt {
-				out[param.Name] = float64(i)
-			} else {
-				out[param.Name] = param.Default
-			}
-		}
-	}
-	return out, nil
-}
-
-// Has reports whether the parameter is set, by the step or by a default.
-func (p Params) Has(name string) bool { _, ok := p[name]; return ok }
-
-// Float returns a number parameter, 0 when absent.
-func (p Params) Float(name string) float64 { f, _ := asFloat(p[name]); return f }
-
-// Int returns an integer parameter, 0 when absent.
-func (p Params) Int(name string) int { f, _ := asFloat(p[name]); return int(f) }
-
-// Bool returns a boolean parameter, false when absent.
-func (p Params) Bool(name string) bool { b, _ := p[name].(bool); return b }
-
-// String returns a string parameter (a colour, content name or enum value),
-// "" when absent.
-func (p Params) String(name string) string { s, _ := p[name].(string); return s }
-
-// RGB returns a colour parameter as its red, green and blue bytes; white
-// when absent or malformed.
-func (p Params) RGB(name string) (r, g, b uint8) {
-	s := p.String(name)
-	if !colourRE.MatchString(s) {
-		return 255, 255, 255
-	}
-	var v uint32
-	fmt.Sscanf(s[1:], "%06x", &v)
-	return uint8(v >> 16), uint8(v >> 8), uint8(v)
 }
 
 // DecodeSteps decodes a configuration's JSON array into steps.

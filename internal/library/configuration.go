@@ -138,12 +138,12 @@ func (s *Service) SaveConfiguration(ctx context.Context, name string, body []byt
 		return nil, false, showroom.Internal(err)
 	}
 	cfg.Processors = compact.Bytes()
-	steps, err := catalog.DecodeSteps(cfg.Processors)
+	parsed, err := catalog.Parse(cfg.Processors)
 	if err != nil {
 		return nil, false, showroom.Internal(err)
 	}
-	cfg.Cost = catalog.Cost(steps)
-	for _, n := range catalog.ContentRefs(steps) {
+	cfg.Cost = parsed.Cost()
+	for _, n := range parsed.ContentRefs() {
 		if _, builtin := s.builtin[n]; !builtin {
 			cfg.ContentRefs = append(cfg.ContentRefs, n)
 		}

@@ -22,12 +22,12 @@ type addBackground struct {
 	width, height            int
 }
 
-func newAddBackground(p catalog.Params) step {
+func newAddBackground(p catalog.AddBackgroundParams) step {
 	return addBackground{
-		name: p.String("background"), horizon: p.Float("horizonLine"),
-		left: p.Float("marginLeft"), right: p.Float("marginRight"),
-		top: p.Float("marginTop"), bottom: p.Float("marginBottom"),
-		width: p.Int("outputWidth"), height: p.Int("outputHeight"),
+		name: p.Background, horizon: p.HorizonLine,
+		left: p.MarginLeft, right: p.MarginRight,
+		top: p.MarginTop, bottom: p.MarginBottom,
+		width: p.OutputWidth, height: p.OutputHeight,
 	}
 }
 

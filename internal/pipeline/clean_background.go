@@ -18,9 +18,8 @@ type cleanBackground struct {
 	color  color.NRGBA
 }
 
-func newCleanBackground(p catalog.Params) step {
-	r, g, b := p.RGB("color")
-	return cleanBackground{shadow: p.Bool("enableShadow"), color: color.NRGBA{r, g, b, 255}}
+func newCleanBackground(p catalog.CleanBackgroundParams) step {
+	return cleanBackground{shadow: p.EnableShadow, color: p.Color}
 }
 
 func (c cleanBackground) apply(ctx context.Context, r *run, s *Scene) error {

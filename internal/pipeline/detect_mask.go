@@ -15,8 +15,8 @@ type detectMask struct {
 	detection, crop float64
 }
 
-func newDetectMask(p catalog.Params) step {
-	return &detectMask{detection: p.Float("carDetectionThreshold"), crop: p.Float("carCropThreshold")}
+func newDetectMask(p catalog.DetectCarMaskParams) step {
+	return &detectMask{detection: p.DetectionThreshold, crop: p.CropThreshold}
 }
 
 func (d *detectMask) apply(ctx context.Context, r *run, s *Scene) error {

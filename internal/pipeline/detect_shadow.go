@@ -17,7 +17,7 @@ import (
 // pasted on.
 type detectShadow struct{}
 
-func newDetectShadow(catalog.Params) step { return detectShadow{} }
+func newDetectShadow(catalog.DetectCarShadowParams) step { return detectShadow{} }
 
 func (detectShadow) finds() string { return "shadow" }
 

@@ -120,59 +120,46 @@ type run struct {
 	features []vision.Features
 }
 
-// builders makes each processor's step from its effective parameters (and
-// the step as written, for a processor whose absent parameter means "keep
-// what an earlier one set"); the catalog holds the parameters themselves.
-// Read-only.
-var builders = map[string]func(catalog.Step, catalog.Params) step{
-	catalog.DetectCarMask:          byParams(newDetectMask),
-	catalog.DetectCarShadow:        byParams(newDetectShadow),
-	catalog.PlaceShadow:            byParams(newPlaceShadow),
-	catalog.CleanBackground:        byParams(newCleanBackground),
-	catalog.SemiTransparentWindows: byParams(newWindows),
-	catalog.PlaceCar:               newPlaceCar,
-	catalog.AddBackgroundAndCrop:   byParams(newAddBackground),
-	catalog.AddPoster:              byParams(newPoster),
-	catalog.Resize:                 byParams(newResize),
+// build makes a processor's step from its typed parameters.
+func build(p catalog.Params) (step, error) {
+	switch p := p.(type) {
+	case catalog.DetectCarMaskParams:
+		return newDetectMask(p), nil
+	case catalog.DetectCarShadowParams:
+		return newDetectShadow(p), nil
+	case catalog.PlaceShadowParams:
+		return newPlaceShadow(p), nil
+	case catalog.CleanBackgroundParams:
+		return newCleanBackground(p), nil
+	case catalog.WindowsParams:
+		return newWindows(p), nil
+	case catalog.PlaceCarParams:
+		return newPlaceCar(p), nil
+	case catalog.AddBackgroundParams:
+		return newAddBackground(p), nil
+	case catalog.PosterParams:
+		return newPoster(p), nil
+	case catalog.ResizeParams:
+		return newResize(p), nil
+	}
+	return nil, showroom.Internal(fmt.Errorf("pipeline: processor %s in the catalog has no implementation", p.Processor()))
 }
 
-// byParams is a builder that needs only the effective parameters.
-func byParams(f func(catalog.Params) step) func(catalog.Step, catalog.Params) step {
-	return func(_ catalog.Step, p catalog.Params) step { return f(p) }
-}
-
-// Parse checks a configuration against the catalog and returns its steps.
-// Errors are INVALID_CONFIGURATION with details.
+// Parse checks a configuration against the catalog (catalog.Parse) and
+// returns its processors' names and steps. Errors are
+// INVALID_CONFIGURATION with details.
 func Parse(raw json.RawMessage) ([]string, []step, error) {
-	invalid := func(ds []showroom.Detail, cause error) error {
-		e := showroom.Errorf(showroom.EInvalidConfig, "the configuration is not valid")
-		e.Details, e.Cause = ds, cause
-		return e
-	}
-	var elems []any
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		return nil, nil, invalid(nil, err)
-	}
-	ds, err := catalog.Validate(context.Background(), elems, nil)
+	cfg, err := catalog.Parse(raw)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(ds) > 0 {
-		return nil, nil, invalid(ds, nil)
-	}
-	names := make([]string, len(elems))
-	steps := make([]step, len(elems))
-	for i, el := range elems {
-		st := catalog.Step(el.(map[string]any))
-		p, err := catalog.EffectiveParams(st)
-		if err != nil {
-			return nil, nil, invalid(nil, err)
+	names := make([]string, len(cfg))
+	steps := make([]step, len(cfg))
+	for i, p := range cfg {
+		if steps[i], err = build(p); err != nil {
+			return nil, nil, err
 		}
-		build, ok := builders[st.Name()]
-		if !ok {
-			return nil, nil, showroom.Internal(fmt.Errorf("pipeline: processor %s in the catalog has no implementation", st.Name()))
-		}
-		names[i], steps[i] = st.Name(), build(st, p)
+		names[i] = p.Processor()
 	}
 	return names, steps, nil
 }

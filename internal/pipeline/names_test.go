@@ -1,6 +1,10 @@
 package pipeline
 
-import "github.com/showroom/showroom/internal/catalog"
+import (
+	"testing"
+
+	"github.com/showroom/showroom/internal/catalog"
+)
 
 // The tests write configurations as the catalog's steps and name its
 // processors and built-ins unqualified, as they did when the catalog lived
@@ -31,3 +35,13 @@ var (
 	RenderStudio             = catalog.RenderStudio
 	DecodeSteps              = catalog.DecodeSteps
 )
+
+// stepParams returns a step's typed parameters, as a run parses them.
+func stepParams[P catalog.Params](tb testing.TB, s Step) P {
+	tb.Helper()
+	p, err := catalog.ParseStep(s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p.(P)
+}

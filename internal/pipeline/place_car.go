@@ -22,12 +22,10 @@ type placeCar struct {
 	keypoints              bool
 }
 
-func newPlaceCar(st catalog.Step, p catalog.Params) step {
-	r, g, b := p.RGB("background")
-	_, own := st["background"]
+func newPlaceCar(p catalog.PlaceCarParams) step {
 	return placeCar{
-		horizon: p.Float("horizonLine"), width: p.Float("carWidth"), height: p.Float("carHeight"),
-		color: color.NRGBA{r, g, b, 255}, ownColor: own, keypoints: p.Bool("useKeypoints"),
+		horizon: p.HorizonLine, width: p.CarWidth, height: p.CarHeight,
+		color: p.Background, ownColor: p.OwnBackground, keypoints: p.UseKeypoints,
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 // the car wherever a placement puts it; drawing happens in Render.
 type placeShadow struct{ opacity float64 }
 
-func newPlaceShadow(p catalog.Params) step { return placeShadow{opacity: p.Float("opacity")} }
+func newPlaceShadow(p catalog.PlaceShadowParams) step { return placeShadow{opacity: p.Opacity} }
 
 func (p placeShadow) apply(ctx context.Context, r *run, s *Scene) error {
 	s.ShadowOpacity = p.opacity

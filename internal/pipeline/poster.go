@@ -20,9 +20,9 @@ type poster struct {
 	margin   float64
 }
 
-func newPoster(p catalog.Params) step {
-	return poster{name: p.String("poster"), position: p.String("position"),
-		scale: p.Float("scale"), opacity: p.Float("opacity"), margin: p.Float("margin")}
+func newPoster(p catalog.PosterParams) step {
+	return poster{name: p.Poster, position: p.Position,
+		scale: p.Scale, opacity: p.Opacity, margin: p.Margin}
 }
 
 func (p poster) apply(ctx context.Context, r *run, s *Scene) error {

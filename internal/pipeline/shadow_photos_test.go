@@ -42,7 +42,7 @@ func TestShadowOnPhotos(t *testing.T) {
 			s := NewScene(img)
 			r := &run{e: e}
 			for _, st := range []step{
-				newDetectMask(catalog.Params{"carDetectionThreshold": 0.5, "carCropThreshold": 1.0}),
+				newDetectMask(catalog.DetectCarMaskParams{DetectionThreshold: 0.5, CropThreshold: 1}),
 				detectShadow{},
 				cleanBackground{color: color.NRGBA{255, 255, 255, 255}},
 				placeShadow{opacity: 1},
