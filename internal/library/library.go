@@ -18,7 +18,6 @@ import (
 	"github.com/showroom/showroom/internal/blob"
 	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/vision"
 )
 
 // Config holds the library's limits.
@@ -29,9 +28,9 @@ type Config struct {
 	// have, checked from its header before it is decoded (413 above).
 	MaxPixels int64
 	// MaxDecodeBytes is the most memory the decode of an uploaded image
-	// may take (see vision.Header.DecodedBytes), checked from its header
-	// before it is decoded (413 above): a 16-bit PNG takes twice the bytes
-	// of an 8-bit one of the same pixels. 0 means no limit but MaxPixels.
+	// may take, counted from its header before it is decoded (413 above):
+	// a 16-bit PNG takes twice the bytes of an 8-bit one of the same
+	// pixels. 0 means no limit but MaxPixels.
 	MaxDecodeBytes int64
 	// MaxDecodes bounds how many uploaded images are fully decoded at once,
 	// so memory stays bounded however many uploads arrive together.
@@ -45,7 +44,7 @@ type Config struct {
 // DefaultConfig returns the documented defaults: 25 MB, 60 megapixels,
 // 256 MiB a decode, 2 concurrent decodes, 256 MiB of decoded content.
 func DefaultConfig() Config {
-	return Config{MaxUploadBytes: 25 << 20, MaxPixels: 60_000_000, MaxDecodeBytes: vision.DefaultMaxBytes,
+	return Config{MaxUploadBytes: 25 << 20, MaxPixels: 60_000_000, MaxDecodeBytes: DefaultMaxDecodeBytes,
 		MaxDecodes: 2, CacheBytes: 256 << 20}
 }
 
@@ -66,11 +65,16 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Deps are the library's storage.
+// DefaultMaxDecodeBytes is the default Config.MaxDecodeBytes, the image
+// decoder's own default (a test holds them equal).
+const DefaultMaxDecodeBytes = 256 << 20
+
+// Deps are the library's storage and image IO.
 type Deps struct {
 	Content        showroom.ContentStore
 	Configurations showroom.ConfigurationStore
 	Blobs          blob.Store
+	Images         Images
 }
 
 // Service is the library. Safe for concurrent use.
@@ -96,6 +100,9 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	}
 	if deps.Content == nil || deps.Configurations == nil || deps.Blobs == nil {
 		return nil, errors.New("library: every store is required")
+	}
+	if deps.Images == nil {
+		return nil, errors.New("library: the image IO is required")
 	}
 	s := &Service{cfg: cfg, deps: deps, decodes: make(chan struct{}, cfg.MaxDecodes), now: time.Now,
 		builtin: map[string]*builtinContent{}, thumbnails: map[string][]byte{}, decoded: imageCache{maxBytes: cfg.CacheBytes}}
