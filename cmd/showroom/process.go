@@ -742,7 +742,7 @@ func openLocalLibrary(ctx context.Context, o processOptions) (*library.Service, 
 		db.Close()
 		return nil, nil, nil, err
 	}
-	lib, err := library.New(library.DefaultConfig(), library.Deps{Content: db, Configurations: db, Blobs: blobs, Images: pipeline.ContentImages{}})
+	lib, err := library.New(library.DefaultConfig(), library.Deps{Content: db, Configurations: db, Blobs: blobs, Images: pipeline.ContentImages{}, Art: pipeline.PredefinedArt{}})
 	if err != nil {
 		db.Close()
 		return nil, nil, nil, err

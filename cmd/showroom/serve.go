@@ -661,5 +661,5 @@ func (l *libraryFlags) registerCache(fs *flagSet) {
 func newLibrary(db stores, blobs blob.Store, l libraryFlags) (*library.Service, error) {
 	return library.New(library.Config{MaxUploadBytes: l.maxUploadBytes, MaxPixels: l.maxUploadPixels,
 		MaxDecodeBytes: l.maxUploadDecodeBytes, MaxDecodes: l.maxDecodes, CacheBytes: l.cacheBytes},
-		library.Deps{Content: db, Configurations: db, Blobs: blobs, Images: pipeline.ContentImages{}})
+		library.Deps{Content: db, Configurations: db, Blobs: blobs, Images: pipeline.ContentImages{}, Art: pipeline.PredefinedArt{}})
 }

@@ -1,11 +1,13 @@
-// Package catalog is what the system ships, as data and rules, in pure Go:
-// every processor with its parameters, their types, defaults and ranges,
-// its dependencies and its cost (this file); the typed parameters each
-// processor runs with (params.go); the validation of configurations
-// (validate.go); the predefined configurations and the built-in content's
-// art. The configuration validator, the renderer, GET /v1/processors, the
-// OpenAPI document and the docs table all read it; nothing restates it by
-// hand. It needs no cgo, so the rules of content and configurations
+// Package catalog is what the system ships, as declarations and rules in
+// pure Go: every processor with its parameters, their types, defaults and
+// ranges, its dependencies and its cost (this file); the typed parameters
+// each processor runs with (params.go); the validation of configurations
+// (validate.go); the predefined configurations and the names and sizes of
+// the built-in content (predefined.go). It draws no pixels: the renderer
+// (pipeline) builds each processor's step from its typed parameters and
+// draws the built-in art. The validator, the renderer, GET /v1/processors,
+// the OpenAPI document and the docs table all read it; nothing restates it
+// by hand. It needs no cgo, so the rules of content and configurations
 // compile and test without the image libraries.
 package catalog
 
@@ -26,12 +28,6 @@ const (
 
 // MaxProcessors is the most processors one configuration may hold.
 const MaxProcessors = 32
-
-// FloorGap is how far below the wall–floor line AddBackgroundAndCropProcessor
-// stands the car's far wheels, per unit of the car's height on the output
-// (its description's "a fifth of the car's height"); the studio thumbnail
-// stands its car the same way.
-const FloorGap = 0.2
 
 // MaxNamedSide is the largest side a processor's size parameters name
 // (outputWidth, outputHeight, width, height): the renderer keeps an output

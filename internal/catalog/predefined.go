@@ -32,6 +32,17 @@ const (
 	StudioHeight = 1280
 )
 
+// ThumbnailWidth and ThumbnailHeight are the size of the predefined
+// configurations' thumbnails, which the program draws.
+const (
+	ThumbnailWidth  = 320
+	ThumbnailHeight = 240
+)
+
+// CustomThumbnail names the neutral thumbnail shown for a company's
+// configuration that has no thumbnail of its own.
+const CustomThumbnail = "custom"
+
 // predefinedDate is when the predefined configurations were last changed;
 // it is their createdDate and lastModifiedDate.
 var predefinedDate = time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)

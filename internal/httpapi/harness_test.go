@@ -103,7 +103,7 @@ func newEnvStore(t testing.TB, authCfg auth.Config, libCfg library.Config, body 
 	if wrap != nil {
 		store = wrap(blobs)
 	}
-	lib, err := library.New(libCfg, library.Deps{Content: db, Configurations: db, Blobs: store, Images: pipeline.ContentImages{}})
+	lib, err := library.New(libCfg, library.Deps{Content: db, Configurations: db, Blobs: store, Images: pipeline.ContentImages{}, Art: pipeline.PredefinedArt{}})
 	if err != nil {
 		t.Fatal(err)
 	}

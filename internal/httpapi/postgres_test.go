@@ -67,7 +67,7 @@ func TestRateLimitAcrossAPIProcesses(t *testing.T) {
 	var bases []string
 	for range 2 {
 		db := open()
-		lib, err := library.New(library.DefaultConfig(), library.Deps{Content: db, Configurations: db, Blobs: blobs, Images: pipeline.ContentImages{}})
+		lib, err := library.New(library.DefaultConfig(), library.Deps{Content: db, Configurations: db, Blobs: blobs, Images: pipeline.ContentImages{}, Art: pipeline.PredefinedArt{}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -35,7 +35,7 @@ func TestDecodesAreBounded(t *testing.T) {
 	}
 	cfg := DefaultConfig()
 	cfg.MaxDecodes = 1
-	s, err := New(cfg, Deps{Content: db, Configurations: db, Blobs: blobs, Images: pipeline.ContentImages{}})
+	s, err := New(cfg, Deps{Content: db, Configurations: db, Blobs: blobs, Images: pipeline.ContentImages{}, Art: pipeline.PredefinedArt{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,11 @@ import (
 	"github.com/showroom/showroom/internal/vision"
 )
 
-// The program's image IO is the library's.
-var _ library.Images = pipeline.ContentImages{}
+// The program's image IO and art are the library's.
+var (
+	_ library.Images = pipeline.ContentImages{}
+	_ library.Art    = pipeline.PredefinedArt{}
+)
 
 // TestDefaultMaxDecodeBytesIsTheDecoders: the library's default budget of
 // one decode is the decoder's own, though the library does not import it.

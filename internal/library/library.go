@@ -69,12 +69,24 @@ func (c Config) Validate() error {
 // decoder's own default (a test holds them equal).
 const DefaultMaxDecodeBytes = 256 << 20
 
-// Deps are the library's storage and image IO.
+// Deps are the library's storage, image IO and built-in art.
 type Deps struct {
 	Content        showroom.ContentStore
 	Configurations showroom.ConfigurationStore
 	Blobs          blob.Store
 	Images         Images
+	Art            Art
+}
+
+// Art draws the built-in content: the studio background and the
+// thumbnails of the predefined configurations (pipeline.PredefinedArt).
+// Like Images it is given, so the library draws no pixels itself.
+type Art interface {
+	// Studio draws the catalog.StudioBackground at w x h pixels.
+	Studio(w, h int) *image.NRGBA
+	// Thumbnail draws the thumbnail of the named predefined configuration
+	// or of catalog.CustomThumbnail; false for any other name.
+	Thumbnail(name string) (*image.NRGBA, bool)
 }
 
 // Service is the library. Safe for concurrent use.
@@ -101,13 +113,13 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if deps.Content == nil || deps.Configurations == nil || deps.Blobs == nil {
 		return nil, errors.New("library: every store is required")
 	}
-	if deps.Images == nil {
-		return nil, errors.New("library: the image IO is required")
+	if deps.Images == nil || deps.Art == nil {
+		return nil, errors.New("library: the image IO and the built-in art are required")
 	}
 	s := &Service{cfg: cfg, deps: deps, decodes: make(chan struct{}, cfg.MaxDecodes), now: time.Now,
 		builtin: map[string]*builtinContent{}, thumbnails: map[string][]byte{}, decoded: imageCache{maxBytes: cfg.CacheBytes}}
 	started := time.Now().UTC().Truncate(time.Millisecond)
-	studio, err := encodePNG(catalog.RenderStudio(catalog.StudioWidth, catalog.StudioHeight))
+	studio, err := encodePNG(deps.Art.Studio(catalog.StudioWidth, catalog.StudioHeight))
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +130,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 		names = append(names, c.UI.Thumbnail)
 	}
 	for _, n := range names {
-		img, ok := catalog.RenderThumbnail(n)
+		img, ok := deps.Art.Thumbnail(n)
 		if !ok {
 			return nil, fmt.Errorf("library: no thumbnail for %s", n)
 		}

@@ -76,7 +76,7 @@ func newFixture(t testing.TB) *fixture {
 	f := &fixture{db: db, root: root, blobs: &flakyBlobs{Store: local}, store: &flakyContent{DB: db},
 		alice: showroom.NewContextWithCompany(showroom.NewContextWithPrincipal(ctx,
 			&showroom.Principal{Username: "alice", Company: "acme", System: "showroom"}), acme)}
-	f.lib, err = library.New(library.DefaultConfig(), library.Deps{Content: f.store, Configurations: db, Blobs: f.blobs, Images: pipeline.ContentImages{}})
+	f.lib, err = library.New(library.DefaultConfig(), library.Deps{Content: f.store, Configurations: db, Blobs: f.blobs, Images: pipeline.ContentImages{}, Art: pipeline.PredefinedArt{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -174,7 +174,7 @@ func (a addBackground) floorZoom(st stance, ow, oh, line float64) float64 {
 // it spans a fifth of the car's height or more in any photo (the ratio
 // depends on distances, not on pixels), so this holds for every view and
 // size; floorShare keeps it from eating a shallow floor.
-const floorGap = catalog.FloorGap
+const floorGap = 0.2
 
 // floorShare is the most of the floor between the wall–floor line and the
 // bottom margin that the gap behind the car may take: on a shallow floor

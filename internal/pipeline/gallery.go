@@ -86,7 +86,7 @@ type BuiltinContent struct {
 func (b *BuiltinContent) LoadContent(ctx context.Context, company, name string) (image.Image, error) {
 	switch name {
 	case catalog.StudioBackground:
-		b.once.Do(func() { b.studio = catalog.RenderStudio(catalog.StudioWidth, catalog.StudioHeight) })
+		b.once.Do(func() { b.studio = RenderStudio(catalog.StudioWidth, catalog.StudioHeight) })
 		return b.studio, nil
 	case GalleryPoster:
 		return syntheticLogo(400, 160), nil

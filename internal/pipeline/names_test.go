@@ -32,7 +32,6 @@ const (
 var (
 	PredefinedConfiguration  = catalog.PredefinedConfiguration
 	PredefinedConfigurations = catalog.PredefinedConfigurations
-	RenderStudio             = catalog.RenderStudio
 	DecodeSteps              = catalog.DecodeSteps
 )
 
