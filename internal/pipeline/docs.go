@@ -86,7 +86,7 @@ func ProcessorDocs() ([]byte, map[string][]byte, error) {
 	var b strings.Builder
 	b.WriteString(`# Processors
 
-<!-- Generated from the processor catalog (internal/pipeline/catalog.go) by
+<!-- Generated from the processor catalog (internal/catalog/catalog.go) by
      go generate ./internal/pipeline; do not edit. A test fails when stale. -->
 
 A configuration is an ordered list of processors. They run on a *scene*: the
