@@ -87,7 +87,7 @@ type Result struct {
 	// encode; a processor that waited for its turn at the model
 	// (vision.Config.ConcurrentRuns) is followed by ModelWaitTiming, the
 	// part of its time spent waiting.
-	Timings []Timing
+	Timings []showroom.Timing
 	// Warnings are what a person should check in the result (see
 	// showroom.Warning); empty, not nil, for a clean photo.
 	Warnings []showroom.Warning
@@ -95,12 +95,6 @@ type Result struct {
 
 // ModelWaitTiming names the timing of a wait for the model's turn.
 const ModelWaitTiming = "ModelWait"
-
-// Timing is the time one stage of a run took.
-type Timing struct {
-	Name     string
-	Duration time.Duration
-}
 
 // step is a processor ready to change a scene.
 type step interface {
@@ -214,7 +208,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 		}
 		if r.modelWait > 0 {
 			// Part of the step's time just recorded, said apart.
-			res.Timings = append(res.Timings, Timing{ModelWaitTiming, r.modelWait})
+			res.Timings = append(res.Timings, showroom.Timing{Name: ModelWaitTiming, Duration: r.modelWait})
 			r.modelWait = 0
 		}
 		i += len(group)
@@ -339,21 +333,21 @@ func (f *rowFrontier) wait(from int) (int, *image.NRGBA) {
 
 // stopwatch appends the stages' times to ts.
 type stopwatch struct {
-	ts *[]Timing
+	ts *[]showroom.Timing
 	t  time.Time // when the stage under way began
 }
 
 // lap appends the time since the last stage ended.
 func (w *stopwatch) lap(name string) {
 	now := time.Now()
-	*w.ts = append(*w.ts, Timing{name, now.Sub(w.t)})
+	*w.ts = append(*w.ts, showroom.Timing{Name: name, Duration: now.Sub(w.t)})
 	w.t = now
 }
 
 // add appends a stage timed apart (one of steps that ran together) and
 // starts the next stage now.
 func (w *stopwatch) add(name string, d time.Duration) {
-	*w.ts = append(*w.ts, Timing{name, d})
+	*w.ts = append(*w.ts, showroom.Timing{Name: name, Duration: d})
 	w.t = time.Now()
 }
 
