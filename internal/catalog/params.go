@@ -93,6 +93,7 @@ type ResizeParams struct {
 	Background color.NRGBA `param:"background"`
 }
 
+// Processor implements Params: each struct names its processor.
 func (DetectCarMaskParams) Processor() string   { return DetectCarMask }
 func (DetectCarShadowParams) Processor() string { return DetectCarShadow }
 func (PlaceShadowParams) Processor() string     { return PlaceShadow }
