@@ -15,6 +15,7 @@ import (
 
 	"github.com/davidbyttow/govips/v2/vips"
 
+	"github.com/showroom/showroom/internal/maskcache"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/vision"
 )
@@ -337,7 +338,7 @@ var _ = png.Decode
 // answer (run with -race to check sharing).
 func TestRunConcurrently(t *testing.T) {
 	car := testCar(t)
-	e := newTestEngine(t, &CachingSegmenter{Segmenter: &fakeSegmenter{car: car}}, everyContent())
+	e := newTestEngine(t, &maskcache.Cache{Segmenter: &fakeSegmenter{car: car}}, everyContent())
 	req := Request{Processors: stepsJSONTest(t, everyProcessor()...), Photo: pngBytes(t, car.Photo)}
 	want, err := e.Run(context.Background(), req)
 	if err != nil {

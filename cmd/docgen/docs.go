@@ -1,4 +1,4 @@
-package pipeline
+package main
 
 import (
 	"bytes"
@@ -12,10 +12,10 @@ import (
 	"strings"
 
 	"github.com/showroom/showroom/internal/catalog"
+	"github.com/showroom/showroom/internal/gallery"
+	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/vision"
 )
-
-//go:generate go run ./docgen -out ../../docs
 
 // docExample is the configuration that shows one processor at work in the
 // docs, on the synthetic car.
@@ -49,7 +49,7 @@ func docExamples() []docExample {
 			{"processorName": catalog.PlaceShadow}},
 			"on the built-in studio, standing on its floor, inside the margins"},
 		{catalog.AddPoster, []catalog.Step{d, {"processorName": catalog.CleanBackground},
-			{"processorName": catalog.AddPoster, "poster": GalleryPoster, "position": "top-left", "scale": 0.25}},
+			{"processorName": catalog.AddPoster, "poster": pipeline.GalleryPoster, "position": "top-left", "scale": 0.25}},
 			"a logo in the top-left corner"},
 		{catalog.Resize, []catalog.Step{d, {"processorName": catalog.CleanBackground},
 			{"processorName": catalog.Resize, "width": 300.0, "height": 300.0, "fit": "contain"}},
@@ -57,23 +57,20 @@ func docExamples() []docExample {
 	}
 }
 
-// syntheticSegmenter answers with a synthetic car's exact matte.
-type syntheticSegmenter struct{ car *SyntheticCar }
+// syntheticSegmenter answers with a synthetic car's exact matte: the docs'
+// pictures need no model.
+type syntheticSegmenter struct{ car *pipeline.SyntheticCar }
 
 func (s syntheticSegmenter) Segment(ctx context.Context, img *image.NRGBA) (*vision.Mask, error) {
 	return &vision.Mask{Alpha: s.car.Matte, Box: s.car.Box, Confidence: 1, Raw: s.car.Raw}, nil
 }
 
-// Segmenter returns a Segmenter that finds this car exactly, for docs and
-// demonstrations without the model.
-func (c *SyntheticCar) Segmenter() Segmenter { return syntheticSegmenter{c} }
-
 // ProcessorDocs returns docs/processors.md, generated from the catalog,
 // and its pictures by file name (under docs/processors/), rendered from the
 // synthetic car.
 func ProcessorDocs() ([]byte, map[string][]byte, error) {
-	car := NewSyntheticCar(480, 300, 0)
-	e, err := NewEngine(EngineConfig{Segmenter: car.Segmenter(), Content: &BuiltinContent{}})
+	car := pipeline.NewSyntheticCar(480, 300, 0)
+	e, err := pipeline.NewEngine(pipeline.EngineConfig{Segmenter: syntheticSegmenter{car}, Content: &pipeline.BuiltinContent{}})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -158,16 +155,16 @@ the car goes, and what each placement parameter means, is in
 		if err != nil {
 			return nil, nil, err
 		}
-		res, err := e.Run(context.Background(), Request{Company: catalog.SystemCompany, Processors: raw, Photo: photo, Format: FormatPNG})
+		res, err := e.Run(context.Background(), pipeline.Request{Company: catalog.SystemCompany, Processors: raw, Photo: photo, Format: pipeline.FormatPNG})
 		if err != nil {
 			return nil, nil, fmt.Errorf("docs: %s example: %w", p.Name, err)
 		}
-		after, err := png.Decode(bytes.NewReader(res.Image))
+		after, err := gallery.DecodePNG(res.Image)
 		if err != nil {
 			return nil, nil, err
 		}
 		name := p.Name + ".png"
-		pictures[name] = pngEncode(beforeAfter(car.Photo, toNRGBA(after)))
+		pictures[name] = pngEncode(beforeAfter(car.Photo, after))
 		fmt.Fprintf(&b, "\n![%s: %s](processors/%s)\n\n", p.Name, ex.caption, name)
 		fmt.Fprintf(&b, "*%s.* Configuration:\n\n```json\n%s\n```\n", upperFirst(ex.caption), indentJSON(raw))
 	}
@@ -203,14 +200,14 @@ func paramDefault(q catalog.Param) string {
 	case string:
 		return "`" + v + "`"
 	case float64:
-		return "`" + fmtNum(v) + "`"
+		return "`" + fmt.Sprintf("%g", v) + "`"
 	}
 	return fmt.Sprintf("`%v`", q.Default)
 }
 
 func paramRange(q catalog.Param) string {
 	if q.Min != nil && q.Max != nil {
-		return fmtNum(*q.Min) + " – " + fmtNum(*q.Max)
+		return fmt.Sprintf("%g", *q.Min) + " – " + fmt.Sprintf("%g", *q.Max)
 	}
 	return "—"
 }
@@ -236,8 +233,8 @@ func beforeAfter(before, after *image.NRGBA) *image.NRGBA {
 	const cw, ch = 240, 150
 	out := image.NewNRGBA(image.Rect(0, 0, 2*cw+4, ch))
 	draw.Draw(out, out.Rect, image.NewUniform(color.NRGBA{255, 255, 255, 255}), image.Point{}, draw.Src)
-	drawCell(out, image.Rect(0, 0, cw, ch), before)
-	drawCell(out, image.Rect(cw+4, 0, 2*cw+4, ch), after)
+	gallery.DrawCell(out, image.Rect(0, 0, cw, ch), before)
+	gallery.DrawCell(out, image.Rect(cw+4, 0, 2*cw+4, ch), after)
 	return out
 }
 
@@ -249,6 +246,3 @@ func pngEncode(img image.Image) []byte {
 	}
 	return buf.Bytes()
 }
-
-// fmtNum writes a number as the validator's messages do.
-func fmtNum(f float64) string { return fmt.Sprintf("%g", f) }
