@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"strings"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/gallery"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/vision"
@@ -20,38 +21,38 @@ import (
 // docs, on the synthetic car.
 type docExample struct {
 	processor string
-	steps     []pipeline.Step
+	steps     []catalog.Step
 	caption   string
 }
 
 func docExamples() []docExample {
-	d := pipeline.Step{"processorName": pipeline.DetectCarMask}
+	d := catalog.Step{"processorName": catalog.DetectCarMask}
 	return []docExample{
-		{pipeline.DetectCarMask, []pipeline.Step{d}, "the car cut out on transparency"},
-		{pipeline.DetectCarShadow, []pipeline.Step{d, {"processorName": pipeline.DetectCarShadow},
-			{"processorName": pipeline.CleanBackground, "enableShadow": true, "color": "#FFFFFF"}},
+		{catalog.DetectCarMask, []catalog.Step{d}, "the car cut out on transparency"},
+		{catalog.DetectCarShadow, []catalog.Step{d, {"processorName": catalog.DetectCarShadow},
+			{"processorName": catalog.CleanBackground, "enableShadow": true, "color": "#FFFFFF"}},
 			"the shadow found under the car, kept on white (the dark box on the right is ignored)"},
-		{pipeline.PlaceShadow, []pipeline.Step{d, {"processorName": pipeline.DetectCarShadow},
-			{"processorName": pipeline.PlaceCar, "carWidth": 0.6, "background": "#F2F2F2"}, {"processorName": pipeline.PlaceShadow, "opacity": 0.9}},
+		{catalog.PlaceShadow, []catalog.Step{d, {"processorName": catalog.DetectCarShadow},
+			{"processorName": catalog.PlaceCar, "carWidth": 0.6, "background": "#F2F2F2"}, {"processorName": catalog.PlaceShadow, "opacity": 0.9}},
 			"the detected shadow drawn under the moved car at opacity 0.9"},
-		{pipeline.CleanBackground, []pipeline.Step{d, {"processorName": pipeline.CleanBackground, "enableShadow": true, "color": "#DDE8F0"}},
+		{catalog.CleanBackground, []catalog.Step{d, {"processorName": catalog.CleanBackground, "enableShadow": true, "color": "#DDE8F0"}},
 			"a colour background with a synthetic contact shadow (no shadow was detected)"},
-		{pipeline.SemiTransparentWindows, []pipeline.Step{d, {"processorName": pipeline.SemiTransparentWindows, "windowTransparency": 0.8},
-			{"processorName": pipeline.CleanBackground, "enableShadow": false, "color": "#2F6FD0"}},
+		{catalog.SemiTransparentWindows, []catalog.Step{d, {"processorName": catalog.SemiTransparentWindows, "windowTransparency": 0.8},
+			{"processorName": catalog.CleanBackground, "enableShadow": false, "color": "#2F6FD0"}},
 			"the new background through the glass at windowTransparency 0.8"},
-		{pipeline.PlaceCar, []pipeline.Step{d, {"processorName": pipeline.PlaceCar, "horizonLine": 0.85, "carWidth": 0.5, "carHeight": 0.5,
+		{catalog.PlaceCar, []catalog.Step{d, {"processorName": catalog.PlaceCar, "horizonLine": 0.85, "carWidth": 0.5, "carHeight": 0.5,
 			"background": "#FFFFFF", "useKeypoints": true}},
 			"scaled to half the canvas, the wheels on the horizon at 0.85"},
-		{pipeline.AddBackgroundAndCrop, []pipeline.Step{d, {"processorName": pipeline.DetectCarShadow},
-			{"processorName": pipeline.AddBackgroundAndCrop, "background": pipeline.StudioBackground, "horizonLine": pipeline.StudioHorizon,
+		{catalog.AddBackgroundAndCrop, []catalog.Step{d, {"processorName": catalog.DetectCarShadow},
+			{"processorName": catalog.AddBackgroundAndCrop, "background": catalog.StudioBackground, "horizonLine": catalog.StudioHorizon,
 				"outputWidth": 960.0, "outputHeight": 600.0},
-			{"processorName": pipeline.PlaceShadow}},
+			{"processorName": catalog.PlaceShadow}},
 			"on the built-in studio, standing on its floor, inside the margins"},
-		{pipeline.AddPoster, []pipeline.Step{d, {"processorName": pipeline.CleanBackground},
-			{"processorName": pipeline.AddPoster, "poster": pipeline.GalleryPoster, "position": "top-left", "scale": 0.25}},
+		{catalog.AddPoster, []catalog.Step{d, {"processorName": catalog.CleanBackground},
+			{"processorName": catalog.AddPoster, "poster": pipeline.GalleryPoster, "position": "top-left", "scale": 0.25}},
 			"a logo in the top-left corner"},
-		{pipeline.Resize, []pipeline.Step{d, {"processorName": pipeline.CleanBackground},
-			{"processorName": pipeline.Resize, "width": 300.0, "height": 300.0, "fit": "contain"}},
+		{catalog.Resize, []catalog.Step{d, {"processorName": catalog.CleanBackground},
+			{"processorName": catalog.Resize, "width": 300.0, "height": 300.0, "fit": "contain"}},
 			"resized to 300×300, contained and padded"},
 	}
 }
@@ -82,7 +83,7 @@ func ProcessorDocs() ([]byte, map[string][]byte, error) {
 	var b strings.Builder
 	b.WriteString(`# Processors
 
-<!-- Generated from the processor catalog (internal/pipeline/catalog.go) by
+<!-- Generated from the processor catalog (internal/catalog/catalog.go) by
      go generate ./internal/pipeline; do not edit. A test fails when stale. -->
 
 A configuration is an ordered list of processors. They run on a *scene*: the
@@ -129,14 +130,14 @@ the car goes, and what each placement parameter means, is in
 
 `)
 	b.WriteString("| processor | cost | requires |\n|---|---|---|\n")
-	for _, p := range pipeline.Catalog() {
+	for _, p := range catalog.Catalog() {
 		req := strings.Join(p.Requires, ", ")
 		if req == "" {
 			req = "—"
 		}
 		fmt.Fprintf(&b, "| [%s](#%s) | %d | %s |\n", p.Name, strings.ToLower(p.Name), p.Cost, req)
 	}
-	for _, p := range pipeline.Catalog() {
+	for _, p := range catalog.Catalog() {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", p.Name, p.Description)
 		if len(p.Params) == 0 {
 			b.WriteString("No parameters.\n")
@@ -154,7 +155,7 @@ the car goes, and what each placement parameter means, is in
 		if err != nil {
 			return nil, nil, err
 		}
-		res, err := e.Run(context.Background(), pipeline.Request{Company: pipeline.SystemCompany, Processors: raw, Photo: photo, Format: pipeline.FormatPNG})
+		res, err := e.Run(context.Background(), pipeline.Request{Company: catalog.SystemCompany, Processors: raw, Photo: photo, Format: pipeline.FormatPNG})
 		if err != nil {
 			return nil, nil, fmt.Errorf("docs: %s example: %w", p.Name, err)
 		}
@@ -176,19 +177,19 @@ the car goes, and what each placement parameter means, is in
 	return []byte(b.String()), pictures, nil
 }
 
-func paramType(q pipeline.Param) string {
+func paramType(q catalog.Param) string {
 	switch q.Kind {
-	case pipeline.Colour:
+	case catalog.Colour:
 		return "string (`#RRGGBB`)"
-	case pipeline.ContentRef:
+	case catalog.ContentRef:
 		return "string (content name: " + strings.Join(q.ContentTypes, ", ") + ")"
-	case pipeline.Enum:
+	case catalog.Enum:
 		return "string: " + strings.Join(q.Enum, ", ")
 	}
 	return string(q.Type)
 }
 
-func paramDefault(q pipeline.Param) string {
+func paramDefault(q catalog.Param) string {
 	switch {
 	case q.Required:
 		return "required"
@@ -204,7 +205,7 @@ func paramDefault(q pipeline.Param) string {
 	return fmt.Sprintf("`%v`", q.Default)
 }
 
-func paramRange(q pipeline.Param) string {
+func paramRange(q catalog.Param) string {
 	if q.Min != nil && q.Max != nil {
 		return fmt.Sprintf("%g", *q.Min) + " – " + fmt.Sprintf("%g", *q.Max)
 	}

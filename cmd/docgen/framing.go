@@ -11,6 +11,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/gallery"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
@@ -27,7 +28,7 @@ type framingCase struct {
 	// config names the configuration (a predefined one's name, or how
 	// the steps differ from one).
 	config string
-	steps  []pipeline.Step
+	steps  []catalog.Step
 	// mark draws guides on the photo and on the output, whose scene s
 	// says where the car went; nil for none.
 	mark func(photo, out *image.NRGBA, s *pipeline.Scene, car *pipeline.SyntheticCar)
@@ -43,10 +44,10 @@ func FramingDocs() ([]byte, map[string][]byte, error) {
 	cutCar := pipeline.CropSyntheticCar(full, image.Rect(150, 0, 600, 304))
 	asphalt, _ := pipeline.NewAsphaltCar(false)
 	shadowCut := pipeline.CropSyntheticCar(asphalt, image.Rect(0, 0, 427, 300))
-	refused := []pipeline.Step{{"processorName": pipeline.DetectCarMask}, {"processorName": pipeline.AddBackgroundAndCrop,
-		"background": pipeline.StudioBackground, "horizonLine": pipeline.StudioHorizon}, {"processorName": pipeline.PlaceCar, "background": "#FFFFFF"}}
-	composed := []pipeline.Step{{"processorName": pipeline.DetectCarMask}, {"processorName": pipeline.AddBackgroundAndCrop,
-		"background": pipeline.StudioBackground, "horizonLine": pipeline.StudioHorizon}, {"processorName": pipeline.PlaceCar}}
+	refused := []catalog.Step{{"processorName": catalog.DetectCarMask}, {"processorName": catalog.AddBackgroundAndCrop,
+		"background": catalog.StudioBackground, "horizonLine": catalog.StudioHorizon}, {"processorName": catalog.PlaceCar, "background": "#FFFFFF"}}
+	composed := []catalog.Step{{"processorName": catalog.DetectCarMask}, {"processorName": catalog.AddBackgroundAndCrop,
+		"background": catalog.StudioBackground, "horizonLine": catalog.StudioHorizon}, {"processorName": catalog.PlaceCar}}
 	red, blue := color.NRGBA{220, 30, 30, 255}, color.NRGBA{30, 90, 200, 255}
 
 	cases := []framingCase{
@@ -103,7 +104,7 @@ Showroom-Warnings header): none for a whole car photographed level.`,
 			text: `The same car cut by the photo at its left and bottom: the result says so, so
 that a person checks it before it is published.`,
 			car: cutCar, config: "default_white", steps: whiteSteps},
-		{name: "composed", title: "No silent trap: pipeline.PlaceCar after pipeline.AddBackgroundAndCrop",
+		{name: "composed", title: "No silent trap: PlaceCarProcessor after AddBackgroundAndCropProcessor",
 			text: `A later processor that would replace an earlier one's background is refused.
 PlaceCarProcessor with a background of its own after AddBackgroundAndCropProcessor
 would paint white over the uploaded studio:`,
@@ -144,7 +145,7 @@ drawn, in [glass-and-shadow.md](glass-and-shadow.md).
 		if err != nil {
 			return nil, nil, err
 		}
-		res, err := e.Run(context.Background(), pipeline.Request{Company: pipeline.SystemCompany, Processors: raw,
+		res, err := e.Run(context.Background(), pipeline.Request{Company: catalog.SystemCompany, Processors: raw,
 			Photo: pngEncode(c.car.Photo), Format: pipeline.FormatPNG})
 		if err != nil {
 			return nil, nil, fmt.Errorf("docs: framing %s: %w", c.name, err)
@@ -213,9 +214,9 @@ func boxFill(s *pipeline.Scene) float64 {
 }
 
 // predefinedSteps returns a predefined configuration's steps.
-func predefinedSteps(name string) []pipeline.Step {
-	c, _ := pipeline.PredefinedConfiguration(name)
-	steps, err := pipeline.DecodeSteps(c.Processors)
+func predefinedSteps(name string) []catalog.Step {
+	c, _ := catalog.PredefinedConfiguration(name)
+	steps, err := catalog.DecodeSteps(c.Processors)
 	if err != nil {
 		panic(err) // the predefined configurations are fixed and valid
 	}

@@ -8,6 +8,7 @@ import (
 	"image/draw"
 	"math"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/gallery"
 	"github.com/showroom/showroom/internal/pipeline"
 )
@@ -117,8 +118,8 @@ func placementPicture() (*image.NRGBA, error) {
 		color.NRGBA{20, 140, 60, 255}, color.NRGBA{220, 120, 0, 255}
 
 	// Left: PlaceCar on white, on a canvas of the panel's size.
-	left, s, err := placementScene(e, car, []pipeline.Step{{"processorName": pipeline.DetectCarMask},
-		{"processorName": pipeline.PlaceCar, "horizonLine": 0.7, "carWidth": 0.6, "background": "#FFFFFF"}}, w, h)
+	left, s, err := placementScene(e, car, []catalog.Step{{"processorName": catalog.DetectCarMask},
+		{"processorName": catalog.PlaceCar, "horizonLine": 0.7, "carWidth": 0.6, "background": "#FFFFFF"}}, w, h)
 	if err != nil {
 		return nil, err
 	}
@@ -133,8 +134,8 @@ func placementPicture() (*image.NRGBA, error) {
 	// Right: AddBackgroundAndCrop on the built-in studio, with side
 	// margins wide enough to leave the wall–floor line in sight.
 	const side = 0.2
-	right, s, err := placementScene(e, car, []pipeline.Step{{"processorName": pipeline.DetectCarMask},
-		{"processorName": pipeline.AddBackgroundAndCrop, "background": pipeline.StudioBackground, "horizonLine": pipeline.StudioHorizon,
+	right, s, err := placementScene(e, car, []catalog.Step{{"processorName": catalog.DetectCarMask},
+		{"processorName": catalog.AddBackgroundAndCrop, "background": catalog.StudioBackground, "horizonLine": catalog.StudioHorizon,
 			"marginLeft": side, "marginRight": side, "outputWidth": float64(w), "outputHeight": float64(h)}}, w, h)
 	if err != nil {
 		return nil, err
@@ -178,14 +179,14 @@ func placementPicture() (*image.NRGBA, error) {
 // placementScene runs steps on the car's photo, with a canvas of w×h when
 // the steps leave the photo's, and renders it; the scene says where the
 // car went.
-func placementScene(e *pipeline.Engine, car *pipeline.SyntheticCar, steps []pipeline.Step, w, h int) (*image.NRGBA, *pipeline.Scene, error) {
+func placementScene(e *pipeline.Engine, car *pipeline.SyntheticCar, steps []catalog.Step, w, h int) (*image.NRGBA, *pipeline.Scene, error) {
 	raw, err := json.Marshal(steps)
 	if err != nil {
 		return nil, nil, err
 	}
 	s := pipeline.NewScene(car.Photo)
 	s.Canvas = image.Pt(w, h)
-	if err := e.Apply(context.Background(), pipeline.SystemCompany, raw, s); err != nil {
+	if err := e.Apply(context.Background(), catalog.SystemCompany, raw, s); err != nil {
 		return nil, nil, err
 	}
 	img, _ := pipeline.Render(s)

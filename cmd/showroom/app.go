@@ -218,11 +218,7 @@ func runner(engine *pipeline.Engine) river.Runner {
 		if err != nil {
 			return nil, err
 		}
-		out := &river.Output{Image: res.Image, MediaType: res.MediaType, Warnings: res.Warnings}
-		for _, t := range res.Timings {
-			out.Timings = append(out.Timings, showroom.Timing{Name: t.Name, Duration: t.Duration})
-		}
-		return out, nil
+		return &river.Output{Image: res.Image, MediaType: res.MediaType, Warnings: res.Warnings, Timings: res.Timings}, nil
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
@@ -679,7 +680,7 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 	if o.company == "" {
 		// No data directory is needed, nor made: a predefined
 		// configuration's content is built in.
-		predefined, ok := pipeline.PredefinedConfiguration(o.config)
+		predefined, ok := catalog.PredefinedConfiguration(o.config)
 		if !ok {
 			return nil, nil, fmt.Errorf("%q is not a predefined configuration; to run a company's own, give --company (and --data-dir)", o.config)
 		}
@@ -741,7 +742,7 @@ func openLocalLibrary(ctx context.Context, o processOptions) (*library.Service, 
 		db.Close()
 		return nil, nil, nil, err
 	}
-	lib, err := library.New(library.DefaultConfig(), library.Deps{Content: db, Configurations: db, Blobs: blobs})
+	lib, err := library.New(library.DefaultConfig(), library.Deps{Content: db, Configurations: db, Blobs: blobs, Images: pipeline.ContentImages{}, Art: pipeline.PredefinedArt{}})
 	if err != nil {
 		db.Close()
 		return nil, nil, nil, err

@@ -22,6 +22,7 @@ import (
 	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/metrics"
+	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -660,5 +661,5 @@ func (l *libraryFlags) registerCache(fs *flagSet) {
 func newLibrary(db stores, blobs blob.Store, l libraryFlags) (*library.Service, error) {
 	return library.New(library.Config{MaxUploadBytes: l.maxUploadBytes, MaxPixels: l.maxUploadPixels,
 		MaxDecodeBytes: l.maxUploadDecodeBytes, MaxDecodes: l.maxDecodes, CacheBytes: l.cacheBytes},
-		library.Deps{Content: db, Configurations: db, Blobs: blobs})
+		library.Deps{Content: db, Configurations: db, Blobs: blobs, Images: pipeline.ContentImages{}, Art: pipeline.PredefinedArt{}})
 }

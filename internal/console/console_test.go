@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/catalog"
 )
 
 func get(t *testing.T, h http.Handler, path string) (*http.Response, string) {
@@ -261,7 +261,7 @@ func TestStrings(t *testing.T) {
 			}
 		}
 	}
-	for _, p := range pipeline.Catalog() {
+	for _, p := range catalog.Catalog() {
 		for _, lang := range []string{"en", "de"} {
 			w, ok := all[lang].Processors[p.Name]
 			if !ok || w.Name == "" || w.Description == "" {

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
 )
@@ -35,33 +36,33 @@ type Config struct {
 // configuration per processor that shows what it does.
 func Configurations() []Config {
 	var out []Config
-	for _, c := range pipeline.PredefinedConfigurations() {
+	for _, c := range catalog.PredefinedConfigurations() {
 		out = append(out, Config{c.Name, c.Processors})
 	}
 	for _, c := range []struct {
 		name  string
-		steps []pipeline.Step
+		steps []catalog.Step
 	}{
-		{"p1_DetectCarMask", []pipeline.Step{{"processorName": pipeline.DetectCarMask}}},
-		{"p2_DetectCarShadow_PlaceShadow", []pipeline.Step{{"processorName": pipeline.DetectCarMask}, {"processorName": pipeline.DetectCarShadow},
-			{"processorName": pipeline.CleanBackground, "enableShadow": false, "color": "#FFFFFF"},
-			{"processorName": pipeline.PlaceShadow, "opacity": 1.0}}},
-		{"p3_CleanBackground_contactShadow", []pipeline.Step{{"processorName": pipeline.DetectCarMask},
-			{"processorName": pipeline.CleanBackground, "enableShadow": true, "color": "#E6ECF2"}}},
-		{"p4_SemiTransparentWindows", []pipeline.Step{{"processorName": pipeline.DetectCarMask},
-			{"processorName": pipeline.SemiTransparentWindows, "windowTransparency": 0.9, "windowBrightness": 1.0},
-			{"processorName": pipeline.CleanBackground, "enableShadow": false, "color": "#2F6FD0"}}},
-		{"p5_PlaceCar_keypoints", []pipeline.Step{{"processorName": pipeline.DetectCarMask}, {"processorName": pipeline.DetectCarShadow},
-			{"processorName": pipeline.PlaceCar, "useKeypoints": true, "background": "#FFFFFF"},
-			{"processorName": pipeline.PlaceShadow, "opacity": 0.8}}},
-		{"p6_AddBackgroundAndCrop", []pipeline.Step{{"processorName": pipeline.DetectCarMask}, {"processorName": pipeline.DetectCarShadow},
-			{"processorName": pipeline.AddBackgroundAndCrop, "background": pipeline.StudioBackground, "horizonLine": pipeline.StudioHorizon,
+		{"p1_DetectCarMask", []catalog.Step{{"processorName": catalog.DetectCarMask}}},
+		{"p2_DetectCarShadow_PlaceShadow", []catalog.Step{{"processorName": catalog.DetectCarMask}, {"processorName": catalog.DetectCarShadow},
+			{"processorName": catalog.CleanBackground, "enableShadow": false, "color": "#FFFFFF"},
+			{"processorName": catalog.PlaceShadow, "opacity": 1.0}}},
+		{"p3_CleanBackground_contactShadow", []catalog.Step{{"processorName": catalog.DetectCarMask},
+			{"processorName": catalog.CleanBackground, "enableShadow": true, "color": "#E6ECF2"}}},
+		{"p4_SemiTransparentWindows", []catalog.Step{{"processorName": catalog.DetectCarMask},
+			{"processorName": catalog.SemiTransparentWindows, "windowTransparency": 0.9, "windowBrightness": 1.0},
+			{"processorName": catalog.CleanBackground, "enableShadow": false, "color": "#2F6FD0"}}},
+		{"p5_PlaceCar_keypoints", []catalog.Step{{"processorName": catalog.DetectCarMask}, {"processorName": catalog.DetectCarShadow},
+			{"processorName": catalog.PlaceCar, "useKeypoints": true, "background": "#FFFFFF"},
+			{"processorName": catalog.PlaceShadow, "opacity": 0.8}}},
+		{"p6_AddBackgroundAndCrop", []catalog.Step{{"processorName": catalog.DetectCarMask}, {"processorName": catalog.DetectCarShadow},
+			{"processorName": catalog.AddBackgroundAndCrop, "background": catalog.StudioBackground, "horizonLine": catalog.StudioHorizon,
 				"outputWidth": 1200.0, "outputHeight": 800.0},
-			{"processorName": pipeline.PlaceShadow, "opacity": 0.7}}},
-		{"p7_AddPoster_Resize", []pipeline.Step{{"processorName": pipeline.DetectCarMask},
-			{"processorName": pipeline.CleanBackground, "enableShadow": true, "color": "#FFFFFF"},
-			{"processorName": pipeline.AddPoster, "poster": pipeline.GalleryPoster, "position": "top-left", "scale": 0.25},
-			{"processorName": pipeline.Resize, "width": 640.0, "height": 640.0, "fit": "contain"}}},
+			{"processorName": catalog.PlaceShadow, "opacity": 0.7}}},
+		{"p7_AddPoster_Resize", []catalog.Step{{"processorName": catalog.DetectCarMask},
+			{"processorName": catalog.CleanBackground, "enableShadow": true, "color": "#FFFFFF"},
+			{"processorName": catalog.AddPoster, "poster": pipeline.GalleryPoster, "position": "top-left", "scale": 0.25},
+			{"processorName": catalog.Resize, "width": 640.0, "height": 640.0, "fit": "contain"}}},
 	} {
 		raw, _ := json.Marshal(c.steps)
 		out = append(out, Config{c.name, raw})
@@ -105,7 +106,7 @@ func Write(ctx context.Context, e *pipeline.Engine, photos []Photo, configs []Co
 			y0 := sheetLabel + sheetPadding + (i/sheetCols)*(cellH+sheetPadding)
 			cell := image.Rect(x0, y0, x0+sheetCell, y0+sheetCell*2/3)
 			t := time.Now()
-			res, err := e.Run(ctx, pipeline.Request{Company: pipeline.SystemCompany, Processors: c.Processors, Photo: p.Bytes, Format: pipeline.FormatPNG})
+			res, err := e.Run(ctx, pipeline.Request{Company: catalog.SystemCompany, Processors: c.Processors, Photo: p.Bytes, Format: pipeline.FormatPNG})
 			text := p.Name
 			if err != nil {
 				text += ": " + showroom.ErrorCode(err)

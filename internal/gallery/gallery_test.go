@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/catalog"
 )
 
 // TestConfigurationsAreValid: every sheet of the gallery is a
@@ -16,7 +16,7 @@ func TestConfigurationsAreValid(t *testing.T) {
 		if err := json.Unmarshal(c.Processors, &elems); err != nil {
 			t.Fatal(err)
 		}
-		if ds, err := pipeline.Validate(context.Background(), elems, nil); err != nil || ds != nil {
+		if ds, err := catalog.Validate(context.Background(), elems, nil); err != nil || ds != nil {
 			t.Errorf("%s: %v %v", c.Name, ds, err)
 		}
 	}

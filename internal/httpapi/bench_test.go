@@ -18,6 +18,7 @@ import (
 	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/metrics"
+	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/sqlite"
 )
@@ -104,7 +105,7 @@ func newAliceStack(tb testing.TB) aliceStack {
 	if st.blobs, err = blob.NewLocal(filepath.Join(tb.TempDir(), "blobs")); err != nil {
 		tb.Fatal(err)
 	}
-	if st.lib, err = library.New(library.DefaultConfig(), library.Deps{Content: st.db, Configurations: st.db, Blobs: st.blobs}); err != nil {
+	if st.lib, err = library.New(library.DefaultConfig(), library.Deps{Content: st.db, Configurations: st.db, Blobs: st.blobs, Images: pipeline.ContentImages{}, Art: pipeline.PredefinedArt{}}); err != nil {
 		tb.Fatal(err)
 	}
 	if st.company, err = st.db.CreateCompany(ctx, "acme"); err != nil {

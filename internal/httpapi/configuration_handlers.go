@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -38,12 +38,12 @@ func (h *libraryHandlers) configurationRecord(r *http.Request, c *showroom.Confi
 	// Predefined thumbnails and the neutral one are served without a token;
 	// a company's own thumbnail is its content.
 	switch {
-	case c.Company == pipeline.SystemCompany:
+	case c.Company == catalog.SystemCompany:
 		ui.ThumbnailFullPath = "FULLPATH:" + h.baseURL(r) + "/v1/predefined/thumbnails/" + url.PathEscape(ui.Thumbnail) + ".png"
 	case ui.Thumbnail != "":
 		ui.ThumbnailFullPath = "FULLPATH:" + h.baseURL(r) + "/v1/content/" + url.PathEscape(ui.Thumbnail)
 	default:
-		ui.ThumbnailFullPath = "FULLPATH:" + h.baseURL(r) + "/v1/predefined/thumbnails/" + pipeline.CustomThumbnail + ".png"
+		ui.ThumbnailFullPath = "FULLPATH:" + h.baseURL(r) + "/v1/predefined/thumbnails/" + catalog.CustomThumbnail + ".png"
 	}
 	return configurationRecord{
 		Company: c.Company, Name: c.Name, ConfigurationType: c.Type, Configurations: c.Processors, Cost: c.Cost,

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -241,7 +241,7 @@ func TestConfigurationListAndPredefined(t *testing.T) {
 		}
 		res := e.do("GET", path, nil, nil).wantStatus(200)
 		img, err := png.Decode(bytes.NewReader(res.body))
-		if err != nil || img.Bounds().Dx() != pipeline.ThumbnailWidth || res.header.Get("Content-Type") != "image/png" {
+		if err != nil || img.Bounds().Dx() != catalog.ThumbnailWidth || res.header.Get("Content-Type") != "image/png" {
 			t.Errorf("thumbnail of %s: %v %v", c["name"], img.Bounds(), err)
 		}
 	}
@@ -298,7 +298,7 @@ func TestProcessorCatalog(t *testing.T) {
 	e, alice, _ := twoCompanies(t)
 	var got []map[string]any
 	e.do("GET", "/v1/processors", nil, alice).wantStatus(200).decode(&got)
-	cat := pipeline.Catalog()
+	cat := catalog.Catalog()
 	if len(got) != len(cat) {
 		t.Fatalf("%d processors, want %d", len(got), len(cat))
 	}

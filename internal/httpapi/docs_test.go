@@ -12,7 +12,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/catalog"
 )
 
 const apiDoc = "../../docs/api.md"
@@ -49,7 +49,7 @@ func catalogTable() string {
 	var b strings.Builder
 	b.WriteString("| processor | cost | requires | parameter | type | default | range / values | description |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
-	for _, p := range pipeline.Catalog() {
+	for _, p := range catalog.Catalog() {
 		req := strings.Join(p.Requires, ", ")
 		if req == "" {
 			req = "—"
@@ -74,11 +74,11 @@ func catalogTable() string {
 			switch {
 			case pa.Min != nil:
 				rng = fmt.Sprintf("%g – %g", *pa.Min, *pa.Max)
-			case pa.Kind == pipeline.Colour:
+			case pa.Kind == catalog.Colour:
 				rng = "`#RRGGBB`"
-			case pa.Kind == pipeline.Enum:
+			case pa.Kind == catalog.Enum:
 				rng = "`" + strings.Join(pa.Enum, "`, `") + "`"
-			case pa.Kind == pipeline.ContentRef:
+			case pa.Kind == catalog.ContentRef:
 				rng = "content of type " + strings.Join(pa.ContentTypes, ", ")
 			}
 			desc := pa.Description

@@ -22,6 +22,7 @@ import (
 	"github.com/showroom/showroom/internal/blob"
 	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
+	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/sqlite"
 )
@@ -102,7 +103,7 @@ func newEnvStore(t testing.TB, authCfg auth.Config, libCfg library.Config, body 
 	if wrap != nil {
 		store = wrap(blobs)
 	}
-	lib, err := library.New(libCfg, library.Deps{Content: db, Configurations: db, Blobs: store})
+	lib, err := library.New(libCfg, library.Deps{Content: db, Configurations: db, Blobs: store, Images: pipeline.ContentImages{}, Art: pipeline.PredefinedArt{}})
 	if err != nil {
 		t.Fatal(err)
 	}

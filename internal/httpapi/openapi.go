@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/catalog"
 )
 
 // openAPISource is the hand-written part of the OpenAPI 3.0.3 document of
@@ -36,7 +36,7 @@ var OpenAPI = sync.OnceValue(func() []byte {
 // processorSchemas writes the catalog as OpenAPI schemas, one line each in
 // JSON flow style (which is YAML).
 func processorSchemas() []byte {
-	cat := pipeline.Catalog()
+	cat := catalog.Catalog()
 	var b bytes.Buffer
 	line := func(name string, v any) {
 		var enc bytes.Buffer
@@ -76,12 +76,12 @@ func processorSchemas() []byte {
 				s["maximum"] = *pa.Max
 			}
 			switch pa.Kind {
-			case pipeline.Colour:
+			case catalog.Colour:
 				s["pattern"] = "^#[0-9A-Fa-f]{6}$"
-			case pipeline.ContentRef:
+			case catalog.ContentRef:
 				s["pattern"] = "^[A-Za-z0-9]{1,64}$"
 				s["description"] = pa.Description + " Content types: " + strings.Join(pa.ContentTypes, ", ") + "."
-			case pipeline.Enum:
+			case catalog.Enum:
 				s["enum"] = pa.Enum
 			}
 			if pa.Required {

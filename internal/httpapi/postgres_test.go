@@ -16,6 +16,7 @@ import (
 	"github.com/showroom/showroom/internal/blob"
 	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
+	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/postgres"
 	"github.com/showroom/showroom/internal/postgres/pgtest"
 	"github.com/showroom/showroom/internal/river"
@@ -66,7 +67,7 @@ func TestRateLimitAcrossAPIProcesses(t *testing.T) {
 	var bases []string
 	for range 2 {
 		db := open()
-		lib, err := library.New(library.DefaultConfig(), library.Deps{Content: db, Configurations: db, Blobs: blobs})
+		lib, err := library.New(library.DefaultConfig(), library.Deps{Content: db, Configurations: db, Blobs: blobs, Images: pipeline.ContentImages{}, Art: pipeline.PredefinedArt{}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -60,11 +60,7 @@ func withEngine(cfg river.Config, seg pipeline.Segmenter, tune ...func(*httpapi.
 			if err != nil {
 				return nil, err
 			}
-			out := &river.Output{Image: res.Image, MediaType: res.MediaType, Warnings: res.Warnings}
-			for _, tm := range res.Timings {
-				out.Timings = append(out.Timings, showroom.Timing{Name: tm.Name, Duration: tm.Duration})
-			}
-			return out, nil
+			return &river.Output{Image: res.Image, MediaType: res.MediaType, Warnings: res.Warnings, Timings: res.Timings}, nil
 		}
 		withRunner(cfg, run, tune...)(t, db, blobs, lib, api)
 	}

@@ -6,15 +6,15 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/catalog"
 )
 
 // processorRecord is a processor of the catalog as GET /v1/processors shows
 // it; lists are never null.
 type processorRecord struct {
-	pipeline.Processor
-	Requires []string         `json:"requires"`
-	Params   []pipeline.Param `json:"parameters"`
+	catalog.Processor
+	Requires []string        `json:"requires"`
+	Params   []catalog.Param `json:"parameters"`
 }
 
 // processors answers the catalog: the same data the validator checks
@@ -30,10 +30,10 @@ func (h *libraryHandlers) processors(w http.ResponseWriter, r *http.Request) err
 
 // encodeProcessors encodes the catalog as GET /v1/processors answers it.
 func encodeProcessors() []byte {
-	cat := pipeline.Catalog()
+	cat := catalog.Catalog()
 	out := make([]processorRecord, len(cat))
 	for i, p := range cat {
-		out[i] = processorRecord{Processor: p, Requires: append([]string{}, p.Requires...), Params: append([]pipeline.Param{}, p.Params...)}
+		out[i] = processorRecord{Processor: p, Requires: append([]string{}, p.Requires...), Params: append([]catalog.Param{}, p.Params...)}
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -80,7 +80,7 @@ func (s *Service) SaveConfiguration(ctx context.Context, name string, body []byt
 	switch v := doc.(type) {
 	case []any:
 		rawSteps = bytes.TrimSpace(body)
-		ds, err := pipeline.Validate(ctx, v, lookup)
+		ds, err := catalog.Validate(ctx, v, lookup)
 		if err != nil {
 			return nil, false, err
 		}
@@ -101,7 +101,7 @@ func (s *Service) SaveConfiguration(ctx context.Context, name string, body []byt
 			add("/configurations", "is required: an array of processor objects")
 		} else {
 			rawSteps = fields["configurations"]
-			ds, err := pipeline.Validate(ctx, steps, lookup)
+			ds, err := catalog.Validate(ctx, steps, lookup)
 			if err != nil {
 				return nil, false, err
 			}
@@ -138,12 +138,12 @@ func (s *Service) SaveConfiguration(ctx context.Context, name string, body []byt
 		return nil, false, showroom.Internal(err)
 	}
 	cfg.Processors = compact.Bytes()
-	steps, err := pipeline.DecodeSteps(cfg.Processors)
+	parsed, err := catalog.Parse(cfg.Processors)
 	if err != nil {
 		return nil, false, showroom.Internal(err)
 	}
-	cfg.Cost = pipeline.Cost(steps)
-	for _, n := range pipeline.ContentRefs(steps) {
+	cfg.Cost = parsed.Cost()
+	for _, n := range parsed.ContentRefs() {
 		if _, builtin := s.builtin[n]; !builtin {
 			cfg.ContentRefs = append(cfg.ContentRefs, n)
 		}
@@ -197,7 +197,7 @@ func decodeBody(body []byte) (any, error) {
 // checkUI checks uiConfiguration: an optional THUMBNAIL content name and
 // names and descriptions by language. thumbnailFullPath is made by the
 // server and ignored here.
-func (s *Service) checkUI(ctx context.Context, v any, lookup pipeline.ContentLookup) (showroom.UIConfiguration, []showroom.Detail, error) {
+func (s *Service) checkUI(ctx context.Context, v any, lookup catalog.ContentLookup) (showroom.UIConfiguration, []showroom.Detail, error) {
 	ui := showroom.UIConfiguration{NameDescriptions: map[string]showroom.NameDescription{}}
 	var ds []showroom.Detail
 	add := func(ptr, format string, args ...any) {
@@ -294,7 +294,7 @@ func (s *Service) ListConfigurations(ctx context.Context) ([]*showroom.Configura
 	if err != nil {
 		return nil, err
 	}
-	all := append(own, pipeline.PredefinedConfigurations()...)
+	all := append(own, catalog.PredefinedConfigurations()...)
 	slices.SortFunc(all, func(a, b *showroom.Configuration) int { return strings.Compare(a.Name, b.Name) })
 	return all, nil
 }
@@ -302,7 +302,7 @@ func (s *Service) ListConfigurations(ctx context.Context) ([]*showroom.Configura
 // Configuration returns a predefined configuration or the company's
 // configuration of that name: what a processing run of that name uses.
 func (s *Service) Configuration(ctx context.Context, name string) (*showroom.Configuration, error) {
-	if c, ok := pipeline.PredefinedConfiguration(name); ok {
+	if c, ok := catalog.PredefinedConfiguration(name); ok {
 		return c, nil
 	}
 	co, err := company(ctx)
@@ -315,7 +315,7 @@ func (s *Service) Configuration(ctx context.Context, name string) (*showroom.Con
 // DeleteConfiguration removes the company's configuration. Predefined ones
 // cannot be deleted (403 RESERVED_NAME).
 func (s *Service) DeleteConfiguration(ctx context.Context, name string) error {
-	if _, ok := pipeline.PredefinedConfiguration(name); ok {
+	if _, ok := catalog.PredefinedConfiguration(name); ok {
 		return showroom.Errorf(showroom.EReservedName, "%q is a predefined configuration and cannot be changed or deleted", name)
 	}
 	co, err := company(ctx)

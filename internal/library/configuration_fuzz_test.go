@@ -4,16 +4,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
 // FuzzSaveConfiguration feeds configuration validation any name and body.
 // Whatever arrives, the answer is accepted or one of the validation errors
-// (never INTERNAL, never a panic), and what is accepted is a list of
-// processors the pipeline knows, which is accepted again unchanged.
+// (never INTERNAL, never a panic), and what is accepted parses to typed
+// parameters and is accepted again unchanged.
 func FuzzSaveConfiguration(f *testing.F) {
-	for _, p := range pipeline.Catalog() {
+	for _, p := range catalog.Catalog() {
 		f.Add("c1", `[{"processorName":"`+p.Name+`"}]`)
 	}
 	for _, s := range []string{
@@ -43,14 +43,8 @@ func FuzzSaveConfiguration(f *testing.F) {
 			}
 			return
 		}
-		steps, err := pipeline.DecodeSteps(cfg.Processors)
-		if err != nil {
-			t.Fatalf("accepted %q, stored processors that do not decode: %v", body, err)
-		}
-		for _, s := range steps {
-			if _, ok := pipeline.Lookup(s.Name()); !ok {
-				t.Fatalf("accepted %q with processor %q, which the pipeline does not know", body, s.Name())
-			}
+		if _, err := catalog.Parse(cfg.Processors); err != nil {
+			t.Fatalf("accepted %q, stored processors that do not parse: %v", body, err)
 		}
 		again, _, err := fx.lib.SaveConfiguration(fx.alice, name, cfg.Processors)
 		if err != nil || string(again.Processors) != string(cfg.Processors) {

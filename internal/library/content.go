@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/blob"
-	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -26,9 +26,9 @@ type builtinContent struct {
 
 func newBuiltin(name, typ string, w, h int, b []byte, at time.Time) *builtinContent {
 	sum := sha256.Sum256(b)
-	return &builtinContent{bytes: b, rec: showroom.Content{Company: pipeline.SystemCompany, Name: name, Type: typ,
+	return &builtinContent{bytes: b, rec: showroom.Content{Company: catalog.SystemCompany, Name: name, Type: typ,
 		MediaType: MediaPNG, Width: w, Height: h, Size: int64(len(b)), SHA256: hex.EncodeToString(sum[:]),
-		CreatedAt: at, UpdatedAt: at, CreatedBy: pipeline.SystemCompany, UpdatedBy: pipeline.SystemCompany}}
+		CreatedAt: at, UpdatedAt: at, CreatedBy: catalog.SystemCompany, UpdatedBy: catalog.SystemCompany}}
 }
 
 // contentNameError checks a content name from a path: built-in names are
@@ -202,11 +202,9 @@ func (s *Service) LoadContent(ctx context.Context, companyName, name string) (im
 	return img, nil
 }
 
-var _ pipeline.ContentLoader = (*Service)(nil)
-
 // contentType is the validator's view of content: built-in first (its
 // names are reserved, so no company has the same), then the company's.
-func (s *Service) contentType(companyID int64) pipeline.ContentLookup {
+func (s *Service) contentType(companyID int64) catalog.ContentLookup {
 	return func(ctx context.Context, name string) (string, bool, error) {
 		if b, ok := s.builtin[name]; ok {
 			return b.rec.Type, true, nil

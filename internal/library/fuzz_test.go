@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"testing"
 
+	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/vision/visiontest"
 )
@@ -34,7 +35,7 @@ func FuzzInspect(f *testing.F) {
 	}
 	cfg := DefaultConfig()
 	cfg.MaxPixels, cfg.MaxDecodeBytes = 1<<20, 8<<20
-	s := &Service{cfg: cfg, decodes: make(chan struct{}, 1)}
+	s := &Service{cfg: cfg, deps: Deps{Images: pipeline.ContentImages{}}, decodes: make(chan struct{}, 1)}
 	f.Fuzz(func(t *testing.T, b []byte, typ string) {
 		info, err := s.inspect(context.Background(), b, typ)
 		if err != nil {

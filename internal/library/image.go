@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/vision"
 )
 
 // Media types of the accepted image formats.
@@ -37,15 +36,28 @@ type imageInfo struct {
 	width, height int
 }
 
-// limits are the decoder's limits for content: any size from 1 pixel up
-// (a logo may be tiny), the library's pixel and byte budgets.
-func (s *Service) limits() vision.Limits {
-	return vision.Limits{MaxPixels: int(s.cfg.MaxPixels), MaxBytes: s.cfg.MaxDecodeBytes}
+// Images is the image IO the library runs on content: the decoder the
+// pipeline uses on it later, so what is accepted here decodes there. The
+// library is given it rather than importing it, so that the rules of
+// content and configurations compile and test without cgo
+// (pipeline.ContentImages is the one the program uses). Content may be any
+// size from 1 pixel up (a logo may be tiny); maxPixels and maxBytes are
+// the library's budgets (Config.MaxPixels, Config.MaxDecodeBytes).
+type Images interface {
+	// Inspect checks that b is a whole JPEG, PNG or WebP image within the
+	// budgets from its header and structure, decoding no pixel.
+	Inspect(b []byte, maxPixels int, maxBytes int64) error
+	// Decode decodes b upright by its EXIF orientation: with its
+	// transparency (a poster), or opaque (a photo).
+	Decode(ctx context.Context, b []byte, maxPixels int, maxBytes int64, transparent bool) (*image.NRGBA, error)
+	// Recycle takes back the buffer of an image Decode returned, once
+	// nothing uses it.
+	Recycle(img *image.NRGBA)
 }
 
 // inspect checks that b is a whole JPEG, PNG or WebP image within the
 // library's limits, with the decoder the pipeline uses on it later
-// (vision), so what is accepted here decodes there. Its header and
+// (Deps.Images), so what is accepted here decodes there. Its header and
 // structure are checked first, without a decode slot, so a small file
 // claiming a huge image (a decompression bomb) or thousands of JPEG scans
 // is refused at once; only then is it decoded in full, at most MaxDecodes
@@ -59,14 +71,14 @@ func (s *Service) inspect(ctx context.Context, b []byte, contentType string) (*i
 	if mt == "" {
 		return nil, showroom.Errorf(showroom.EUnsupportedMedia, "the body is not a JPEG, PNG or WebP image")
 	}
-	if _, err := vision.Inspect(b, s.limits()); err != nil {
+	if err := s.deps.Images.Inspect(b, int(s.cfg.MaxPixels), s.cfg.MaxDecodeBytes); err != nil {
 		return nil, err
 	}
 	img, err := s.decode(ctx, b, contentType)
 	if err != nil {
 		return nil, err
 	}
-	defer vision.Recycle(img)
+	defer s.deps.Images.Recycle(img)
 	return &imageInfo{mediaType: mt, width: img.Rect.Dx(), height: img.Rect.Dy()}, nil
 }
 
@@ -79,10 +91,7 @@ func (s *Service) decode(ctx context.Context, b []byte, contentType string) (*im
 		return nil, err
 	}
 	defer s.releaseDecode()
-	if contentType == showroom.ContentPoster {
-		return vision.DecodeTransparent(ctx, b, s.limits())
-	}
-	return vision.Decode(ctx, b, s.limits())
+	return s.deps.Images.Decode(ctx, b, int(s.cfg.MaxPixels), s.cfg.MaxDecodeBytes, contentType == showroom.ContentPoster)
 }
 
 // imageCache keeps the last decoded images, most recent last, up to a

@@ -16,9 +16,8 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/blob"
-	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/vision"
 )
 
 // Config holds the library's limits.
@@ -29,9 +28,9 @@ type Config struct {
 	// have, checked from its header before it is decoded (413 above).
 	MaxPixels int64
 	// MaxDecodeBytes is the most memory the decode of an uploaded image
-	// may take (see vision.Header.DecodedBytes), checked from its header
-	// before it is decoded (413 above): a 16-bit PNG takes twice the bytes
-	// of an 8-bit one of the same pixels. 0 means no limit but MaxPixels.
+	// may take, counted from its header before it is decoded (413 above):
+	// a 16-bit PNG takes twice the bytes of an 8-bit one of the same
+	// pixels. 0 means no limit but MaxPixels.
 	MaxDecodeBytes int64
 	// MaxDecodes bounds how many uploaded images are fully decoded at once,
 	// so memory stays bounded however many uploads arrive together.
@@ -45,7 +44,7 @@ type Config struct {
 // DefaultConfig returns the documented defaults: 25 MB, 60 megapixels,
 // 256 MiB a decode, 2 concurrent decodes, 256 MiB of decoded content.
 func DefaultConfig() Config {
-	return Config{MaxUploadBytes: 25 << 20, MaxPixels: 60_000_000, MaxDecodeBytes: vision.DefaultMaxBytes,
+	return Config{MaxUploadBytes: 25 << 20, MaxPixels: 60_000_000, MaxDecodeBytes: DefaultMaxDecodeBytes,
 		MaxDecodes: 2, CacheBytes: 256 << 20}
 }
 
@@ -66,11 +65,28 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Deps are the library's storage.
+// DefaultMaxDecodeBytes is the default Config.MaxDecodeBytes, the image
+// decoder's own default (a test holds them equal).
+const DefaultMaxDecodeBytes = 256 << 20
+
+// Deps are the library's storage, image IO and built-in art.
 type Deps struct {
 	Content        showroom.ContentStore
 	Configurations showroom.ConfigurationStore
 	Blobs          blob.Store
+	Images         Images
+	Art            Art
+}
+
+// Art draws the built-in content: the studio background and the
+// thumbnails of the predefined configurations (pipeline.PredefinedArt).
+// Like Images it is given, so the library draws no pixels itself.
+type Art interface {
+	// Studio draws the catalog.StudioBackground at w x h pixels.
+	Studio(w, h int) *image.NRGBA
+	// Thumbnail draws the thumbnail of the named predefined configuration
+	// or of catalog.CustomThumbnail; false for any other name.
+	Thumbnail(name string) (*image.NRGBA, bool)
 }
 
 // Service is the library. Safe for concurrent use.
@@ -97,21 +113,24 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if deps.Content == nil || deps.Configurations == nil || deps.Blobs == nil {
 		return nil, errors.New("library: every store is required")
 	}
+	if deps.Images == nil || deps.Art == nil {
+		return nil, errors.New("library: the image IO and the built-in art are required")
+	}
 	s := &Service{cfg: cfg, deps: deps, decodes: make(chan struct{}, cfg.MaxDecodes), now: time.Now,
 		builtin: map[string]*builtinContent{}, thumbnails: map[string][]byte{}, decoded: imageCache{maxBytes: cfg.CacheBytes}}
 	started := time.Now().UTC().Truncate(time.Millisecond)
-	studio, err := encodePNG(pipeline.RenderStudio(pipeline.StudioWidth, pipeline.StudioHeight))
+	studio, err := encodePNG(deps.Art.Studio(catalog.StudioWidth, catalog.StudioHeight))
 	if err != nil {
 		return nil, err
 	}
-	s.builtin[pipeline.StudioBackground] = newBuiltin(pipeline.StudioBackground, showroom.ContentBackground,
-		pipeline.StudioWidth, pipeline.StudioHeight, studio, started)
-	names := []string{pipeline.CustomThumbnail}
-	for _, c := range pipeline.PredefinedConfigurations() {
+	s.builtin[catalog.StudioBackground] = newBuiltin(catalog.StudioBackground, showroom.ContentBackground,
+		catalog.StudioWidth, catalog.StudioHeight, studio, started)
+	names := []string{catalog.CustomThumbnail}
+	for _, c := range catalog.PredefinedConfigurations() {
 		names = append(names, c.UI.Thumbnail)
 	}
 	for _, n := range names {
-		img, ok := pipeline.RenderThumbnail(n)
+		img, ok := deps.Art.Thumbnail(n)
 		if !ok {
 			return nil, fmt.Errorf("library: no thumbnail for %s", n)
 		}
@@ -126,7 +145,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 func (s *Service) Config() Config { return s.cfg }
 
 // Thumbnail returns the PNG thumbnail of a predefined configuration (by its
-// thumbnail name) or pipeline.CustomThumbnail.
+// thumbnail name) or catalog.CustomThumbnail.
 func (s *Service) Thumbnail(name string) ([]byte, bool) {
 	b, ok := s.thumbnails[name]
 	return b, ok

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/showroom/showroom/internal/blob"
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
@@ -75,7 +76,7 @@ func newFixture(t testing.TB) *fixture {
 	f := &fixture{db: db, root: root, blobs: &flakyBlobs{Store: local}, store: &flakyContent{DB: db},
 		alice: showroom.NewContextWithCompany(showroom.NewContextWithPrincipal(ctx,
 			&showroom.Principal{Username: "alice", Company: "acme", System: "showroom"}), acme)}
-	f.lib, err = library.New(library.DefaultConfig(), library.Deps{Content: f.store, Configurations: db, Blobs: f.blobs})
+	f.lib, err = library.New(library.DefaultConfig(), library.Deps{Content: f.store, Configurations: db, Blobs: f.blobs, Images: pipeline.ContentImages{}, Art: pipeline.PredefinedArt{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,18 +164,18 @@ func TestUploadKeepsRecordsAndBlobsInStep(t *testing.T) {
 
 func TestBuiltinContent(t *testing.T) {
 	f := newFixture(t)
-	img, err := f.lib.LoadContent(f.alice, "acme", pipeline.StudioBackground)
-	if err != nil || img.Bounds().Dx() != pipeline.StudioWidth || img.Bounds().Dy() != pipeline.StudioHeight {
+	img, err := f.lib.LoadContent(f.alice, "acme", catalog.StudioBackground)
+	if err != nil || img.Bounds().Dx() != catalog.StudioWidth || img.Bounds().Dy() != catalog.StudioHeight {
 		t.Fatalf("studio: %v, %v", img, err)
 	}
-	_, _, err = f.lib.Upload(f.alice, pipeline.StudioBackground, "BACKGROUND_SIMPLE", pngOf(t, 4, 4))
+	_, _, err = f.lib.Upload(f.alice, catalog.StudioBackground, "BACKGROUND_SIMPLE", pngOf(t, 4, 4))
 	if showroom.ErrorCode(err) != showroom.EReservedName {
 		t.Errorf("upload over the studio: %v", err)
 	}
 	if _, err := f.lib.LoadContent(f.alice, "acme", "nothing"); showroom.ErrorCode(err) != showroom.EContentNotFound {
 		t.Errorf("missing content: %v", err)
 	}
-	for _, c := range pipeline.PredefinedConfigurations() {
+	for _, c := range catalog.PredefinedConfigurations() {
 		if b, ok := f.lib.Thumbnail(c.UI.Thumbnail); !ok || len(b) == 0 {
 			t.Errorf("no thumbnail for %s", c.Name)
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"image"
 	"math"
+
+	"github.com/showroom/showroom/internal/catalog"
 )
 
 // addBackground is AddBackgroundAndCropProcessor: the company's background
@@ -20,12 +22,12 @@ type addBackground struct {
 	width, height            int
 }
 
-func newAddBackground(p Params) step {
+func newAddBackground(p catalog.AddBackgroundParams) step {
 	return addBackground{
-		name: p.String("background"), horizon: p.Float("horizonLine"),
-		left: p.Float("marginLeft"), right: p.Float("marginRight"),
-		top: p.Float("marginTop"), bottom: p.Float("marginBottom"),
-		width: p.Int("outputWidth"), height: p.Int("outputHeight"),
+		name: p.Background, horizon: p.HorizonLine,
+		left: p.MarginLeft, right: p.MarginRight,
+		top: p.MarginTop, bottom: p.MarginBottom,
+		width: p.OutputWidth, height: p.OutputHeight,
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -57,7 +58,7 @@ func TestAddBackgroundAndCrop(t *testing.T) {
 			for k, v := range tt.step {
 				st[k] = v
 			}
-			p, _ := EffectiveParams(st)
+			p := stepParams[catalog.AddBackgroundParams](t, st)
 			out := render(t, e, car, det(), st)
 			if out.Rect.Dx() != tt.width || out.Rect.Dy() != tt.height {
 				t.Fatalf("output %v, want %dx%d", out.Rect.Size(), tt.width, tt.height)
@@ -76,7 +77,7 @@ func TestAddBackgroundAndCrop(t *testing.T) {
 					}
 				}
 			}
-			ml, mr, mt, mb := p.Float("marginLeft"), p.Float("marginRight"), p.Float("marginTop"), p.Float("marginBottom")
+			ml, mr, mt, mb := p.MarginLeft, p.MarginRight, p.MarginTop, p.MarginBottom
 			if float64(r.Min.X) < ml*W-1 || float64(r.Max.X) > (1-mr)*W+1 || float64(r.Min.Y) < mt*H-1 || float64(r.Max.Y) > (1-mb)*H+1 {
 				t.Errorf("car at %v, outside the margins of %.0fx%.0f (%.2f %.2f %.2f %.2f)", r, W, H, ml, mr, mt, mb)
 			}
@@ -89,7 +90,7 @@ func TestAddBackgroundAndCrop(t *testing.T) {
 			if !touches {
 				t.Errorf("car at %v does not fill the margins", r)
 			}
-			horizon := p.Float("horizonLine") * H
+			horizon := p.HorizonLine * H
 			room := (1-mb)*H - horizon
 			if room <= 0 {
 				if math.Abs(float64(r.Max.Y)-(1-mb)*H) > 4 {
@@ -231,8 +232,8 @@ func TestStudioCarStandsOnTheFloor(t *testing.T) {
 			if math.Abs((near.Y-far.Y)-want) > 0.25*want+3 {
 				t.Errorf("near tyre %.0f px below the far one, want %.0f", near.Y-far.Y, want)
 			}
-			p, _ := EffectiveParams(Step{"processorName": AddBackgroundAndCrop, "background": "studio"})
-			ml, mr, mt, mb := p.Float("marginLeft"), p.Float("marginRight"), p.Float("marginTop"), p.Float("marginBottom")
+			p := stepParams[catalog.AddBackgroundParams](t, Step{"processorName": AddBackgroundAndCrop, "background": "studio"})
+			ml, mr, mt, mb := p.MarginLeft, p.MarginRight, p.MarginTop, p.MarginBottom
 			if float64(r.Min.X) < ml*W-1 || float64(r.Max.X) > (1-mr)*W+1 || float64(r.Min.Y) < mt*H-1 || float64(r.Max.Y) > (1-mb)*H+1 {
 				t.Errorf("car at %v, outside the margins", r)
 			}
@@ -360,8 +361,8 @@ func TestStudioPlacementOnDevPhotos(t *testing.T) {
 		t.Skip("skipping: ../shared/testdata/cars is not there (the photos are not in the repository)")
 	}
 	e := newTestEngine(t, &fakeSegmenter{car: testCar(t)}, &BuiltinContent{})
-	step := newAddBackground(Params{"background": StudioBackground, "horizonLine": StudioHorizon,
-		"marginLeft": 0.05, "marginRight": 0.05, "marginTop": 0.05, "marginBottom": 0.05})
+	step := newAddBackground(catalog.AddBackgroundParams{Background: StudioBackground, HorizonLine: StudioHorizon,
+		MarginLeft: 0.05, MarginRight: 0.05, MarginTop: 0.05, MarginBottom: 0.05})
 	for _, m := range masks {
 		name := strings.TrimSuffix(filepath.Base(m), ".mask.png")
 		img := readPhoto(t, strings.TrimSuffix(m, ".mask.png")+".jpg")

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -25,8 +26,8 @@ type BuiltinContent struct {
 // LoadContent implements ContentLoader.
 func (b *BuiltinContent) LoadContent(ctx context.Context, company, name string) (image.Image, error) {
 	switch name {
-	case StudioBackground:
-		b.once.Do(func() { b.studio = RenderStudio(StudioWidth, StudioHeight) })
+	case catalog.StudioBackground:
+		b.once.Do(func() { b.studio = RenderStudio(catalog.StudioWidth, catalog.StudioHeight) })
 		return b.studio, nil
 	case GalleryPoster:
 		return syntheticLogo(400, 160), nil

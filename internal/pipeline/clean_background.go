@@ -4,6 +4,8 @@ import (
 	"context"
 	"image/color"
 	"math"
+
+	"github.com/showroom/showroom/internal/catalog"
 )
 
 // cleanBackground is CleanBackgroundProcessor: the background becomes one
@@ -16,9 +18,8 @@ type cleanBackground struct {
 	color  color.NRGBA
 }
 
-func newCleanBackground(p Params) step {
-	r, g, b := p.RGB("color")
-	return cleanBackground{shadow: p.Bool("enableShadow"), color: color.NRGBA{r, g, b, 255}}
+func newCleanBackground(p catalog.CleanBackgroundParams) step {
+	return cleanBackground{shadow: p.EnableShadow, color: p.Color}
 }
 
 func (c cleanBackground) apply(ctx context.Context, r *run, s *Scene) error {

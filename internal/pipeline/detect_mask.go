@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -14,8 +15,8 @@ type detectMask struct {
 	detection, crop float64
 }
 
-func newDetectMask(p Params) step {
-	return &detectMask{detection: p.Float("carDetectionThreshold"), crop: p.Float("carCropThreshold")}
+func newDetectMask(p catalog.DetectCarMaskParams) step {
+	return &detectMask{detection: p.DetectionThreshold, crop: p.CropThreshold}
 }
 
 func (d *detectMask) apply(ctx context.Context, r *run, s *Scene) error {

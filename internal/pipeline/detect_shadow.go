@@ -5,6 +5,8 @@ import (
 	"image"
 	"math"
 	"slices"
+
+	"github.com/showroom/showroom/internal/catalog"
 )
 
 // detectShadow is DetectCarShadowProcessor: it measures how much darker
@@ -15,7 +17,7 @@ import (
 // pasted on.
 type detectShadow struct{}
 
-func newDetectShadow(Params) step { return detectShadow{} }
+func newDetectShadow(catalog.DetectCarShadowParams) step { return detectShadow{} }
 
 func (detectShadow) finds() string { return "shadow" }
 

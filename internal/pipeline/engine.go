@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/vision"
 )
@@ -86,7 +87,7 @@ type Result struct {
 	// encode; a processor that waited for its turn at the model
 	// (vision.Config.ConcurrentRuns) is followed by ModelWaitTiming, the
 	// part of its time spent waiting.
-	Timings []Timing
+	Timings []showroom.Timing
 	// Warnings are what a person should check in the result (see
 	// showroom.Warning); empty, not nil, for a clean photo.
 	Warnings []showroom.Warning
@@ -94,12 +95,6 @@ type Result struct {
 
 // ModelWaitTiming names the timing of a wait for the model's turn.
 const ModelWaitTiming = "ModelWait"
-
-// Timing is the time one stage of a run took.
-type Timing struct {
-	Name     string
-	Duration time.Duration
-}
 
 // step is a processor ready to change a scene.
 type step interface {
@@ -119,59 +114,46 @@ type run struct {
 	features []vision.Features
 }
 
-// builders makes each processor's step from its effective parameters (and
-// the step as written, for a processor whose absent parameter means "keep
-// what an earlier one set"); the catalog holds the parameters themselves.
-// Read-only.
-var builders = map[string]func(Step, Params) step{
-	DetectCarMask:          byParams(newDetectMask),
-	DetectCarShadow:        byParams(newDetectShadow),
-	PlaceShadow:            byParams(newPlaceShadow),
-	CleanBackground:        byParams(newCleanBackground),
-	SemiTransparentWindows: byParams(newWindows),
-	PlaceCar:               newPlaceCar,
-	AddBackgroundAndCrop:   byParams(newAddBackground),
-	AddPoster:              byParams(newPoster),
-	Resize:                 byParams(newResize),
+// build makes a processor's step from its typed parameters.
+func build(p catalog.Params) (step, error) {
+	switch p := p.(type) {
+	case catalog.DetectCarMaskParams:
+		return newDetectMask(p), nil
+	case catalog.DetectCarShadowParams:
+		return newDetectShadow(p), nil
+	case catalog.PlaceShadowParams:
+		return newPlaceShadow(p), nil
+	case catalog.CleanBackgroundParams:
+		return newCleanBackground(p), nil
+	case catalog.WindowsParams:
+		return newWindows(p), nil
+	case catalog.PlaceCarParams:
+		return newPlaceCar(p), nil
+	case catalog.AddBackgroundParams:
+		return newAddBackground(p), nil
+	case catalog.PosterParams:
+		return newPoster(p), nil
+	case catalog.ResizeParams:
+		return newResize(p), nil
+	}
+	return nil, showroom.Internal(fmt.Errorf("pipeline: processor %s in the catalog has no implementation", p.Processor()))
 }
 
-// byParams is a builder that needs only the effective parameters.
-func byParams(f func(Params) step) func(Step, Params) step {
-	return func(_ Step, p Params) step { return f(p) }
-}
-
-// Parse checks a configuration against the catalog and returns its steps.
-// Errors are INVALID_CONFIGURATION with details.
+// Parse checks a configuration against the catalog (catalog.Parse) and
+// returns its processors' names and steps. Errors are
+// INVALID_CONFIGURATION with details.
 func Parse(raw json.RawMessage) ([]string, []step, error) {
-	invalid := func(ds []showroom.Detail, cause error) error {
-		e := showroom.Errorf(showroom.EInvalidConfig, "the configuration is not valid")
-		e.Details, e.Cause = ds, cause
-		return e
-	}
-	var elems []any
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		return nil, nil, invalid(nil, err)
-	}
-	ds, err := Validate(context.Background(), elems, nil)
+	cfg, err := catalog.Parse(raw)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(ds) > 0 {
-		return nil, nil, invalid(ds, nil)
-	}
-	names := make([]string, len(elems))
-	steps := make([]step, len(elems))
-	for i, el := range elems {
-		st := Step(el.(map[string]any))
-		p, err := EffectiveParams(st)
-		if err != nil {
-			return nil, nil, invalid(nil, err)
+	names := make([]string, len(cfg))
+	steps := make([]step, len(cfg))
+	for i, p := range cfg {
+		if steps[i], err = build(p); err != nil {
+			return nil, nil, err
 		}
-		build, ok := builders[st.Name()]
-		if !ok {
-			return nil, nil, showroom.Internal(fmt.Errorf("pipeline: processor %s in the catalog has no implementation", st.Name()))
-		}
-		names[i], steps[i] = st.Name(), build(st, p)
+		names[i] = p.Processor()
 	}
 	return names, steps, nil
 }
@@ -226,7 +208,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 		}
 		if r.modelWait > 0 {
 			// Part of the step's time just recorded, said apart.
-			res.Timings = append(res.Timings, Timing{ModelWaitTiming, r.modelWait})
+			res.Timings = append(res.Timings, showroom.Timing{Name: ModelWaitTiming, Duration: r.modelWait})
 			r.modelWait = 0
 		}
 		i += len(group)
@@ -351,21 +333,21 @@ func (f *rowFrontier) wait(from int) (int, *image.NRGBA) {
 
 // stopwatch appends the stages' times to ts.
 type stopwatch struct {
-	ts *[]Timing
+	ts *[]showroom.Timing
 	t  time.Time // when the stage under way began
 }
 
 // lap appends the time since the last stage ended.
 func (w *stopwatch) lap(name string) {
 	now := time.Now()
-	*w.ts = append(*w.ts, Timing{name, now.Sub(w.t)})
+	*w.ts = append(*w.ts, showroom.Timing{Name: name, Duration: now.Sub(w.t)})
 	w.t = now
 }
 
 // add appends a stage timed apart (one of steps that ran together) and
 // starts the next stage now.
 func (w *stopwatch) add(name string, d time.Duration) {
-	*w.ts = append(*w.ts, Timing{name, d})
+	*w.ts = append(*w.ts, showroom.Timing{Name: name, Duration: d})
 	w.t = time.Now()
 }
 

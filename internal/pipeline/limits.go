@@ -4,13 +4,9 @@ import (
 	"image"
 	"math"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/showroom"
 )
-
-// MaxNamedSide is the largest side a processor's size parameters name
-// (outputWidth, outputHeight, width, height): an output of
-// MaxNamedSide×MaxNamedSide is always within the output limit.
-const MaxNamedSide = 8192
 
 // Sides the encoders cannot go past: libjpeg's JPEG_MAX_DIMENSION,
 // libwebp's WEBP_MAX_DIMENSION, and for PNG libvips's largest image side
@@ -23,13 +19,13 @@ const (
 
 // outputPixels returns the most pixels the canvas, the resize's output or
 // anything in between may have: the photo limit, but never less than
-// MaxNamedSide² so that every size the catalog allows stays possible.
+// catalog.MaxNamedSide² so that every size the catalog allows stays possible.
 // Sizes follow from parameters and the shapes of the photo and content (a
 // background 8 pixels wide and 65,000 high, covered at outputWidth 8192,
 // would be a canvas of half a trillion pixels): past this, an allocation
 // would take the process down for every company, which no recover catches.
 func (e *Engine) outputPixels() int64 {
-	return max(int64(e.cfg.MaxPixels), MaxNamedSide*MaxNamedSide)
+	return max(int64(e.cfg.MaxPixels), catalog.MaxNamedSide*catalog.MaxNamedSide)
 }
 
 // maxSide returns the largest side format can encode.

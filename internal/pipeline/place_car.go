@@ -5,6 +5,8 @@ import (
 	"image"
 	"image/color"
 	"math"
+
+	"github.com/showroom/showroom/internal/catalog"
 )
 
 // placeCar is PlaceCarProcessor: the car scaled into carWidth × carHeight
@@ -20,12 +22,10 @@ type placeCar struct {
 	keypoints              bool
 }
 
-func newPlaceCar(st Step, p Params) step {
-	r, g, b := p.RGB("background")
-	_, own := st["background"]
+func newPlaceCar(p catalog.PlaceCarParams) step {
 	return placeCar{
-		horizon: p.Float("horizonLine"), width: p.Float("carWidth"), height: p.Float("carHeight"),
-		color: color.NRGBA{r, g, b, 255}, ownColor: own, keypoints: p.Bool("useKeypoints"),
+		horizon: p.HorizonLine, width: p.CarWidth, height: p.CarHeight,
+		color: p.Background, ownColor: p.OwnBackground, keypoints: p.UseKeypoints,
 	}
 }
 

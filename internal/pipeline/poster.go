@@ -5,6 +5,7 @@ import (
 	"image"
 	"math"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/imaging"
 )
 
@@ -19,9 +20,9 @@ type poster struct {
 	margin   float64
 }
 
-func newPoster(p Params) step {
-	return poster{name: p.String("poster"), position: p.String("position"),
-		scale: p.Float("scale"), opacity: p.Float("opacity"), margin: p.Float("margin")}
+func newPoster(p catalog.PosterParams) step {
+	return poster{name: p.Poster, position: p.Position,
+		scale: p.Scale, opacity: p.Opacity, margin: p.Margin}
 }
 
 func (p poster) apply(ctx context.Context, r *run, s *Scene) error {

@@ -4,6 +4,8 @@ import (
 	"image"
 	"image/color"
 	"math"
+
+	"github.com/showroom/showroom/internal/catalog"
 )
 
 // The art of the predefined configurations is drawn by the program, not
@@ -12,22 +14,12 @@ import (
 // Identifiers here start with "art" so they stay clear of the processors'
 // helpers in this package.
 
-// ThumbnailWidth and ThumbnailHeight are the size of rendered thumbnails.
-const (
-	ThumbnailWidth  = 320
-	ThumbnailHeight = 240
-)
-
-// CustomThumbnail names the neutral thumbnail shown for a company's
-// configuration that has no thumbnail of its own.
-const CustomThumbnail = "custom"
-
 // RenderStudio draws the built-in studio: a light wall, brighter where a
 // spotlight falls, meeting a grey floor at StudioHorizon with a soft
 // transition, the floor lighter towards the viewer.
 func RenderStudio(w, h int) *image.NRGBA {
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	horizon := StudioHorizon * float64(h)
+	horizon := catalog.StudioHorizon * float64(h)
 	soft := math.Max(2, 0.012*float64(h)) // the cove between wall and floor
 	for y := range h {
 		fy := float64(y) + 0.5
@@ -60,9 +52,9 @@ func RenderStudio(w, h int) *image.NRGBA {
 }
 
 // RenderThumbnail draws the thumbnail of the named predefined configuration
-// or of CustomThumbnail; false for any other name.
+// or of catalog.CustomThumbnail; false for any other name.
 func RenderThumbnail(name string) (*image.NRGBA, bool) {
-	w, h := ThumbnailWidth, ThumbnailHeight
+	w, h := catalog.ThumbnailWidth, catalog.ThumbnailHeight
 	var img *image.NRGBA
 	shadow := 0.0
 	switch name {
@@ -74,7 +66,7 @@ func RenderThumbnail(name string) (*image.NRGBA, bool) {
 	case "default_showroom":
 		img = RenderStudio(w, h)
 		shadow = 0.45
-	case CustomThumbnail:
+	case catalog.CustomThumbnail:
 		img = artFill(w, h, color.NRGBA{226, 230, 236, 255})
 		shadow = 0.2
 	default:
@@ -83,7 +75,7 @@ func RenderThumbnail(name string) (*image.NRGBA, bool) {
 	// The car, 70% of the width wide, stands on the horizon line; in the
 	// studio on its floor, as AddBackgroundAndCrop stands it, the gap
 	// below the line where the floor meets the wall.
-	box := image.Rect(int(0.15*float64(w)), int(0.40*float64(h)), int(0.85*float64(w)), int(StudioHorizon*float64(h)))
+	box := image.Rect(int(0.15*float64(w)), int(0.40*float64(h)), int(0.85*float64(w)), int(catalog.StudioHorizon*float64(h)))
 	if name == "default_showroom" {
 		box = box.Add(image.Pt(0, int(math.Round(floorGap*float64(box.Dy())))))
 	}
@@ -222,3 +214,13 @@ func artMix(a, b, t float64) float64 { return a + (b-a)*t }
 func artSmooth(t float64) float64 { return t * t * (3 - 2*t) }
 
 func artByte(v float64) uint8 { return uint8(artClamp(v)*255 + 0.5) }
+
+// PredefinedArt draws the built-in content for the library (library.Art),
+// which serves it but draws no pixels itself.
+type PredefinedArt struct{}
+
+// Studio draws the built-in studio background (RenderStudio).
+func (PredefinedArt) Studio(w, h int) *image.NRGBA { return RenderStudio(w, h) }
+
+// Thumbnail draws a predefined configuration's thumbnail (RenderThumbnail).
+func (PredefinedArt) Thumbnail(name string) (*image.NRGBA, bool) { return RenderThumbnail(name) }

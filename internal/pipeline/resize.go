@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/imaging"
 )
 
@@ -17,9 +18,8 @@ type resize struct {
 	pad           color.NRGBA
 }
 
-func newResize(p Params) step {
-	r, g, b := p.RGB("background")
-	return resize{width: p.Int("width"), height: p.Int("height"), fit: p.String("fit"), pad: color.NRGBA{r, g, b, 255}}
+func newResize(p catalog.ResizeParams) step {
+	return resize{width: p.Width, height: p.Height, fit: p.Fit, pad: p.Background}
 }
 
 func (r resize) apply(ctx context.Context, _ *run, s *Scene) error {

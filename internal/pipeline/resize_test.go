@@ -1,6 +1,10 @@
 package pipeline
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/showroom/showroom/internal/catalog"
+)
 
 func TestResize(t *testing.T) {
 	car := testCar(t)
@@ -29,7 +33,7 @@ func TestResize(t *testing.T) {
 		// Contain pads with the padding colour (white by default); cover
 		// and fill reach the edge with the background.
 		c := at(out, 0, 0)
-		if p, _ := EffectiveParams(st); p.String("fit") == FitContain && tt.width*300 != tt.height*480 {
+		if stepParams[catalog.ResizeParams](t, st).Fit == FitContain && tt.width*300 != tt.height*480 {
 			if c.R != 255 || c.G != 255 || c.B != 255 {
 				t.Errorf("%v: corner %v, want white padding", tt.step, c)
 			}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/maskcache"
 	"github.com/showroom/showroom/internal/vision"
 )
@@ -42,7 +43,7 @@ func TestShadowOnPhotos(t *testing.T) {
 			s := NewScene(img)
 			r := &run{e: e}
 			for _, st := range []step{
-				newDetectMask(Params{"carDetectionThreshold": 0.5, "carCropThreshold": 1.0}),
+				newDetectMask(catalog.DetectCarMaskParams{DetectionThreshold: 0.5, CropThreshold: 1}),
 				detectShadow{},
 				cleanBackground{color: color.NRGBA{255, 255, 255, 255}},
 				placeShadow{opacity: 1},

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"image"
 	"time"
+
+	"github.com/showroom/showroom/internal/catalog"
 )
 
 // WarmUp runs default_white runs times on a drawn car of w×h pixels, so
@@ -17,11 +19,11 @@ func (e *Engine) WarmUp(ctx context.Context, w, h, runs int) ([]time.Duration, e
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: warm-up photo: %w", err)
 	}
-	cfg, _ := PredefinedConfiguration("default_white")
+	cfg, _ := catalog.PredefinedConfiguration("default_white")
 	var took []time.Duration
 	for range runs {
 		start := time.Now()
-		if _, err := e.Run(ctx, Request{Company: SystemCompany, Processors: cfg.Processors, Photo: photo}); err != nil {
+		if _, err := e.Run(ctx, Request{Company: catalog.SystemCompany, Processors: cfg.Processors, Photo: photo}); err != nil {
 			return took, fmt.Errorf("pipeline: warm-up: %w", err)
 		}
 		took = append(took, time.Since(start))

@@ -5,6 +5,7 @@ import (
 	"image"
 	"math"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/vision"
 )
 
@@ -15,8 +16,8 @@ type windows struct {
 	transparency, brightness float64
 }
 
-func newWindows(p Params) step {
-	return windows{transparency: p.Float("windowTransparency"), brightness: p.Float("windowBrightness")}
+func newWindows(p catalog.WindowsParams) step {
+	return windows{transparency: p.Transparency, brightness: p.Brightness}
 }
 
 func (windows) finds() string { return "glass" }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/vision"
 )
 
@@ -35,7 +36,7 @@ func TestGlassOnAnnotatedPhotos(t *testing.T) {
 		s := NewScene(img)
 		r := &run{e: e}
 		steps := []step{
-			newDetectMask(Params{"carDetectionThreshold": 0.5, "carCropThreshold": 1.0}),
+			newDetectMask(catalog.DetectCarMaskParams{DetectionThreshold: 0.5, CropThreshold: 1}),
 			windows{transparency: 0.9, brightness: 1},
 		}
 		for _, st := range steps {

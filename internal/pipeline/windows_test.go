@@ -5,6 +5,8 @@ import (
 	"image"
 	"image/color"
 	"testing"
+
+	"github.com/showroom/showroom/internal/catalog"
 )
 
 func TestSemiTransparentWindows(t *testing.T) {
@@ -101,7 +103,7 @@ func glassScene(t *testing.T, car *SyntheticCar, noRaw bool) *Scene {
 	e := newTestEngine(t, &fakeSegmenter{car: car, noRaw: noRaw}, nil)
 	s := NewScene(car.Photo)
 	r := &run{e: e}
-	for _, st := range []step{newDetectMask(Params{"carDetectionThreshold": 0.5, "carCropThreshold": 1.0}),
+	for _, st := range []step{newDetectMask(catalog.DetectCarMaskParams{DetectionThreshold: 0.5, CropThreshold: 1}),
 		windows{transparency: 1, brightness: 1}} {
 		if err := st.apply(context.Background(), r, s); err != nil {
 			t.Fatal(err)

@@ -1,7 +1,8 @@
-package pipeline
+package catalog
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -30,6 +31,17 @@ const (
 	StudioWidth  = 1920
 	StudioHeight = 1280
 )
+
+// ThumbnailWidth and ThumbnailHeight are the size of the predefined
+// configurations' thumbnails, which the program draws.
+const (
+	ThumbnailWidth  = 320
+	ThumbnailHeight = 240
+)
+
+// CustomThumbnail names the neutral thumbnail shown for a company's
+// configuration that has no thumbnail of its own.
+const CustomThumbnail = "custom"
 
 // predefinedDate is when the predefined configurations were last changed;
 // it is their createdDate and lastModifiedDate.
@@ -133,7 +145,11 @@ var predefinedConfigurations = sync.OnceValue(func() []*showroom.Configuration {
 	out := make([]*showroom.Configuration, 0, len(predefinedList))
 	for _, p := range predefinedList {
 		raw := stepsJSON(p.steps)
-		cost := Cost(p.steps)
+		cfg, err := Parse(raw)
+		if err != nil {
+			panic(fmt.Sprintf("catalog: predefined configuration %s: %v", p.name, err)) // static data
+		}
+		cost := cfg.Cost()
 		if strings.HasPrefix(p.name, "free_") {
 			cost = 0
 		}
