@@ -169,6 +169,10 @@ func fillPanes(set []bool, sm []float32, gg *glassGrid) {
 // bonnet or trunk lid below (0: no cut).
 var paneNeck = 0.5
 
+// paneMiddle is the share of the widest row's span, at either end, that a
+// tongue must keep clear of to be cut (underMiddle).
+var paneMiddle = 0.05
+
 // cutNecks takes off each glass region of set the rows under its widest
 // row from the first one narrower than paneNeck of it on: a pane's foot
 // is a line across the car (its seal on the body), not a tongue.
@@ -199,6 +203,12 @@ func cutNecks(set []bool, w, h int) {
 				break
 			}
 		}
+		// A tongue hangs under the pane's middle: a narrower part at one
+		// end of the region is another pane joined to it (a side view's
+		// windscreen under a strip of glass along the roof), not cut.
+		if cut < len(width) && !underMiddle(labels, l, w, c.box, c.box.Min.Y+widest, c.box.Min.Y+cut) {
+			cut = len(width)
+		}
 		for y := c.box.Min.Y + cut; y < c.box.Max.Y; y++ {
 			for x := c.box.Min.X; x < c.box.Max.X; x++ {
 				if labels[y*w+x] == int32(l) {
@@ -207,4 +217,25 @@ func cutNecks(set []bool, w, h int) {
 			}
 		}
 	}
+}
+
+// underMiddle reports whether region l's pixels from row from down lie
+// within the middle of its row at: inside its span with paneMiddle of
+// the span's width to spare on either side.
+func underMiddle(labels []int32, l, w int, box image.Rectangle, at, from int) bool {
+	x0, x1 := box.Max.X, box.Min.X
+	for x := box.Min.X; x < box.Max.X; x++ {
+		if labels[at*w+x] == int32(l) {
+			x0, x1 = min(x0, x), max(x1, x+1)
+		}
+	}
+	margin := int(paneMiddle * float64(x1-x0))
+	for y := from; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			if labels[y*w+x] == int32(l) && (x < x0+margin || x >= x1-margin) {
+				return false
+			}
+		}
+	}
+	return true
 }

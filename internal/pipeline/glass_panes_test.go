@@ -172,3 +172,19 @@ func TestPaneHasNoTongue(t *testing.T) {
 		t.Errorf("the patch under the windscreen is %.0f%% glass, want none", 100*s)
 	}
 }
+
+// TestSideViewPanesAreNotTongues draws a side view: glass along the roof
+// joined, at its front end, to the windscreen under it. The windscreen is
+// narrower than the strip but at the region's end, not under its middle:
+// another pane, kept whole.
+func TestSideViewPanesAreNotTongues(t *testing.T) {
+	gg, prob := paneGrid()
+	fillProb(gg, prob, image.Rect(0, 0, 120, 80), 0.1, 0.6)
+	fillProb(gg, prob, image.Rect(10, 10, 110, 16), 0.95, 0.3) // along the roof
+	screen := image.Rect(10, 16, 35, 40)
+	fillProb(gg, prob, screen, 0.95, 0.3)
+	out := postGlass(gg, prob)
+	if s := share(out, gg.w, screen.Inset(2)); s < 0.99 {
+		t.Errorf("the windscreen is %.0f%% glass, want all of it", 100*s)
+	}
+}
