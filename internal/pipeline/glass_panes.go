@@ -171,7 +171,7 @@ var paneNeck = 0.5
 
 // paneMiddle is the share of the widest row's span, at either end, that a
 // tongue must keep clear of to be cut (underMiddle).
-var paneMiddle = 0.05
+var paneMiddle = 0.02
 
 // cutNecks takes off each glass region of set the rows under its widest
 // row from the first one narrower than paneNeck of it on: a pane's foot
