@@ -297,18 +297,7 @@ func (gg *glassGrid) predict(m *boostModel, feats []float32, idx []int) []float3
 // reflection) are glass like the rest of it.
 func postGlass(gg *glassGrid, prob []float32) []float32 {
 	w, h := gg.w, gg.h
-	sm := make([]float32, w*h)
-	imaging.BoxMean(sm, make([]float32, w*h), prob, w, h, 1)
-	if glassSnap > 0 {
-		// The deep features are coarse (a cell of 8 and 16 model pixels):
-		// their probability runs a few pixels past a windscreen's frame
-		// onto the bonnet. A guided filter with the photo's lightness as
-		// guide puts the probability's edges on the photo's.
-		a, b := imaging.GuidedCoefficients(gg.lum, sm, w, h, glassSnap, glassSnapEps, nil)
-		for i := range sm {
-			sm[i] = clamp32(a[i]*gg.lum[i]+b[i], 0, 1)
-		}
-	}
+	sm := smoothGlassProb(gg, prob)
 	set := make([]bool, w*h)
 	carArea := 0
 	for i, v := range sm {
@@ -347,11 +336,15 @@ func postGlass(gg *glassGrid, prob []float32) []float32 {
 	// regions, the glass grows over every connected pixel the model finds
 	// at all likely glass (the dark lower part of a windscreen, where the
 	// dashboard shows, is less sure than the sky-lit top), then its holes
-	// and the gaps along its columns and rows are closed.
+	// and the gaps along its columns and rows are closed. Then each region
+	// is taken out to its frame, and what hangs under a pane's foot is
+	// cut off (glass_panes.go).
 	growGlass(keep, sm, gg, glassGrow)
 	fillEnclosed(keep, w, h)
 	fillColumns(keep, w, h, gg.paint)
 	fillRows(keep, w, h, gg.paint)
+	fillPanes(keep, sm, gg)
+	cutNecks(keep, w, h)
 	out := make([]float32, w*h)
 	for i, k := range keep {
 		if k && gg.matte[i] > 0.5 {
@@ -359,6 +352,25 @@ func postGlass(gg *glassGrid, prob []float32) []float32 {
 		}
 	}
 	return out
+}
+
+// smoothGlassProb is the model's probability smoothed over 3×3 and, with
+// glassSnap, fitted to the photo's edges.
+func smoothGlassProb(gg *glassGrid, prob []float32) []float32 {
+	w, h := gg.w, gg.h
+	sm := make([]float32, w*h)
+	imaging.BoxMean(sm, make([]float32, w*h), prob, w, h, 1)
+	if glassSnap > 0 {
+		// The deep features are coarse (a cell of 8 and 16 model pixels):
+		// their probability runs a few pixels past a windscreen's frame
+		// onto the bonnet. A guided filter with the photo's lightness as
+		// guide puts the probability's edges on the photo's.
+		a, b := imaging.GuidedCoefficients(gg.lum, sm, w, h, glassSnap, glassSnapEps, nil)
+		for i := range sm {
+			sm[i] = clamp32(a[i]*gg.lum[i]+b[i], 0, 1)
+		}
+	}
+	return sm
 }
 
 // saturation is HSV's: 0 grey, 1 a pure colour.

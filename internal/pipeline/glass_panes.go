@@ -1,6 +1,10 @@
 package pipeline
 
-import "image"
+import (
+	"image"
+	"math"
+	"slices"
+)
 
 // Torn-pane scoring (issue 27): a pane is a 4-connected region of a
 // photo's annotated windows of at least paneMinShare of the photo; it is
@@ -59,4 +63,179 @@ func ScorePanes(glass, windows *image.Gray) PaneScore {
 // Add sums two photos' pane counts.
 func (s PaneScore) Add(o PaneScore) PaneScore {
 	return PaneScore{s.Panes + o.Panes, s.Torn + o.Torn}
+}
+
+// Pane filling settings: a pixel the model gives under paneSure (smoothed)
+// is sure not to be glass; between that and the glass found, the pane's
+// frame decides (fillPanes). A region that more than paneSpread times its
+// own area would be added to is not filled (the flood went past a frame
+// that the photo does not show, over a dark bonnet or trunk lid).
+var (
+	paneSure   float32 = 0.25
+	paneSpread float32 = 1
+)
+
+// fillPanes takes each glass region of set out to its frame: the pixels
+// the model is unsure about around it (not glass, not sure to be paint or
+// body) go to the glass or to the body around it, whichever reaches them
+// across the weaker edges of the photo, as a watershed from both. A pane's
+// frame (its seal, the pillars, the body's edge) is the strongest edge
+// between its glass and the body, so the unsure part of a pane (the
+// dashboard's shade, a reflection) is taken whole and the body stays
+// body. sm is the smoothed probability.
+func fillPanes(set []bool, sm []float32, gg *glassGrid) {
+	w, h := gg.w, gg.h
+	const levels = 256
+	// The edge strength at each pixel: a Sobel filter's magnitude on
+	// the lightness, in levels.
+	level := make([]uint8, w*h)
+	at := func(x, y int) float32 { return gg.lum[min(max(y, 0), h-1)*w+min(max(x, 0), w-1)] }
+	for y := range h {
+		for x := range w {
+			gx := at(x+1, y-1) + 2*at(x+1, y) + at(x+1, y+1) - at(x-1, y-1) - 2*at(x-1, y) - at(x-1, y+1)
+			gy := at(x-1, y+1) + 2*at(x, y+1) + at(x+1, y+1) - at(x-1, y-1) - 2*at(x, y-1) - at(x+1, y-1)
+			level[y*w+x] = uint8(min(float32(levels-1), float32(math.Sqrt(float64(gx*gx+gy*gy)))/4*(levels-1)))
+		}
+	}
+	const (
+		unsure int8 = iota
+		glass
+		body
+	)
+	label := make([]int8, w*h)
+	for i := range label {
+		switch {
+		case set[i]:
+			label[i] = glass
+		case gg.matte[i] <= 0.5 || sm[i] < paneSure || (gg.paint[i] && sm[i] < glassThreshold):
+			label[i] = body
+		}
+	}
+	seed := slices.Clone(set)
+	// A hierarchical queue: one FIFO per level, taken lowest first and
+	// never below the level being flooded.
+	type entry struct {
+		i    int
+		from int8
+	}
+	buckets := make([][]entry, levels)
+	queued := make([]bool, w*h)
+	push := func(i int, from int8, cur int) {
+		x := i % w
+		for _, n := range [4]int{i - 1, i + 1, i - w, i + w} {
+			if n < 0 || n >= w*h || (n == i-1 && x == 0) || (n == i+1 && x == w-1) || label[n] != unsure || queued[n] {
+				continue
+			}
+			queued[n] = true
+			l := max(int(level[n]), cur)
+			buckets[l] = append(buckets[l], entry{n, from})
+		}
+	}
+	for i, l := range label {
+		if l != unsure {
+			push(i, l, 0)
+		}
+	}
+	for cur := 0; cur < levels; cur++ {
+		for len(buckets[cur]) > 0 {
+			e := buckets[cur][0]
+			buckets[cur] = buckets[cur][1:]
+			label[e.i] = e.from
+			push(e.i, e.from, cur)
+		}
+	}
+	for i, l := range label {
+		set[i] = l == glass
+	}
+	// Whole or not at all: a region the flood spread far beyond its
+	// glass went past the pane; it keeps the glass it had.
+	labels, comps := components(set, w, h)
+	had := make([]int, len(comps))
+	for i, l := range labels {
+		if l >= 0 && seed[i] {
+			had[l]++
+		}
+	}
+	for i, l := range labels {
+		if l >= 0 && float32(comps[l].area-had[l]) > paneSpread*float32(had[l]) {
+			set[i] = seed[i]
+		}
+	}
+}
+
+// paneNeck is the least width of a glass region's row, as a share of its
+// widest row, below that row: a windscreen or a rear window is widest at
+// its foot, and what hangs under it narrower is the growth onto the
+// bonnet or trunk lid below (0: no cut).
+var paneNeck = 0.5
+
+// paneMiddle is the share of the widest row's span, at either end, that a
+// tongue must keep clear of to be cut (underMiddle).
+var paneMiddle = 0.02
+
+// cutNecks takes off each glass region of set the rows under its widest
+// row from the first one narrower than paneNeck of it on: a pane's foot
+// is a line across the car (its seal on the body), not a tongue.
+func cutNecks(set []bool, w, h int) {
+	if paneNeck <= 0 {
+		return
+	}
+	labels, comps := components(set, w, h)
+	for l, c := range comps {
+		width := make([]int, c.box.Dy())
+		for y := c.box.Min.Y; y < c.box.Max.Y; y++ {
+			for x := c.box.Min.X; x < c.box.Max.X; x++ {
+				if labels[y*w+x] == int32(l) {
+					width[y-c.box.Min.Y]++
+				}
+			}
+		}
+		widest := 0
+		for r, v := range width {
+			if v >= width[widest] {
+				widest = r
+			}
+		}
+		cut := len(width)
+		for r := widest + 1; r < len(width); r++ {
+			if float64(width[r]) < paneNeck*float64(width[widest]) {
+				cut = r
+				break
+			}
+		}
+		// A tongue hangs under the pane's middle: a narrower part at one
+		// end of the region is another pane joined to it (a side view's
+		// windscreen under a strip of glass along the roof), not cut.
+		if cut < len(width) && !underMiddle(labels, l, w, c.box, c.box.Min.Y+widest, c.box.Min.Y+cut) {
+			cut = len(width)
+		}
+		for y := c.box.Min.Y + cut; y < c.box.Max.Y; y++ {
+			for x := c.box.Min.X; x < c.box.Max.X; x++ {
+				if labels[y*w+x] == int32(l) {
+					set[y*w+x] = false
+				}
+			}
+		}
+	}
+}
+
+// underMiddle reports whether region l's pixels from row from down lie
+// within the middle of its row at: inside its span with paneMiddle of
+// the span's width to spare on either side.
+func underMiddle(labels []int32, l, w int, box image.Rectangle, at, from int) bool {
+	x0, x1 := box.Max.X, box.Min.X
+	for x := box.Min.X; x < box.Max.X; x++ {
+		if labels[at*w+x] == int32(l) {
+			x0, x1 = min(x0, x), max(x1, x+1)
+		}
+	}
+	margin := int(paneMiddle * float64(x1-x0))
+	for y := from; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			if labels[y*w+x] == int32(l) && (x < x0+margin || x >= x1-margin) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -110,3 +110,81 @@ func TestPaneWholeOrNothing(t *testing.T) {
 		t.Errorf("an unsure region is %.0f%% glass, want none (whole or nothing)", 100*s)
 	}
 }
+
+// TestPaneTakesItsFrame draws a windscreen the model is sure of only on its
+// sky-lit top: its lower part, where the dashboard shows, has probability
+// 0.4, under the growth threshold. A dark seal the model rates unlikely
+// glass frames the pane, a light bonnet lies below it, and the edge
+// between the pane's top and its foot is weaker than the seal's. The pane
+// comes out whole up to its seal, the seal and the bonnet not at all.
+func TestPaneTakesItsFrame(t *testing.T) {
+	gg, prob := paneGrid()
+	fillProb(gg, prob, image.Rect(0, 0, 120, 80), 0.1, 0.7)    // light body
+	fillProb(gg, prob, image.Rect(16, 6, 104, 44), 0.15, 0.05) // the seal
+	pane := image.Rect(20, 10, 100, 40)
+	fillProb(gg, prob, image.Rect(20, 10, 100, 24), 0.95, 0.5) // sky-lit top
+	fillProb(gg, prob, image.Rect(20, 24, 100, 40), 0.4, 0.35) // dashboard
+	out := postGlass(gg, prob)
+	if s := share(out, gg.w, pane.Inset(2)); s < 0.99 {
+		t.Errorf("the windscreen is %.0f%% glass, want all of it", 100*s)
+	}
+	for _, r := range []image.Rectangle{image.Rect(16, 42, 104, 44), image.Rect(0, 46, 120, 80)} {
+		if s := share(out, gg.w, r); s > 0 {
+			t.Errorf("%v (seal, bonnet) is %.1f%% glass, want none", r, 100*s)
+		}
+	}
+}
+
+// TestPaneDoesNotRunOver (a bound on fillPanes, not a new rule) draws a pane whose lower part and the dark
+// bonnet under it look alike to the model (0.4) and to the eye: no frame
+// between them. Filled to the nearest edge, the glass would take the
+// bonnet; the pane keeps the glass found instead.
+func TestPaneDoesNotRunOver(t *testing.T) {
+	gg, prob := paneGrid()
+	fillProb(gg, prob, image.Rect(20, 10, 100, 24), 0.95, 0.5)
+	fillProb(gg, prob, image.Rect(20, 24, 100, 76), 0.4, 0.2) // pane's foot and bonnet
+	fillProb(gg, prob, image.Rect(0, 76, 120, 80), 0.05, 0.2)
+	out := postGlass(gg, prob)
+	if s := share(out, gg.w, image.Rect(20, 40, 100, 76)); s > 0 {
+		t.Errorf("the bonnet is %.0f%% glass, want none", 100*s)
+	}
+	if s := share(out, gg.w, image.Rect(22, 12, 98, 22)); s < 0.99 {
+		t.Errorf("the sure glass is %.0f%% glass, want all", 100*s)
+	}
+}
+
+// TestPaneHasNoTongue draws a windscreen and, under the middle of its
+// foot, a dark patch of bonnet (a scoop, a reflection) the model finds
+// glass-like: connected to the pane, narrower than it. A pane's foot runs
+// across the car; the tongue under it stays as photographed.
+func TestPaneHasNoTongue(t *testing.T) {
+	gg, prob := paneGrid()
+	fillProb(gg, prob, image.Rect(0, 0, 120, 80), 0.1, 0.6)
+	pane := image.Rect(20, 10, 100, 40)
+	fillProb(gg, prob, pane, 0.95, 0.3)
+	tongue := image.Rect(45, 40, 75, 58)
+	fillProb(gg, prob, tongue, 0.6, 0.25)
+	out := postGlass(gg, prob)
+	if s := share(out, gg.w, pane.Inset(2)); s < 0.99 {
+		t.Errorf("the windscreen is %.0f%% glass, want all of it", 100*s)
+	}
+	if s := share(out, gg.w, image.Rect(45, 42, 75, 58)); s > 0 {
+		t.Errorf("the patch under the windscreen is %.0f%% glass, want none", 100*s)
+	}
+}
+
+// TestSideViewPanesAreNotTongues draws a side view: glass along the roof
+// joined, at its front end, to the windscreen under it. The windscreen is
+// narrower than the strip but at the region's end, not under its middle:
+// another pane, kept whole.
+func TestSideViewPanesAreNotTongues(t *testing.T) {
+	gg, prob := paneGrid()
+	fillProb(gg, prob, image.Rect(0, 0, 120, 80), 0.1, 0.6)
+	fillProb(gg, prob, image.Rect(10, 10, 110, 16), 0.95, 0.3) // along the roof
+	screen := image.Rect(10, 16, 35, 40)
+	fillProb(gg, prob, screen, 0.95, 0.3)
+	out := postGlass(gg, prob)
+	if s := share(out, gg.w, screen.Inset(2)); s < 0.99 {
+		t.Errorf("the windscreen is %.0f%% glass, want all of it", 100*s)
+	}
+}
