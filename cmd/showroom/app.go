@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/blob"
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/metrics"
@@ -44,7 +45,7 @@ func (e *engineFlags) register(fs *flagSet) {
 	fs.Int(&e.ortKeep, "ort-keep", vision.DefaultRecycleKeep>>20, "MiB of freed tensor memory --ort-arena recycle keeps between runs for the next (more: faster, the worker's peak higher; IS-Net has about 440 MiB in use at once)")
 	fs.Int(&e.warmUp, "warm-up", 2, "photos (12 MP, drawn) run through default_white at start, before /readyz answers ready and jobs are taken (0: none)")
 	e.registerAdmission(fs)
-	fs.Int64(&e.maxDecodeBytes, "max-decode-bytes", vision.DefaultMaxBytes, "most memory a photo's decode may take, in bytes, from its header (width x height x channels x bytes a channel, and a progressive JPEG's coefficients)")
+	fs.Int64(&e.maxDecodeBytes, "max-decode-bytes", codec.DefaultMaxBytes, "most memory a photo's decode may take, in bytes, from its header (width x height x channels x bytes a channel, and a progressive JPEG's coefficients)")
 }
 
 // registerAdmission registers the limit a role that takes photos checks

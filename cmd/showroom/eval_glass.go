@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/vision"
 )
@@ -70,7 +71,7 @@ func (m *Main) runEvalGlass(ctx context.Context, seg *vision.Segmenter, photos [
 			return err
 		}
 		start := time.Now()
-		photo, err := vision.Decode(ctx, data, vision.Limits{MinSide: vision.MinSide, MaxPixels: evalMaxPixels})
+		photo, err := codec.Decode(ctx, data, codec.Limits{MinSide: codec.MinSide, MaxPixels: evalMaxPixels})
 		if err != nil {
 			return fmt.Errorf("eval %s: %w", name, err)
 		}
@@ -118,7 +119,7 @@ func (m *Main) runEvalGlass(ctx context.Context, seg *vision.Segmenter, photos [
 			}
 			rows = append(rows, glassSheetRow(photo, glass, annot[1], annot[2], sheetWidth))
 		}
-		vision.Recycle(photo)
+		codec.Recycle(photo)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/pipeline"
 )
 
@@ -141,7 +141,7 @@ func TestDocsFormatsMatchOpenAPI(t *testing.T) {
 			}
 		}
 	}
-	served := slices.Collect(maps.Keys(formats))
+	served := codec.FormatNames()
 	for _, s := range [][]string{documented, enum, served} {
 		slices.Sort(s)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/blob"
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/pipeline"
@@ -51,7 +52,7 @@ func withProcessing(t testing.TB, cfg river.Config, tune ...func(*httpapi.Proces
 func withEngine(cfg river.Config, seg pipeline.Segmenter, tune ...func(*httpapi.Processing)) envOption {
 	return func(t testing.TB, db *sqlite.DB, blobs *blob.Local, lib *library.Service, api *httpapi.APIServer) {
 		engine, err := pipeline.NewEngine(pipeline.EngineConfig{Segmenter: seg, Content: lib,
-			MaxPixels: 60_000_000, MaxDecodeBytes: vision.DefaultMaxBytes})
+			MaxPixels: 60_000_000, MaxDecodeBytes: codec.DefaultMaxBytes})
 		if err != nil {
 			t.Fatal(err)
 		}

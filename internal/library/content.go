@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/blob"
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
 )
@@ -27,7 +28,7 @@ type builtinContent struct {
 func newBuiltin(name, typ string, w, h int, b []byte, at time.Time) *builtinContent {
 	sum := sha256.Sum256(b)
 	return &builtinContent{bytes: b, rec: showroom.Content{Company: pipeline.SystemCompany, Name: name, Type: typ,
-		MediaType: MediaPNG, Width: w, Height: h, Size: int64(len(b)), SHA256: hex.EncodeToString(sum[:]),
+		MediaType: codec.PNG.MediaType(), Width: w, Height: h, Size: int64(len(b)), SHA256: hex.EncodeToString(sum[:]),
 		CreatedAt: at, UpdatedAt: at, CreatedBy: pipeline.SystemCompany, UpdatedBy: pipeline.SystemCompany}}
 }
 

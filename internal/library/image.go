@@ -1,36 +1,13 @@
 package library
 
 import (
-	"bytes"
 	"context"
 	"image"
 	"sync"
 
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/vision"
 )
-
-// Media types of the accepted image formats.
-const (
-	MediaJPEG = "image/jpeg"
-	MediaPNG  = "image/png"
-	MediaWebP = "image/webp"
-)
-
-// Sniff returns the media type the bytes are, by their signature, or "":
-// MediaJPEG, MediaPNG or MediaWebP. A Content-Type header is never
-// trusted: the bytes decide.
-func Sniff(b []byte) string {
-	switch {
-	case len(b) >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF:
-		return MediaJPEG
-	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
-		return MediaPNG
-	case len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP":
-		return MediaWebP
-	}
-	return ""
-}
 
 type imageInfo struct {
 	mediaType     string
@@ -39,13 +16,13 @@ type imageInfo struct {
 
 // limits are the decoder's limits for content: any size from 1 pixel up
 // (a logo may be tiny), the library's pixel and byte budgets.
-func (s *Service) limits() vision.Limits {
-	return vision.Limits{MaxPixels: int(s.cfg.MaxPixels), MaxBytes: s.cfg.MaxDecodeBytes}
+func (s *Service) limits() codec.Limits {
+	return codec.Limits{MaxPixels: int(s.cfg.MaxPixels), MaxBytes: s.cfg.MaxDecodeBytes}
 }
 
 // inspect checks that b is a whole JPEG, PNG or WebP image within the
 // library's limits, with the decoder the pipeline uses on it later
-// (vision), so what is accepted here decodes there. Its header and
+// (codec), so what is accepted here decodes there. Its header and
 // structure are checked first, without a decode slot, so a small file
 // claiming a huge image (a decompression bomb) or thousands of JPEG scans
 // is refused at once; only then is it decoded in full, at most MaxDecodes
@@ -55,19 +32,19 @@ func (s *Service) inspect(ctx context.Context, b []byte, contentType string) (*i
 	if len(b) == 0 {
 		return nil, showroom.Errorf(showroom.EInvalidBody, "the request body is empty; send the image's bytes")
 	}
-	mt := Sniff(b)
-	if mt == "" {
+	f, ok := codec.Sniff(b)
+	if !ok {
 		return nil, showroom.Errorf(showroom.EUnsupportedMedia, "the body is not a JPEG, PNG or WebP image")
 	}
-	if _, err := vision.Inspect(b, s.limits()); err != nil {
+	if _, err := codec.Inspect(b, s.limits()); err != nil {
 		return nil, err
 	}
 	img, err := s.decode(ctx, b, contentType)
 	if err != nil {
 		return nil, err
 	}
-	defer vision.Recycle(img)
-	return &imageInfo{mediaType: mt, width: img.Rect.Dx(), height: img.Rect.Dy()}, nil
+	defer codec.Recycle(img)
+	return &imageInfo{mediaType: f.MediaType(), width: img.Rect.Dx(), height: img.Rect.Dy()}, nil
 }
 
 // decode decodes content as the pipeline takes it, under the bound on
@@ -80,9 +57,9 @@ func (s *Service) decode(ctx context.Context, b []byte, contentType string) (*im
 	}
 	defer s.releaseDecode()
 	if contentType == showroom.ContentPoster {
-		return vision.DecodeTransparent(ctx, b, s.limits())
+		return codec.DecodeTransparent(ctx, b, s.limits())
 	}
-	return vision.Decode(ctx, b, s.limits())
+	return codec.Decode(ctx, b, s.limits())
 }
 
 // imageCache keeps the last decoded images, most recent last, up to a

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/blob"
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/vision"
 )
 
 // Config holds the library's limits.
@@ -29,7 +29,7 @@ type Config struct {
 	// have, checked from its header before it is decoded (413 above).
 	MaxPixels int64
 	// MaxDecodeBytes is the most memory the decode of an uploaded image
-	// may take (see vision.Header.DecodedBytes), checked from its header
+	// may take (see codec.Header.DecodedBytes), checked from its header
 	// before it is decoded (413 above): a 16-bit PNG takes twice the bytes
 	// of an 8-bit one of the same pixels. 0 means no limit but MaxPixels.
 	MaxDecodeBytes int64
@@ -45,7 +45,7 @@ type Config struct {
 // DefaultConfig returns the documented defaults: 25 MB, 60 megapixels,
 // 256 MiB a decode, 2 concurrent decodes, 256 MiB of decoded content.
 func DefaultConfig() Config {
-	return Config{MaxUploadBytes: 25 << 20, MaxPixels: 60_000_000, MaxDecodeBytes: vision.DefaultMaxBytes,
+	return Config{MaxUploadBytes: 25 << 20, MaxPixels: 60_000_000, MaxDecodeBytes: codec.DefaultMaxBytes,
 		MaxDecodes: 2, CacheBytes: 256 << 20}
 }
 

@@ -7,27 +7,24 @@ import (
 
 	"github.com/davidbyttow/govips/v2/vips"
 
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/vision"
 )
 
 // Output formats of Request.Format.
 const (
-	FormatJPEG = "jpeg"
-	FormatPNG  = "png"
-	FormatWebP = "webp"
+	FormatJPEG = string(codec.JPEG)
+	FormatPNG  = string(codec.PNG)
+	FormatWebP = string(codec.WebP)
 )
 
 // DefaultQuality is the JPEG and WebP quality when a request names none.
 const DefaultQuality = 90
 
-// mediaTypes maps output formats to their media types.
-var mediaTypes = map[string]string{FormatJPEG: "image/jpeg", FormatPNG: "image/png", FormatWebP: "image/webp"}
-
-// startVips makes sure libvips runs with the settings internal/vision chose
+// startVips makes sure libvips runs with the settings internal/codec chose
 // (one libvips thread; requests run in parallel at the worker level):
 // govips would otherwise start itself on first use with a thread per core.
-func startVips() error { return vision.Start() }
+func startVips() error { return codec.Start() }
 
 // encode writes img in format ("" = JPEG, or PNG when hasAlpha) at
 // quality, every metadata field stripped: the pixels are upright sRGB,
@@ -41,7 +38,7 @@ func encode(img *image.NRGBA, hasAlpha bool, format string, quality int) ([]byte
 			format = FormatPNG
 		}
 	}
-	if _, ok := mediaTypes[format]; !ok {
+	if !codec.Format(format).Known() {
 		return nil, "", showroom.Errorf(showroom.EInvalidBody, "unknown output format %q: use jpeg, png or webp", format)
 	}
 	quality, err := outputQuality(quality)
@@ -52,11 +49,11 @@ func encode(img *image.NRGBA, hasAlpha bool, format string, quality int) ([]byte
 		// libjpeg-turbo straight from the canvas: the same bytes as
 		// libvips's jpegsave below, without its copy of the canvas (a
 		// 12 MP result's encode takes about half the time).
-		out, err := vision.EncodeJPEG(img, quality)
+		out, err := codec.EncodeJPEG(img, quality)
 		if err != nil {
 			return nil, "", fmt.Errorf("pipeline: encode jpeg: %w", err)
 		}
-		return out, mediaTypes[format], nil
+		return out, codec.JPEG.MediaType(), nil
 	}
 	return encodeVips(img, hasAlpha, format, quality)
 }
@@ -122,7 +119,7 @@ func encodeVips(img *image.NRGBA, hasAlpha bool, format string, quality int) ([]
 	if err != nil {
 		return nil, "", fmt.Errorf("pipeline: encode %s: %w", format, err)
 	}
-	return out, mediaTypes[format], nil
+	return out, codec.Format(format).MediaType(), nil
 }
 
 // stripWebPMetadata drops EXIF and XMP chunks from a WebP file. libvips

@@ -15,8 +15,8 @@ import (
 
 	"github.com/davidbyttow/govips/v2/vips"
 
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/vision"
 )
 
 // everyProcessor is a configuration using each processor once, but
@@ -198,7 +198,7 @@ func TestJPEGIsLibvipsBytes(t *testing.T) {
 				t.Errorf("%s, quality %d: %d bytes, libvips writes %d other ones", c.name, q, len(got), len(want))
 			}
 			// The same a band of rows at a time, as Run streams them.
-			w, err := vision.NewJPEGWriter(c.img.Rect.Dx(), c.img.Rect.Dy(), q)
+			w, err := codec.NewJPEGWriter(c.img.Rect.Dx(), c.img.Rect.Dy(), q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,7 +215,7 @@ func TestJPEGIsLibvipsBytes(t *testing.T) {
 		}
 	}
 	// Rows out of order, of another width, and too few, are refused.
-	w, err := vision.NewJPEGWriter(big.Rect.Dx(), big.Rect.Dy(), 90)
+	w, err := codec.NewJPEGWriter(big.Rect.Dx(), big.Rect.Dy(), 90)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,7 +407,7 @@ func TestAnalysesRunTogether(t *testing.T) {
 	}
 	one := scene(t, e, car, steps...) // one step after the other
 	want, _ := Render(one)
-	defer vision.Recycle(want)
+	defer codec.Recycle(want)
 	img, err := png.Decode(bytes.NewReader(res.Image))
 	if err != nil {
 		t.Fatal(err)
@@ -455,7 +455,7 @@ func TestRenderEncodingStreams(t *testing.T) {
 				t.Errorf("%s: the streamed JPEG differs from the finished canvas's", tt.name)
 			}
 		}
-		vision.Recycle(img)
+		codec.Recycle(img)
 	}
 }
 
@@ -478,11 +478,11 @@ func TestRenderByCopy(t *testing.T) {
 		t.Fatal("the scene has no glass or no shadow to draw")
 	}
 	copied, copiedAlpha := Render(s)
-	defer vision.Recycle(copied)
+	defer codec.Recycle(copied)
 	drawByCopy = false
 	sampled, sampledAlpha := Render(s)
 	drawByCopy = true
-	defer vision.Recycle(sampled)
+	defer codec.Recycle(sampled)
 	if !bytes.Equal(copied.Pix, sampled.Pix) || copiedAlpha != sampledAlpha {
 		t.Error("the car drawn by copy differs from the car sampled")
 	}
@@ -522,16 +522,16 @@ func TestRenderOnRecycledBuffers(t *testing.T) {
 		first, firstAlpha := Render(s)
 		want := slices.Clone(first.Pix)
 		// Dirty and hand back the canvas, and a car layer's worth more.
-		for _, img := range []*image.NRGBA{first, vision.NewNRGBA(s.Box.Dx(), s.Box.Dy())} {
+		for _, img := range []*image.NRGBA{first, codec.NewNRGBA(s.Box.Dx(), s.Box.Dy())} {
 			for i := range img.Pix {
 				img.Pix[i] = uint8(i*7 + 3)
 			}
-			vision.Recycle(img)
+			codec.Recycle(img)
 		}
 		again, againAlpha := Render(s)
 		if !bytes.Equal(again.Pix, want) || againAlpha != firstAlpha {
 			t.Errorf("%s: the render on recycled buffers differs", stepsJSONTest(t, steps...))
 		}
-		vision.Recycle(again)
+		codec.Recycle(again)
 	}
 }

@@ -1,4 +1,4 @@
-package vision
+package codec
 
 // #include <stdlib.h>
 // #include "jpeg.h"
@@ -61,12 +61,8 @@ func DecodeTransparent(ctx context.Context, data []byte, lim Limits) (*image.NRG
 	return decode(ctx, data, lim, true)
 }
 
-// Image formats by signature, as sr_vips_header and sr_vips_decode take them.
-var formats = map[vips.ImageType]C.int{
-	vips.ImageTypeJPEG: C.SR_VIPS_JPEG,
-	vips.ImageTypePNG:  C.SR_VIPS_PNG,
-	vips.ImageTypeWEBP: C.SR_VIPS_WEBP,
-}
+// vipsTypes are the formats as sr_vips_header and sr_vips_decode take them.
+var vipsTypes = map[Format]C.int{JPEG: C.SR_VIPS_JPEG, PNG: C.SR_VIPS_PNG, WebP: C.SR_VIPS_WEBP}
 
 // Inspect checks an image against lim without decoding a pixel, and
 // returns its header (the size as stored, before any EXIF orientation). A
@@ -86,12 +82,15 @@ func Inspect(data []byte, lim Limits) (Header, error) {
 // read: data, or a PNG's bytes without its text chunks.
 func inspect(data []byte, lim Limits) (h Header, orientation int, typ C.int, decodable []byte, err error) {
 	if err := vipsStart(); err != nil {
-		return h, 0, 0, nil, showroom.Internal(fmt.Errorf("vision: starting libvips: %w", err))
+		return h, 0, 0, nil, showroom.Internal(fmt.Errorf("codec: starting libvips: %w", err))
 	}
-	typ, ok := formats[vips.DetermineImageType(data)]
-	if !ok || len(data) == 0 {
+	// Under 12 bytes no file of these formats is whole (a WebP's
+	// signature alone takes 12).
+	f, ok := Sniff(data)
+	if !ok || len(data) < 12 {
 		return h, 0, 0, nil, invalidImage("the image is not a JPEG, PNG or WebP", fmt.Errorf("%d bytes", len(data)))
 	}
+	typ = vipsTypes[f]
 	var layout jpegLayout
 	if typ == C.SR_VIPS_JPEG {
 		if layout, err = walkJPEG(data, lim.maxScans()); err != nil {

@@ -1,4 +1,4 @@
-package vision
+package codec
 
 import (
 	"errors"
@@ -116,7 +116,7 @@ func quickHeader(data []byte, sof []byte) (h Header, ok bool) {
 			h.SampleBytes = 2
 		}
 		return h, true
-	case len(data) >= 26 && string(data[:8]) == "\x89PNG\r\n\x1a\n" && string(data[12:16]) == "IHDR":
+	case len(data) >= 26 && string(data[:8]) == pngSignature && string(data[12:16]) == "IHDR":
 		h = Header{Width: be32(data[16:]), Height: be32(data[20:]), SampleBytes: 1}
 		if data[24] == 16 {
 			h.SampleBytes = 2
