@@ -52,7 +52,7 @@ func (e *engineFlags) register(fs *flagSet) {
 // before it queues one: 'api' too, so that a photo over it is refused at
 // once, not queued to fail on a worker.
 func (e *engineFlags) registerAdmission(fs *flagSet) {
-	fs.Int(&e.maxPixels, "max-pixels", 60_000_000, "largest photo or content image, in pixels, checked before decoding; also the largest canvas or output drawn, but never below 8192x8192")
+	fs.Int(&e.maxPixels, "max-pixels", codec.DefaultMaxPixels, "largest photo or content image, in pixels, checked before decoding; also the largest canvas or output drawn, but never below 8192x8192")
 }
 
 // queueFlags configure processing jobs: admitting them (the roles that

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/vision"
 )
@@ -57,7 +58,7 @@ func (m *Main) runGallery(ctx context.Context, args []string) error {
 	engine, err := pipeline.NewEngine(pipeline.EngineConfig{
 		Segmenter: &pipeline.CachingSegmenter{Segmenter: seg, Dir: maskCache},
 		Content:   &pipeline.BuiltinContent{},
-		MaxPixels: 60_000_000,
+		MaxPixels: codec.DefaultMaxPixels,
 	})
 	if err != nil {
 		return err

@@ -704,7 +704,7 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 		processors, content = config.Processors, lib
 	}
 	e := engineFlags{model: o.model, modelDir: o.modelDir, ortThreads: 2, ortKeep: vision.DefaultRecycleKeep >> 20,
-		maxPixels: 60_000_000, maxDecodeBytes: codec.DefaultMaxBytes}
+		maxPixels: codec.DefaultMaxPixels, maxDecodeBytes: codec.DefaultMaxBytes}
 	// Loading IS-Net takes seconds with nothing else to show.
 	fmt.Fprintf(m.Stderr, "loading the model (%s)…\n", o.model)
 	loading := time.Now()

@@ -17,6 +17,10 @@ import (
 // times a usual progressive decode.
 const DefaultMaxScans = 100
 
+// DefaultMaxPixels is the default bound on an image's pixels (width x
+// height): 60 megapixels, past the largest phone and most camera photos.
+const DefaultMaxPixels = 60_000_000
+
 // DefaultMaxBytes is the default bound on the memory one decode takes,
 // DecodedBytes of its header: 256 MiB holds a 60-megapixel 8-bit photo
 // (240 MB as RGBA), but not a 16-bit PNG or a progressive JPEG that large.
@@ -41,10 +45,10 @@ type Limits struct {
 	MaxScans int
 }
 
-// DefaultLimits are the limits of a photo: MinSide, 60 megapixels,
+// DefaultLimits are the limits of a photo: MinSide, DefaultMaxPixels,
 // DefaultMaxBytes, DefaultMaxScans.
 func DefaultLimits() Limits {
-	return Limits{MinSide: MinSide, MaxPixels: 60_000_000, MaxBytes: DefaultMaxBytes, MaxScans: DefaultMaxScans}
+	return Limits{MinSide: MinSide, MaxPixels: DefaultMaxPixels, MaxBytes: DefaultMaxBytes, MaxScans: DefaultMaxScans}
 }
 
 func (l Limits) maxScans() int {

@@ -45,7 +45,7 @@ type Config struct {
 // DefaultConfig returns the documented defaults: 25 MB, 60 megapixels,
 // 256 MiB a decode, 2 concurrent decodes, 256 MiB of decoded content.
 func DefaultConfig() Config {
-	return Config{MaxUploadBytes: 25 << 20, MaxPixels: 60_000_000, MaxDecodeBytes: codec.DefaultMaxBytes,
+	return Config{MaxUploadBytes: 25 << 20, MaxPixels: codec.DefaultMaxPixels, MaxDecodeBytes: codec.DefaultMaxBytes,
 		MaxDecodes: 2, CacheBytes: 256 << 20}
 }
 
