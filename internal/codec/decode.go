@@ -52,13 +52,52 @@ const MinSide = showroom.MinPhotoSide
 // milliseconds and returns ctx's error. A caller done with the image may
 // Recycle it.
 func Decode(ctx context.Context, data []byte, lim Limits) (*image.NRGBA, error) {
-	return decode(ctx, data, lim, false)
+	return decodeData(ctx, data, lim, false)
 }
 
 // DecodeTransparent is Decode keeping the image's transparency: for a
 // poster or a logo laid over a photo.
 func DecodeTransparent(ctx context.Context, data []byte, lim Limits) (*image.NRGBA, error) {
-	return decode(ctx, data, lim, true)
+	return decodeData(ctx, data, lim, true)
+}
+
+func decodeData(ctx context.Context, data []byte, lim Limits, keepAlpha bool) (*image.NRGBA, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	in, err := Inspect(data, lim)
+	if err != nil {
+		return nil, err
+	}
+	return in.decode(ctx, keepAlpha)
+}
+
+// Inspected is an image Inspect read the header of and found within its
+// limits: its Decode goes on from there, without reading the header again.
+type Inspected struct {
+	Header
+	// data is what the decoder reads: the file, or a PNG's bytes without
+	// its text chunks.
+	data        []byte
+	orientation int
+	typ         C.int
+	lim         Limits
+}
+
+// Decode is Decode of the inspected image.
+func (in Inspected) Decode(ctx context.Context) (*image.NRGBA, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return in.decode(ctx, false)
+}
+
+// DecodeTransparent is DecodeTransparent of the inspected image.
+func (in Inspected) DecodeTransparent(ctx context.Context) (*image.NRGBA, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return in.decode(ctx, true)
 }
 
 // vipsTypes are the formats as sr_vips_header and sr_vips_decode take them.
@@ -73,9 +112,12 @@ var vipsTypes = map[Format]C.int{JPEG: C.SR_VIPS_JPEG, PNG: C.SR_VIPS_PNG, WebP:
 // waiting for a turn to decode.
 //
 // A PNG's text chunks are never read: see withoutPNGText.
-func Inspect(data []byte, lim Limits) (Header, error) {
-	h, _, _, _, err := inspect(data, lim)
-	return h, err
+func Inspect(data []byte, lim Limits) (Inspected, error) {
+	h, orientation, typ, decodable, err := inspect(data, lim)
+	if err != nil {
+		return Inspected{Header: h}, err
+	}
+	return Inspected{Header: h, data: decodable, orientation: orientation, typ: typ, lim: lim}, nil
 }
 
 // inspect is Inspect, returning besides the header what the decoder is to
@@ -115,14 +157,13 @@ func inspect(data []byte, lim Limits) (h Header, orientation int, typ C.int, dec
 	return h, orientation, typ, data, lim.check(h)
 }
 
-func decode(ctx context.Context, data []byte, lim Limits, keepAlpha bool) (*image.NRGBA, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+// decode decodes the inspected image, upright.
+func (in Inspected) decode(ctx context.Context, keepAlpha bool) (*image.NRGBA, error) {
+	hdr, orientation, typ, data, lim := in.Header, in.orientation, in.typ, in.data, in.lim
+	if data == nil {
+		return nil, errors.New("codec: decoding an image Inspect refused")
 	}
-	hdr, orientation, typ, data, err := inspect(data, lim)
-	if err != nil {
-		return nil, err
-	}
+	var err error
 	stop := watch(ctx)
 	defer stop.release()
 	w, h := hdr.Width, hdr.Height

@@ -191,7 +191,11 @@ func (s *Service) LoadContent(ctx context.Context, companyName, name string) (im
 	if err != nil {
 		return nil, err
 	}
-	img, err := s.decode(ctx, b, rec.Type)
+	in, err := codec.Inspect(b, s.limits())
+	var img *image.NRGBA
+	if err == nil {
+		img, err = s.decode(ctx, in, rec.Type)
+	}
 	var e *showroom.Error
 	if errors.As(err, &e) && (e.Code == showroom.EInvalidImage || e.Code == showroom.EPayloadTooLarge) {
 		return nil, &showroom.Error{Code: showroom.EInvalidImage, Cause: err,

@@ -36,10 +36,11 @@ func (s *Service) inspect(ctx context.Context, b []byte, contentType string) (*i
 	if !ok {
 		return nil, showroom.Errorf(showroom.EUnsupportedMedia, "the body is not a JPEG, PNG or WebP image")
 	}
-	if _, err := codec.Inspect(b, s.limits()); err != nil {
+	in, err := codec.Inspect(b, s.limits())
+	if err != nil {
 		return nil, err
 	}
-	img, err := s.decode(ctx, b, contentType)
+	img, err := s.decode(ctx, in, contentType)
 	if err != nil {
 		return nil, err
 	}
@@ -51,15 +52,15 @@ func (s *Service) inspect(ctx context.Context, b []byte, contentType string) (*i
 // concurrent decodes: a poster (a logo or a sign laid over the photo)
 // keeps its transparency; a background or a thumbnail is a photo, upright
 // and opaque.
-func (s *Service) decode(ctx context.Context, b []byte, contentType string) (*image.NRGBA, error) {
+func (s *Service) decode(ctx context.Context, in codec.Inspected, contentType string) (*image.NRGBA, error) {
 	if err := s.acquireDecode(ctx); err != nil {
 		return nil, err
 	}
 	defer s.releaseDecode()
 	if contentType == showroom.ContentPoster {
-		return codec.DecodeTransparent(ctx, b, s.limits())
+		return in.DecodeTransparent(ctx)
 	}
-	return codec.Decode(ctx, b, s.limits())
+	return in.Decode(ctx)
 }
 
 // imageCache keeps the last decoded images, most recent last, up to a
