@@ -7,14 +7,15 @@ import "C"
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"image"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"unsafe"
-
-	"github.com/davidbyttow/govips/v2/vips"
 
 	"github.com/showroom/showroom/internal/showroom"
 )
@@ -22,17 +23,17 @@ import (
 // vipsStart starts libvips once per process: libvips is a process-wide C
 // library with its own global state, so this is package state by necessity.
 var vipsStart = sync.OnceValue(func() error {
-	vips.LoggingSettings(nil, vips.LogLevelError)
-	// Concurrency 1: libvips would otherwise start a thread per core for
-	// every decode and fight ONNX Runtime for the same two cores; requests
-	// run in parallel at the worker level instead.
-	return vips.Startup(&vips.Config{ConcurrencyLevel: 1, MaxCacheMem: 0, MaxCacheSize: 0, MaxCacheFiles: 0})
+	var msg [200]C.char
+	if C.sr_vips_start(&msg[0], C.size_t(len(msg))) != C.SR_OK {
+		return errors.New(C.GoString(&msg[0]))
+	}
+	return nil
 })
 
 // Start starts libvips with the settings this package chose (one libvips
-// thread; requests run in parallel at the worker level), once. Decode
-// calls it; a package that uses libvips without decoding first calls it
-// too, so govips never starts itself with its own defaults.
+// thread, as requests run in parallel at the worker level; no operation
+// cache), once. Decode and Encode call it; a caller may call it first, to
+// fail at start-up rather than on the first image.
 func Start() error { return vipsStart() }
 
 // MinSide is the least width and height of a photo that can be processed.
@@ -208,12 +209,23 @@ func readHeader(data []byte, typ C.int) (Header, int, error) {
 	return h, int(info.orientation), nil
 }
 
-// srgbProfile is the path of govips's sRGB profile, the one its
-// TransformICCProfile converted to, as a C string for the life of the
-// process.
+// srgbICC is the sRGB profile (IEC 61966-2-1, the International Color
+// Consortium's, freely distributed) images are converted to: the same
+// bytes govips handed libvips when it was the binding, so the colours stay
+// as they were.
+//
+//go:embed srgb.icc
+var srgbICC []byte
+
+// srgbProfile is the path of srgbICC written to a file of its own, which is
+// how libvips takes a profile, as a C string for the life of the process.
 var srgbProfile = sync.OnceValues(func() (*C.char, error) {
-	p, err := vips.GetSRGBIEC6196621ICCProfilePath()
+	dir, err := os.MkdirTemp("", "showroom-codec-")
 	if err != nil {
+		return nil, err
+	}
+	p := filepath.Join(dir, "srgb_iec61966_2_1.icc")
+	if err := os.WriteFile(p, srgbICC, 0o600); err != nil {
 		return nil, err
 	}
 	return C.CString(p), nil

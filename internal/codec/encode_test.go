@@ -6,6 +6,8 @@ import (
 	"image/draw"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/davidbyttow/govips/v2/vips"
 )
 
 // TestJPEGIsLibvipsBytes checks that an opaque JPEG, written by
@@ -75,5 +77,76 @@ func TestJPEGIsLibvipsBytes(t *testing.T) {
 	}
 	if _, err := w.Finish(); err == nil {
 		t.Error("finished after 20 rows of 219")
+	}
+}
+
+// encodeGovips is how results were written through govips before codec
+// had its own binding, kept as the reference TestEncodeIsGovipsBytes
+// holds encodeVips to.
+func encodeGovips(t *testing.T, img *image.NRGBA, hasAlpha bool, format Format, quality int) []byte {
+	t.Helper()
+	ref, err := vips.NewImageFromMemory(img.Pix, img.Rect.Dx(), img.Rect.Dy(), 4, vips.BandFormatUchar, vips.InterpretationSRGB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	switch {
+	case !hasAlpha:
+		err = ref.ExtractBand(0, 3)
+	case format == JPEG:
+		err = ref.Flatten(&vips.Color{R: 255, G: 255, B: 255})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	switch format {
+	case JPEG:
+		p := vips.NewJpegExportParams()
+		p.StripMetadata, p.Quality, p.Interlace = true, quality, false
+		p.OptimizeCoding = true
+		out, _, err = ref.ExportJpeg(p)
+	case PNG:
+		p := vips.NewPngExportParams()
+		p.StripMetadata = true
+		p.Compression, p.Filter = 4, vips.PngFilterAll
+		out, _, err = ref.ExportPng(p)
+	case WebP:
+		p := vips.NewWebpExportParams()
+		p.StripMetadata, p.Quality = true, quality
+		p.ReductionEffort = 3
+		out, _, err = ref.ExportWebp(p)
+		out = stripWebPMetadata(out)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestEncodeIsGovipsBytes checks that codec's own libvips binding writes
+// the same files as govips did, for every format, opaque and transparent.
+func TestEncodeIsGovipsBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	img := image.NewNRGBA(image.Rect(0, 0, 123, 77))
+	for y := range 77 {
+		for x := range 123 {
+			i := img.PixOffset(x, y)
+			img.Pix[i], img.Pix[i+1], img.Pix[i+2] = uint8(2*x), uint8(3*y), uint8(r.IntN(256))
+			img.Pix[i+3] = uint8(min(255, 4*x)) // transparent on the left, opaque on the right
+		}
+	}
+	for _, format := range []Format{JPEG, PNG, WebP} {
+		for _, alpha := range []bool{false, true} {
+			for _, q := range []int{90, 40} {
+				got, err := encodeVips(img, alpha, format, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := encodeGovips(t, img, alpha, format, q); !bytes.Equal(got, want) {
+					t.Errorf("%s, alpha %v, quality %d: %d bytes, govips wrote %d other ones", format, alpha, q, len(got), len(want))
+				}
+			}
+		}
 	}
 }

@@ -18,9 +18,9 @@ const (
 // DefaultQuality is the JPEG and WebP quality when a request names none.
 const DefaultQuality = 90
 
-// startVips makes sure libvips runs with the settings internal/codec chose
-// (one libvips thread; requests run in parallel at the worker level):
-// govips would otherwise start itself on first use with a thread per core.
+// startVips starts libvips with the settings internal/codec chose (one
+// libvips thread; requests run in parallel at the worker level), so that a
+// library that cannot start fails the engine, not its first photo.
 func startVips() error { return codec.Start() }
 
 // encode writes img in format ("" = JPEG, or PNG when hasAlpha) at
