@@ -110,12 +110,12 @@ soak: build models
 
 ## gallery: contact sheets of every configuration on the dev, glass and 12 MP photos, in gallery/
 ## (masks are cached in $(CACHE)/gallery-masks: clear it after changing the segmentation)
-gallery: build models
-	bin/showroom gallery --images ../shared/testdata/cars,../shared/testdata/glass,../shared/testdata/large --out gallery --mask-cache $(CACHE)/gallery-masks
+gallery: deps models
+	$(GO) run ./cmd/gallery --images ../shared/testdata/cars,../shared/testdata/glass,../shared/testdata/large --out gallery --mask-cache $(CACHE)/gallery-masks
 
 ## glass-model: retrain the deep glass model on ../shared/testdata/glass and glass-more (prints its 5-fold cross-validated scores)
 glass-model: models
-	cd internal/pipeline && nice $(GO) run ./glasstrain -images ../../../shared/testdata/glass,../../../shared/testdata/glass-more -out glass_probe.json -mask-cache $(CACHE)/glass-masks
+	nice $(GO) run ./cmd/glasstrain -images ../shared/testdata/glass,../shared/testdata/glass-more -out internal/pipeline/glass_probe.json -mask-cache $(CACHE)/glass-masks
 
 clean:
 	rm -rf bin

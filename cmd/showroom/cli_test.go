@@ -64,10 +64,6 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"process", "--config"}, "flag needs an argument: --config"},
 		{[]string{"version", "extra"}, ""},
 		{[]string{"version", "--nope"}, "unknown flag --nope\nUsage: showroom version ("},
-		// Without the photos named: a question, not a run of minutes.
-		{[]string{"eval"}, "eval needs --images DIR"},
-		{[]string{"eval", "--glass"}, "eval needs --images DIR"},
-		{[]string{"gallery"}, "gallery needs --images DIR"},
 	} {
 		t.Run(strings.Join(append([]string{"error"}, tc.args...), " "), func(t *testing.T) {
 			stdout, stderr, err := run(t, nil, "", tc.args...)

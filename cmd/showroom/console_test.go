@@ -904,7 +904,11 @@ func (b *browser) englishLeft() []string {
 func testPNG(t testing.TB, dir, name string, img image.Image) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
-	if err := writePNG(path, img); err != nil {
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path

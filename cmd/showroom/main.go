@@ -1,5 +1,7 @@
 // Command showroom is the Showroom car-photo service: the auth service, the
 // processing API, the workers and the admin and batch tools in one binary.
+// The developers' tools (cmd/gallery, cmd/maskeval, cmd/glasstrain,
+// cmd/docgen) are binaries of their own, which this one does not link.
 package main
 
 import (
@@ -60,8 +62,6 @@ var commands = map[string]command{
 	"admin":   {(*Main).runAdmin, "manage companies, users and signing keys"},
 	"worker":  {(*Main).runWorker, "run processing jobs beside 'showroom api'; serves /healthz, /readyz and /metrics only"},
 	"process": {(*Main).runProcess, "run a configuration on photos: here, or with --server on a running service"},
-	"eval":    {(*Main).runEval, "measure the car mask (and with --glass the glass) against hand-made masks"},
-	"gallery": {(*Main).runGallery, "render every configuration on a folder of photos into contact sheets"},
 	"migrate": {(*Main).runMigrate, "apply pending database migrations (Showroom's and the job queue's) and exit"},
 	"version": {(*Main).runVersion, "print the version"},
 }

@@ -127,7 +127,7 @@ var configNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // maskSuffixes end the names of the files that sit beside photos without
 // being photos: the hand-made masks and annotations of the evaluation sets
-// (NAME.mask.png, NAME.windows.png, ...) and what 'showroom eval' writes.
+// (NAME.mask.png, NAME.windows.png, ...) and what cmd/maskeval writes.
 var maskSuffixes = []string{".mask.png", ".windows.png", ".never.png", ".wheels.png", ".pred.png", ".glass.png"}
 
 // photoExts are the extensions of the photos taken from a folder.

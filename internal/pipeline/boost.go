@@ -8,7 +8,7 @@ import (
 )
 
 // glassModelJSON is the trained glass model, written by `make
-// glass-model` (./glasstrain, from the glass dev set).
+// glass-model` (cmd/glasstrain, from the glass dev set).
 //
 //go:embed glass_model.json
 var glassModelJSON []byte

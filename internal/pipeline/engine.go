@@ -454,3 +454,20 @@ func (r *run) loadContent(ctx context.Context, name string) (*image.NRGBA, error
 	}
 	return toNRGBA(img), nil
 }
+
+// Apply applies a configuration's processors to s in order, as Run does
+// between decoding and rendering, for pictures drawn on a scene after its
+// processors placed the car (the docs' placement diagram).
+func (e *Engine) Apply(ctx context.Context, company string, processors json.RawMessage, s *Scene) error {
+	_, steps, err := Parse(processors)
+	if err != nil {
+		return err
+	}
+	r := &run{e: e, company: company}
+	for _, st := range steps {
+		if err := st.apply(ctx, r, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}

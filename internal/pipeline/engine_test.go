@@ -14,6 +14,7 @@ import (
 	"github.com/davidbyttow/govips/v2/vips"
 
 	"github.com/showroom/showroom/internal/codec"
+	"github.com/showroom/showroom/internal/maskcache"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -265,7 +266,7 @@ var _ = png.Decode
 // answer (run with -race to check sharing).
 func TestRunConcurrently(t *testing.T) {
 	car := testCar(t)
-	e := newTestEngine(t, &CachingSegmenter{Segmenter: &fakeSegmenter{car: car}}, everyContent())
+	e := newTestEngine(t, &maskcache.Cache{Segmenter: &fakeSegmenter{car: car}}, everyContent())
 	req := Request{Processors: stepsJSONTest(t, everyProcessor()...), Photo: pngBytes(t, car.Photo)}
 	want, err := e.Run(context.Background(), req)
 	if err != nil {

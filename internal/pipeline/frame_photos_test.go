@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/showroom/showroom/internal/maskcache"
 	"github.com/showroom/showroom/internal/vision"
 )
 
@@ -42,7 +43,7 @@ func TestFramingOnPhotos(t *testing.T) {
 		t.Skipf("skipping: segmentation model not available (%v); run make models", err)
 	}
 	defer seg.Close()
-	e := newTestEngine(t, &CachingSegmenter{Segmenter: seg, Dir: os.Getenv("SHOWROOM_MASK_CACHE")}, &BuiltinContent{})
+	e := newTestEngine(t, &maskcache.Cache{Segmenter: seg, Dir: os.Getenv("SHOWROOM_MASK_CACHE")}, &BuiltinContent{})
 	for _, name := range []string{"default_white", "default_showroom"} {
 		c, _ := PredefinedConfiguration(name)
 		_, steps, err := Parse(c.Processors)

@@ -97,6 +97,11 @@ func resample(img *image.NRGBA, r image.Rectangle, w, h int) *image.NRGBA {
 	return resampleRowsFirst(img, r, w, h)
 }
 
+// Resample returns img scaled to w×h as ResizeProcessor scales the
+// output, for the tools that draw pictures of results (the gallery's
+// contact sheets, the docs' pictures).
+func Resample(img *image.NRGBA, w, h int) *image.NRGBA { return resample(img, img.Rect, w, h) }
+
 // resampleRowsFirst is resample with the horizontal pass first: into
 // w×r.Dy() premultiplied linear values, then down into w×h.
 func resampleRowsFirst(img *image.NRGBA, r image.Rectangle, w, h int) *image.NRGBA {

@@ -147,6 +147,10 @@ func (p Placement) forward(q Point) Point {
 	return Point{p.To.X + p.Scale*(c*dx-s*dy), p.To.Y + p.Scale*(s*dx+c*dy)}
 }
 
+// Forward returns the canvas point over the photo point q, for pictures
+// that mark photo points on the output (the docs' placement diagram).
+func (p Placement) Forward(q Point) Point { return p.forward(q) }
+
 // scale returns the placement's scale, 1 for the identity.
 func (p Placement) scale() float64 {
 	if p.Scale == 0 {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/showroom/showroom/internal/maskcache"
 	"github.com/showroom/showroom/internal/vision"
 )
 
@@ -34,7 +35,7 @@ func TestShadowOnPhotos(t *testing.T) {
 	}
 	defer seg.Close()
 	// SHOWROOM_MASK_CACHE, as for the gallery, saves the model's runs.
-	e := newTestEngine(t, &CachingSegmenter{Segmenter: seg, Dir: os.Getenv("SHOWROOM_MASK_CACHE")}, nil)
+	e := newTestEngine(t, &maskcache.Cache{Segmenter: seg, Dir: os.Getenv("SHOWROOM_MASK_CACHE")}, nil)
 	for _, p := range photos {
 		t.Run(filepath.Base(p), func(t *testing.T) {
 			img := readPhoto(t, p)

@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,13 +16,14 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/codec"
+	"github.com/showroom/showroom/internal/glasstrain"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/vision"
 )
 
-// evalUsage is eval's help text, under its synopsis.
-const evalUsage = `  showroom eval --images DIR [--out OUT]           car mask against NAME.mask.png and car parts
-  showroom eval --glass --images DIR [--out OUT]   glass, and the car mask where annotated
+// evalUsage is maskeval's help text, under its synopsis.
+const evalUsage = `  maskeval --images DIR [--out OUT]           car mask against NAME.mask.png and car parts
+  maskeval --glass --images DIR [--out OUT]   glass, and the car mask where annotated
 
 Without --glass, every NAME.jpg with a NAME.mask.png, NAME.windows.png or
 NAME.never.png beside it is segmented and scored: IoU against NAME.mask.png,
@@ -51,9 +53,9 @@ type glassRow struct {
 	glass, windows, never *image.Gray
 }
 
-// runEvalGlass is eval --glass.
-func (m *Main) runEvalGlass(ctx context.Context, seg *vision.Segmenter, photos []string, out string) error {
-	tw := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+// evalGlass is maskeval --glass.
+func evalGlass(ctx context.Context, stdout io.Writer, seg *vision.Segmenter, photos []string, out string) error {
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "image\trecall\tfalse\tfound\ttorn\tcar IoU\ttime\t\n")
 	var scores []vision.GlassScore
 	var panes pipeline.PaneScore
@@ -125,18 +127,18 @@ func (m *Main) runEvalGlass(ctx context.Context, seg *vision.Segmenter, photos [
 		return err
 	}
 	sum := vision.SummarizeGlass(scores)
-	fmt.Fprintf(m.Stdout, "glass: recall mean %.3f, median %.3f; found (recall >= %.1f) on %d of %d; never-glass made glass: mean %.2f%%, max %.2f%%\n",
+	fmt.Fprintf(stdout, "glass: recall mean %.3f, median %.3f; found (recall >= %.1f) on %d of %d; never-glass made glass: mean %.2f%%, max %.2f%%\n",
 		sum.MeanRecall, sum.MedianRecall, vision.FoundRecall, sum.Found, sum.Scored, 100*sum.MeanFalse, 100*sum.MaxFalse)
-	fmt.Fprintf(m.Stdout, "torn panes: %d of %d (%.1f%%; a pane is a 4-connected region of NAME.windows.png of at least 0.2%% of the photo, torn when 15-85%% of it is glass)\n",
+	fmt.Fprintf(stdout, "torn panes: %d of %d (%.1f%%; a pane is a 4-connected region of NAME.windows.png of at least 0.2%% of the photo, torn when 15-85%% of it is glass)\n",
 		panes.Torn, panes.Panes, 100*float64(panes.Torn)/float64(max(panes.Panes, 1)))
 	if ious > 0 {
-		fmt.Fprintf(m.Stdout, "car: mean IoU %.4f on %d photos with NAME.mask.png\n", iouSum/float64(ious), ious)
+		fmt.Fprintf(stdout, "car: mean IoU %.4f on %d photos with NAME.mask.png\n", iouSum/float64(ious), ious)
 	}
 	if out != "" {
 		if err := writePNG(filepath.Join(out, "glass-sheet.png"), glassSheet(rows, sheetWidth)); err != nil {
 			return err
 		}
-		fmt.Fprintf(m.Stdout, "wrote %d glass layers and glass-sheet.png to %s\n", len(rows), out)
+		fmt.Fprintf(stdout, "wrote %d glass layers and glass-sheet.png to %s\n", len(rows), out)
 	}
 	return nil
 }
@@ -192,23 +194,9 @@ func glassSheet(rows []glassRow, width int) *image.NRGBA {
 				c := r.photo.NRGBAAt(x, y)
 				c.A = 255
 				sheet.SetNRGBA(x, top+y, c)
-				g := uint32(r.glass.GrayAt(x, y).Y)
-				mix := func(v, over uint8) uint8 { return uint8((uint32(v)*(255-g) + uint32(over)*g) / 255) }
-				sheet.SetNRGBA(width+gap+x, top+y, color.NRGBA{mix(c.R, 255), mix(c.G, 0), mix(c.B, 255), 255})
 				in := func(m *image.Gray) bool { return m != nil && m.GrayAt(x, y).Y >= 128 }
-				glass := g >= 128
-				l := uint8((uint32(c.R)*54 + uint32(c.G)*183 + uint32(c.B)*19) / 256 / 3)
-				e := color.NRGBA{l, l, l, 255}
-				switch {
-				case glass && in(r.windows):
-					e = color.NRGBA{0, 200, 0, 255}
-				case in(r.windows):
-					e = color.NRGBA{0, 90, 255, 255}
-				case glass && in(r.never):
-					e = color.NRGBA{255, 0, 0, 255}
-				case glass:
-					e = color.NRGBA{235, 235, 235, 255}
-				}
+				o, e := glasstrain.SheetPixel(c, r.glass.GrayAt(x, y).Y, in(r.windows), in(r.never))
+				sheet.SetNRGBA(width+gap+x, top+y, o)
 				sheet.SetNRGBA(2*(width+gap)+x, top+y, e)
 			}
 		}

@@ -1,10 +1,10 @@
 // Command glasstrain trains the glass model on the glass dev set and
-// writes it as JSON for the pipeline to embed; `make glass-model` runs it. It first reports the model's scores under
-// cross-validation (each photo scored by a model that never saw it),
-// which is what docs/glass-and-shadow.md quotes, then trains on every
-// photo.
+// writes it as JSON for the pipeline to embed; `make glass-model` runs it.
+// It first reports the model's scores under cross-validation (each photo
+// scored by a model that never saw it), which is what
+// docs/glass-and-shadow.md quotes, then trains on every photo.
 //
-// Usage: go run ./internal/pipeline/glasstrain [-images DIR] [-out FILE] [-folds N] [-mask-cache DIR]
+// Usage: go run ./cmd/glasstrain [-images DIR] [-out FILE] [-folds N] [-mask-cache DIR]
 package main
 
 import (
@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"image"
-	"image/color"
 	"image/png"
 
 	"golang.org/x/image/draw"
@@ -23,13 +22,15 @@ import (
 	"strings"
 
 	"github.com/showroom/showroom/internal/codec"
+	"github.com/showroom/showroom/internal/glasstrain"
+	"github.com/showroom/showroom/internal/maskcache"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/vision"
 )
 
 func main() {
-	images := flag.String("images", "../../../shared/testdata/glass", "folders (comma-separated) of NAME.jpg with NAME.windows.png and NAME.never.png")
-	out := flag.String("out", "glass_probe.json", "where to write the deep model (empty: nowhere)")
+	images := flag.String("images", "../shared/testdata/glass", "folders (comma-separated) of NAME.jpg with NAME.windows.png and NAME.never.png")
+	out := flag.String("out", "internal/pipeline/glass_probe.json", "where to write the deep model (empty: nowhere)")
 	folds := flag.Int("folds", 5, "cross-validation folds (0: none)")
 	prepare := flag.Bool("prepare", false, "only segment the photos into -mask-cache")
 	baseline := flag.Bool("baseline", false, "also cross-validate the hand-made-feature model, for comparison")
@@ -61,7 +62,7 @@ func main() {
 
 // report prints the cross-validated scores of each photo and their
 // summary, in the terms of issue 27's bars.
-func report(what string, folds int, examples []pipeline.GlassExample, res []pipeline.GlassResult, sheet string) error {
+func report(what string, folds int, examples []glasstrain.Example, res []glasstrain.Result, sheet string) error {
 	var scores []vision.GlassScore
 	var panes pipeline.PaneScore
 	for i, r := range res {
@@ -90,7 +91,7 @@ func report(what string, folds int, examples []pipeline.GlassExample, res []pipe
 // and the errors (green glass on windows, blue windows missed, red glass on
 // never-glass, white glass elsewhere), 256 pixels across each. It is for
 // looking, not for the repository: the photos are licensed.
-func writeSheet(path string, examples []pipeline.GlassExample, res []pipeline.GlassResult) error {
+func writeSheet(path string, examples []glasstrain.Example, res []glasstrain.Result) error {
 	const side, gap = 256, 4
 	var height int
 	for _, ex := range examples {
@@ -107,22 +108,9 @@ func writeSheet(path string, examples []pipeline.GlassExample, res []pipeline.Gl
 				c := ex.Photo.NRGBAAt(sx, sy)
 				c.A = 255
 				img.SetNRGBA(x, top+y, c)
-				g := uint32(res[i].Layer.GrayAt(sx, sy).Y)
-				mix := func(v, over uint8) uint8 { return uint8((uint32(v)*(255-g) + uint32(over)*g) / 255) }
-				img.SetNRGBA(side+gap+x, top+y, color.NRGBA{mix(c.R, 255), mix(c.G, 0), mix(c.B, 255), 255})
 				in := func(m *image.Gray) bool { return m != nil && m.GrayAt(sx, sy).Y >= 128 }
-				l := uint8((uint32(c.R)*54 + uint32(c.G)*183 + uint32(c.B)*19) / 256 / 3)
-				e := color.NRGBA{l, l, l, 255}
-				switch glass := g >= 128; {
-				case glass && in(ex.Windows):
-					e = color.NRGBA{0, 200, 0, 255}
-				case in(ex.Windows):
-					e = color.NRGBA{0, 90, 255, 255}
-				case glass && in(ex.Never):
-					e = color.NRGBA{255, 0, 0, 255}
-				case glass:
-					e = color.NRGBA{235, 235, 235, 255}
-				}
+				o, e := glasstrain.SheetPixel(c, res[i].Layer.GrayAt(sx, sy).Y, in(ex.Windows), in(ex.Never))
+				img.SetNRGBA(side+gap+x, top+y, o)
 				img.SetNRGBA(2*(side+gap)+x, top+y, e)
 			}
 		}
@@ -163,8 +151,8 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 		return err
 	}
 	defer seg.Close()
-	cs := &pipeline.CachingSegmenter{Segmenter: seg, Dir: cache}
-	var examples []pipeline.GlassExample
+	cs := &maskcache.Cache{Segmenter: seg, Dir: cache}
+	var examples []glasstrain.Example
 	for i, p := range paths {
 		if i%20 == 0 {
 			fmt.Fprintf(os.Stderr, "glasstrain: %d of %d photos\n", i, len(paths))
@@ -181,7 +169,7 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 		if prepare {
 			// A cache of its own per photo: the in-memory one would keep
 			// every photo's activations.
-			cs = &pipeline.CachingSegmenter{Segmenter: seg, Dir: cache}
+			cs = &maskcache.Cache{Segmenter: seg, Dir: cache}
 		}
 		mask, err := cs.Segment(context.Background(), photo)
 		if err != nil {
@@ -198,7 +186,7 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 		if err != nil {
 			return err
 		}
-		examples = append(examples, pipeline.GlassExample{Name: filepath.Base(base), Photo: photo, Mask: mask, Windows: windows, Never: never})
+		examples = append(examples, glasstrain.Example{Name: filepath.Base(base), Photo: photo, Mask: mask, Windows: windows, Never: never})
 	}
 	if prepare {
 		return nil
@@ -208,7 +196,7 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 		if err != nil {
 			return err
 		}
-		res, err := pipeline.ScoreGlassProbe(model, examples)
+		res, err := glasstrain.ScoreGlassProbe(model, examples)
 		if err != nil {
 			return err
 		}
@@ -216,21 +204,21 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 	}
 	if folds > 1 {
 		if baseline {
-			if err := report("hand-made features (glass_model.json's)", folds, examples, pipeline.CrossValidateGlass(examples, folds), ""); err != nil {
+			if err := report("hand-made features (glass_model.json's)", folds, examples, glasstrain.CrossValidateGlass(examples, folds), ""); err != nil {
 				return err
 			}
 		}
 		if scale <= 1 {
-			if err := report("deep features (glass_probe.json's)", folds, examples, pipeline.CrossValidateGlassProbe(examples, folds, nil), sheet); err != nil {
+			if err := report("deep features (glass_probe.json's)", folds, examples, glasstrain.CrossValidateGlassProbe(examples, folds, nil), sheet); err != nil {
 				return err
 			}
 		} else {
-			big := make([]pipeline.GlassExample, len(examples))
+			big := make([]glasstrain.Example, len(examples))
 			for i, ex := range examples {
 				big[i] = scaleExample(ex, scale)
 			}
 			if err := report(fmt.Sprintf("deep features, scored on the photos enlarged %g times", scale), folds, big,
-				pipeline.CrossValidateGlassProbe(examples, folds, big), ""); err != nil {
+				glasstrain.CrossValidateGlassProbe(examples, folds, big), ""); err != nil {
 				return err
 			}
 		}
@@ -238,14 +226,14 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 	if out == "" {
 		return nil
 	}
-	model, err := pipeline.TrainGlassProbe(examples)
+	model, err := glasstrain.TrainGlassProbe(examples)
 	if err != nil {
 		return err
 	}
 	if check > 0 {
 		// The model trained on every photo, on the first check of them
 		// (the glass dev set, which TestGlassDevSet holds to its bars).
-		res, err := pipeline.ScoreGlassProbe(model, examples[:min(check, len(examples))])
+		res, err := glasstrain.ScoreGlassProbe(model, examples[:min(check, len(examples))])
 		if err != nil {
 			return err
 		}
@@ -261,7 +249,7 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 // answer and the annotations by nearest neighbour. The activations cover
 // the photo stretched to a square whatever its size, so they stay; the
 // model would see almost the same input from the larger photo.
-func scaleExample(ex pipeline.GlassExample, f float64) pipeline.GlassExample {
+func scaleExample(ex glasstrain.Example, f float64) glasstrain.Example {
 	size := func(r image.Rectangle) image.Rectangle {
 		return image.Rect(0, 0, int(float64(r.Dx())*f+0.5), int(float64(r.Dy())*f+0.5))
 	}
@@ -286,6 +274,6 @@ func scaleExample(ex pipeline.GlassExample, f float64) pipeline.GlassExample {
 		m.Raw = gray(ex.Mask.Raw, draw.NearestNeighbor, image.Rect(0, 0, ww, wh))
 	}
 	m.Box = image.Rect(int(float64(m.Box.Min.X)*f), int(float64(m.Box.Min.Y)*f), int(float64(m.Box.Max.X)*f+0.999), int(float64(m.Box.Max.Y)*f+0.999)).Intersect(photo.Rect)
-	return pipeline.GlassExample{Name: ex.Name, Photo: photo, Mask: &m,
+	return glasstrain.Example{Name: ex.Name, Photo: photo, Mask: &m,
 		Windows: gray(ex.Windows, draw.NearestNeighbor, photo.Rect), Never: gray(ex.Never, draw.NearestNeighbor, photo.Rect)}
 }

@@ -1,8 +1,7 @@
-package pipeline
+package glasstrain
 
-// This file trains the deep glass model (glass_deep.go); it is a tool, not
-// part of processing: `make glass-model` runs it through ./glasstrain and
-// writes glass_probe.json, which the build embeds.
+// This file trains the deep glass model (the pipeline's glass_deep.go
+// runs it).
 
 import (
 	"encoding/json"
@@ -12,6 +11,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/vision"
 )
 
@@ -26,11 +26,11 @@ var probeTraining = struct {
 	RestWeight float32
 }{Hidden: 16, Epochs: 6, Batch: 256, Rate: 2e-3, L2: 1e-4, Sample: 40, RestWeight: 0.15}
 
-// GlassResult is one photo's glass scores: recall and false glass, and its
+// Result is one photo's glass scores: recall and false glass, and its
 // torn panes.
-type GlassResult struct {
+type Result struct {
 	Score vision.GlassScore
-	Panes PaneScore
+	Panes pipeline.PaneScore
 	// Layer is the glass found (255 fully glass), at the photo's size.
 	Layer *image.Gray
 }
@@ -42,55 +42,43 @@ type probeRows struct {
 
 // probeExample prepares ex's training rows: a sample of its candidate
 // pixels with their deep input vectors, labels and weights.
-func probeExample(ex GlassExample) probeRows {
-	s := NewScene(ex.Photo)
-	s.setCar(ex.Mask.Alpha, ex.Mask.Box, ex.Mask.Raw)
+func probeExample(ex Example) probeRows {
 	var r probeRows
-	if !s.hasCar() || len(ex.Mask.Features) == 0 {
+	if len(ex.Mask.Features) == 0 {
 		return r
 	}
-	g := s.workGrid()
-	gg := newGlassGrid(g, g.toWork(s.Box), s.Raw)
-	hand, idx := gg.features()
-	windows, never := gridMask(ex.Windows, gg), gridMask(ex.Never, gg)
+	in := pipeline.NewGlassInputs(ex.Photo, ex.Mask)
+	if !in.HasCar() {
+		return r
+	}
+	windows, never := in.OnGrid(ex.Windows), in.OnGrid(ex.Never)
 	p := probeTraining
 	var keep []int
 	var keepHand []float32
-	for j, i := range idx {
-		if (uint64(i)*2654435761)%uint64(p.Sample) != 0 {
+	for j, i := range in.Cells {
+		if !sampled(i, p.Sample) {
 			continue
 		}
 		keep = append(keep, i)
-		keepHand = append(keepHand, hand[j*glassFeatureCount:(j+1)*glassFeatureCount]...)
-		lab, wt := float32(0), p.RestWeight
-		switch {
-		case windows[i]:
-			lab, wt = 1, 1
-		case never[i]:
-			wt = 1
-		}
+		keepHand = append(keepHand, in.Hand[j*pipeline.GlassFeatureCount:(j+1)*pipeline.GlassFeatureCount]...)
+		lab, wt := label(windows[i], never[i], p.RestWeight)
 		r.y = append(r.y, lab)
 		r.w = append(r.w, wt)
 	}
-	r.x = deepFeatures(gg, g, ex.Mask.Features, keepHand, keep)
+	r.x = in.Deep(keep, keepHand)
 	return r
 }
 
 // scoreGlass runs ex through the glass path the processor runs with the
 // deep model m and scores it.
-func scoreGlass(ex GlassExample, m *probeModel) GlassResult {
-	s := NewScene(ex.Photo)
-	s.setCar(ex.Mask.Alpha, ex.Mask.Box, ex.Mask.Raw)
-	layer := image.NewGray(s.Photo.Rect)
-	if s.hasCar() {
-		layer = wholeGray(s.detectGlassWith(ex.Mask.Features, m), s.Photo.Rect)
-	}
-	return GlassResult{vision.CompareGlass(layer, ex.Windows, ex.Never), ScorePanes(layer, ex.Windows), layer}
+func scoreGlass(ex Example, m *pipeline.ProbeModel) Result {
+	layer := pipeline.DetectGlassWith(ex.Photo, ex.Mask, m)
+	return Result{vision.CompareGlass(layer, ex.Windows, ex.Never), pipeline.ScorePanes(layer, ex.Windows), layer}
 }
 
 // trainProbe fits a probeModel with logistic loss on rows of n inputs by
 // Adam over shuffled mini-batches, from a fixed seed (reproducible).
-func trainProbe(rows []probeRows, channels []int) probeModel {
+func trainProbe(rows []probeRows, channels []int) pipeline.ProbeModel {
 	p := probeTraining
 	var x, y, w []float32
 	for _, r := range rows {
@@ -98,10 +86,10 @@ func trainProbe(rows []probeRows, channels []int) probeModel {
 	}
 	N := len(y)
 	if N == 0 {
-		return probeModel{}
+		return pipeline.ProbeModel{}
 	}
 	n := len(x) / N
-	m := probeModel{Channels: channels, Hidden: p.Hidden, Mean: make([]float32, n), Std: make([]float32, n),
+	m := pipeline.ProbeModel{Channels: channels, Hidden: p.Hidden, Mean: make([]float32, n), Std: make([]float32, n),
 		W1: make([]float32, p.Hidden*n), B1: make([]float32, p.Hidden), W2: make([]float32, p.Hidden)}
 	for i := range n {
 		var s, q float64
@@ -228,7 +216,7 @@ func trainProbe(rows []probeRows, channels []int) probeModel {
 
 // featureChannels returns the channel counts of the first example with
 // activations.
-func featureChannels(examples []GlassExample) []int {
+func featureChannels(examples []Example) []int {
 	for _, ex := range examples {
 		if len(ex.Mask.Features) > 0 {
 			var c []int
@@ -243,10 +231,10 @@ func featureChannels(examples []GlassExample) []int {
 
 // TrainGlassProbe trains the deep glass model on every example and returns
 // it as the JSON that glass_probe.json holds.
-func TrainGlassProbe(examples []GlassExample) ([]byte, error) {
+func TrainGlassProbe(examples []Example) ([]byte, error) {
 	ch := featureChannels(examples)
 	if ch == nil {
-		return nil, fmt.Errorf("pipeline: no glass examples with the segmenter's activations")
+		return nil, fmt.Errorf("glasstrain: no glass examples with the segmenter's activations")
 	}
 	rows := make([]probeRows, len(examples))
 	for i, ex := range examples {
@@ -261,7 +249,7 @@ func TrainGlassProbe(examples []GlassExample) ([]byte, error) {
 // a model is trained on all folds but one and each photo of that one runs
 // through the processor's glass path with it. score, when not nil, holds
 // the photos to score in examples' place (the same photos enlarged).
-func CrossValidateGlassProbe(examples []GlassExample, folds int, score []GlassExample) []GlassResult {
+func CrossValidateGlassProbe(examples []Example, folds int, score []Example) []Result {
 	if score == nil {
 		score = examples
 	}
@@ -270,45 +258,24 @@ func CrossValidateGlassProbe(examples []GlassExample, folds int, score []GlassEx
 	for i, ex := range examples {
 		rows[i] = probeExample(ex)
 	}
-	out := make([]GlassResult, len(examples))
-	for f := range folds {
-		var train []probeRows
-		for i, r := range rows {
-			if i%folds != f {
-				train = append(train, r)
-			}
-		}
-		m := trainProbe(train, ch)
-		for i, ex := range score {
-			if i%folds == f {
-				out[i] = scoreGlass(ex, &m)
-			}
-		}
-	}
-	return out
+	train := func(rows []probeRows) pipeline.ProbeModel { return trainProbe(rows, ch) }
+	return crossValidate(rows, folds, train, func(i int, m *pipeline.ProbeModel) Result { return scoreGlass(score[i], m) })
 }
-
-// SetGlassGrow sets the probability glass grows over (glassGrow), for
-// tuning it with glasstrain.
-func SetGlassGrow(v float32) { glassGrow = v }
-
-// SetGlassReach sets how far glass grows (glassReach), for tuning.
-func SetGlassReach(v float32) { glassReach = v }
-
-// SetGlassSnap sets the guided filter's radius and regularisation that
-// fit the glass probability's edges to the photo's, for tuning.
-func SetGlassSnap(r int, eps float32) { glassSnap, glassSnapEps = r, eps }
 
 // ScoreGlassProbe scores examples with the deep model m (JSON, as
 // TrainGlassProbe returns it) through the processor's glass path.
-func ScoreGlassProbe(m []byte, examples []GlassExample) ([]GlassResult, error) {
-	var pm probeModel
+func ScoreGlassProbe(m []byte, examples []Example) ([]Result, error) {
+	var pm pipeline.ProbeModel
 	if err := json.Unmarshal(m, &pm); err != nil {
 		return nil, err
 	}
-	out := make([]GlassResult, len(examples))
+	out := make([]Result, len(examples))
 	for i, ex := range examples {
 		out[i] = scoreGlass(ex, &pm)
 	}
 	return out, nil
 }
+
+// sigmoid is the logistic function, as the pipeline's deep model applies
+// it (the same float32 rounding, so that training reproduces a model).
+func sigmoid(v float32) float32 { return float32(1 / (1 + math.Exp(-float64(v)))) }

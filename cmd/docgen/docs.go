@@ -1,4 +1,4 @@
-package pipeline
+package main
 
 import (
 	"bytes"
@@ -11,68 +11,65 @@ import (
 	"image/png"
 	"strings"
 
+	"github.com/showroom/showroom/internal/gallery"
+	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/vision"
 )
-
-//go:generate go run ./docgen -out ../../docs
 
 // docExample is the configuration that shows one processor at work in the
 // docs, on the synthetic car.
 type docExample struct {
 	processor string
-	steps     []Step
+	steps     []pipeline.Step
 	caption   string
 }
 
 func docExamples() []docExample {
-	d := Step{"processorName": DetectCarMask}
+	d := pipeline.Step{"processorName": pipeline.DetectCarMask}
 	return []docExample{
-		{DetectCarMask, []Step{d}, "the car cut out on transparency"},
-		{DetectCarShadow, []Step{d, {"processorName": DetectCarShadow},
-			{"processorName": CleanBackground, "enableShadow": true, "color": "#FFFFFF"}},
+		{pipeline.DetectCarMask, []pipeline.Step{d}, "the car cut out on transparency"},
+		{pipeline.DetectCarShadow, []pipeline.Step{d, {"processorName": pipeline.DetectCarShadow},
+			{"processorName": pipeline.CleanBackground, "enableShadow": true, "color": "#FFFFFF"}},
 			"the shadow found under the car, kept on white (the dark box on the right is ignored)"},
-		{PlaceShadow, []Step{d, {"processorName": DetectCarShadow},
-			{"processorName": PlaceCar, "carWidth": 0.6, "background": "#F2F2F2"}, {"processorName": PlaceShadow, "opacity": 0.9}},
+		{pipeline.PlaceShadow, []pipeline.Step{d, {"processorName": pipeline.DetectCarShadow},
+			{"processorName": pipeline.PlaceCar, "carWidth": 0.6, "background": "#F2F2F2"}, {"processorName": pipeline.PlaceShadow, "opacity": 0.9}},
 			"the detected shadow drawn under the moved car at opacity 0.9"},
-		{CleanBackground, []Step{d, {"processorName": CleanBackground, "enableShadow": true, "color": "#DDE8F0"}},
+		{pipeline.CleanBackground, []pipeline.Step{d, {"processorName": pipeline.CleanBackground, "enableShadow": true, "color": "#DDE8F0"}},
 			"a colour background with a synthetic contact shadow (no shadow was detected)"},
-		{SemiTransparentWindows, []Step{d, {"processorName": SemiTransparentWindows, "windowTransparency": 0.8},
-			{"processorName": CleanBackground, "enableShadow": false, "color": "#2F6FD0"}},
+		{pipeline.SemiTransparentWindows, []pipeline.Step{d, {"processorName": pipeline.SemiTransparentWindows, "windowTransparency": 0.8},
+			{"processorName": pipeline.CleanBackground, "enableShadow": false, "color": "#2F6FD0"}},
 			"the new background through the glass at windowTransparency 0.8"},
-		{PlaceCar, []Step{d, {"processorName": PlaceCar, "horizonLine": 0.85, "carWidth": 0.5, "carHeight": 0.5,
+		{pipeline.PlaceCar, []pipeline.Step{d, {"processorName": pipeline.PlaceCar, "horizonLine": 0.85, "carWidth": 0.5, "carHeight": 0.5,
 			"background": "#FFFFFF", "useKeypoints": true}},
 			"scaled to half the canvas, the wheels on the horizon at 0.85"},
-		{AddBackgroundAndCrop, []Step{d, {"processorName": DetectCarShadow},
-			{"processorName": AddBackgroundAndCrop, "background": StudioBackground, "horizonLine": StudioHorizon,
+		{pipeline.AddBackgroundAndCrop, []pipeline.Step{d, {"processorName": pipeline.DetectCarShadow},
+			{"processorName": pipeline.AddBackgroundAndCrop, "background": pipeline.StudioBackground, "horizonLine": pipeline.StudioHorizon,
 				"outputWidth": 960.0, "outputHeight": 600.0},
-			{"processorName": PlaceShadow}},
+			{"processorName": pipeline.PlaceShadow}},
 			"on the built-in studio, standing on its floor, inside the margins"},
-		{AddPoster, []Step{d, {"processorName": CleanBackground},
-			{"processorName": AddPoster, "poster": GalleryPoster, "position": "top-left", "scale": 0.25}},
+		{pipeline.AddPoster, []pipeline.Step{d, {"processorName": pipeline.CleanBackground},
+			{"processorName": pipeline.AddPoster, "poster": pipeline.GalleryPoster, "position": "top-left", "scale": 0.25}},
 			"a logo in the top-left corner"},
-		{Resize, []Step{d, {"processorName": CleanBackground},
-			{"processorName": Resize, "width": 300.0, "height": 300.0, "fit": "contain"}},
+		{pipeline.Resize, []pipeline.Step{d, {"processorName": pipeline.CleanBackground},
+			{"processorName": pipeline.Resize, "width": 300.0, "height": 300.0, "fit": "contain"}},
 			"resized to 300×300, contained and padded"},
 	}
 }
 
-// syntheticSegmenter answers with a synthetic car's exact matte.
-type syntheticSegmenter struct{ car *SyntheticCar }
+// syntheticSegmenter answers with a synthetic car's exact matte: the docs'
+// pictures need no model.
+type syntheticSegmenter struct{ car *pipeline.SyntheticCar }
 
 func (s syntheticSegmenter) Segment(ctx context.Context, img *image.NRGBA) (*vision.Mask, error) {
 	return &vision.Mask{Alpha: s.car.Matte, Box: s.car.Box, Confidence: 1, Raw: s.car.Raw}, nil
 }
 
-// Segmenter returns a Segmenter that finds this car exactly, for docs and
-// demonstrations without the model.
-func (c *SyntheticCar) Segmenter() Segmenter { return syntheticSegmenter{c} }
-
 // ProcessorDocs returns docs/processors.md, generated from the catalog,
 // and its pictures by file name (under docs/processors/), rendered from the
 // synthetic car.
 func ProcessorDocs() ([]byte, map[string][]byte, error) {
-	car := NewSyntheticCar(480, 300, 0)
-	e, err := NewEngine(EngineConfig{Segmenter: car.Segmenter(), Content: &BuiltinContent{}})
+	car := pipeline.NewSyntheticCar(480, 300, 0)
+	e, err := pipeline.NewEngine(pipeline.EngineConfig{Segmenter: syntheticSegmenter{car}, Content: &pipeline.BuiltinContent{}})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -132,14 +129,14 @@ the car goes, and what each placement parameter means, is in
 
 `)
 	b.WriteString("| processor | cost | requires |\n|---|---|---|\n")
-	for _, p := range Catalog() {
+	for _, p := range pipeline.Catalog() {
 		req := strings.Join(p.Requires, ", ")
 		if req == "" {
 			req = "—"
 		}
 		fmt.Fprintf(&b, "| [%s](#%s) | %d | %s |\n", p.Name, strings.ToLower(p.Name), p.Cost, req)
 	}
-	for _, p := range Catalog() {
+	for _, p := range pipeline.Catalog() {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", p.Name, p.Description)
 		if len(p.Params) == 0 {
 			b.WriteString("No parameters.\n")
@@ -157,16 +154,16 @@ the car goes, and what each placement parameter means, is in
 		if err != nil {
 			return nil, nil, err
 		}
-		res, err := e.Run(context.Background(), Request{Company: SystemCompany, Processors: raw, Photo: photo, Format: FormatPNG})
+		res, err := e.Run(context.Background(), pipeline.Request{Company: pipeline.SystemCompany, Processors: raw, Photo: photo, Format: pipeline.FormatPNG})
 		if err != nil {
 			return nil, nil, fmt.Errorf("docs: %s example: %w", p.Name, err)
 		}
-		after, err := png.Decode(bytes.NewReader(res.Image))
+		after, err := gallery.DecodePNG(res.Image)
 		if err != nil {
 			return nil, nil, err
 		}
 		name := p.Name + ".png"
-		pictures[name] = pngEncode(beforeAfter(car.Photo, toNRGBA(after)))
+		pictures[name] = pngEncode(beforeAfter(car.Photo, after))
 		fmt.Fprintf(&b, "\n![%s: %s](processors/%s)\n\n", p.Name, ex.caption, name)
 		fmt.Fprintf(&b, "*%s.* Configuration:\n\n```json\n%s\n```\n", upperFirst(ex.caption), indentJSON(raw))
 	}
@@ -179,19 +176,19 @@ the car goes, and what each placement parameter means, is in
 	return []byte(b.String()), pictures, nil
 }
 
-func paramType(q Param) string {
+func paramType(q pipeline.Param) string {
 	switch q.Kind {
-	case Colour:
+	case pipeline.Colour:
 		return "string (`#RRGGBB`)"
-	case ContentRef:
+	case pipeline.ContentRef:
 		return "string (content name: " + strings.Join(q.ContentTypes, ", ") + ")"
-	case Enum:
+	case pipeline.Enum:
 		return "string: " + strings.Join(q.Enum, ", ")
 	}
 	return string(q.Type)
 }
 
-func paramDefault(q Param) string {
+func paramDefault(q pipeline.Param) string {
 	switch {
 	case q.Required:
 		return "required"
@@ -202,14 +199,14 @@ func paramDefault(q Param) string {
 	case string:
 		return "`" + v + "`"
 	case float64:
-		return "`" + fmtNum(v) + "`"
+		return "`" + fmt.Sprintf("%g", v) + "`"
 	}
 	return fmt.Sprintf("`%v`", q.Default)
 }
 
-func paramRange(q Param) string {
+func paramRange(q pipeline.Param) string {
 	if q.Min != nil && q.Max != nil {
-		return fmtNum(*q.Min) + " – " + fmtNum(*q.Max)
+		return fmt.Sprintf("%g", *q.Min) + " – " + fmt.Sprintf("%g", *q.Max)
 	}
 	return "—"
 }
@@ -235,8 +232,8 @@ func beforeAfter(before, after *image.NRGBA) *image.NRGBA {
 	const cw, ch = 240, 150
 	out := image.NewNRGBA(image.Rect(0, 0, 2*cw+4, ch))
 	draw.Draw(out, out.Rect, image.NewUniform(color.NRGBA{255, 255, 255, 255}), image.Point{}, draw.Src)
-	drawCell(out, image.Rect(0, 0, cw, ch), before)
-	drawCell(out, image.Rect(cw+4, 0, 2*cw+4, ch), after)
+	gallery.DrawCell(out, image.Rect(0, 0, cw, ch), before)
+	gallery.DrawCell(out, image.Rect(cw+4, 0, 2*cw+4, ch), after)
 	return out
 }
 

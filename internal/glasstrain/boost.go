@@ -1,8 +1,11 @@
-package pipeline
+// Package glasstrain trains the glass detector's models on annotated
+// photos and scores them as the processor runs them: the deep model
+// (glass_probe.json) and the hand-made-feature one (glass_model.json),
+// which the pipeline embeds. cmd/glasstrain runs it (make glass-model);
+// the service does not link it.
+package glasstrain
 
-// This file trains the glass model; it is a tool, not part of processing:
-// `make glass-model` runs it through ./glasstrain on the glass dev set and
-// writes glass_model.json, which the build embeds.
+// This file trains the hand-made-feature model.
 
 import (
 	"encoding/json"
@@ -11,13 +14,14 @@ import (
 	"math"
 	"slices"
 
+	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/vision"
 )
 
-// GlassExample is one photo of the glass training set: the photo, the
+// Example is one photo of the glass training set: the photo, the
 // segmenter's mask of it, and its annotation (Windows: glass; Never: parts
 // that are never glass; the rest of the car is unannotated).
-type GlassExample struct {
+type Example struct {
 	Name           string
 	Photo          *image.NRGBA
 	Mask           *vision.Mask
@@ -36,61 +40,31 @@ var glassTraining = struct {
 	// Sample keeps one pixel in Sample for training: neighbours say the
 	// same, and the whole set would take minutes.
 	Sample int
-}{boostParams{Trees: 120, Depth: 5, Rate: 0.1, MinLeaf: 5, Lambda: 1, Bins: 64, Features: glassFeatureCount}, 0.15, 5}
+}{boostParams{Trees: 120, Depth: 5, Rate: 0.1, MinLeaf: 5, Lambda: 1, Bins: 64, Features: pipeline.GlassFeatureCount}, 0.15, 5}
 
-// glassSet is an example prepared for training: features and labels on
-// its glass grid.
+// glassSet is an example prepared for training: its candidates' inputs
+// and its labels on the glass grid.
 type glassSet struct {
-	scene          *Scene
-	gg             *glassGrid
-	feats          []float32
-	idx            []int
+	in             *pipeline.GlassInputs
 	windows, never []bool // on the glass grid, for training
-	ex             GlassExample
+	ex             Example
 }
 
-func prepareGlass(ex GlassExample) glassSet {
-	s := NewScene(ex.Photo)
-	s.setCar(ex.Mask.Alpha, ex.Mask.Box, ex.Mask.Raw)
-	g := s.workGrid()
-	gg := newGlassGrid(g, g.toWork(s.Box), s.Raw)
-	f, idx := gg.features()
-	return glassSet{scene: s, gg: gg, feats: f, idx: idx, windows: gridMask(ex.Windows, gg), never: gridMask(ex.Never, gg), ex: ex}
+func prepareGlass(ex Example) glassSet {
+	in := pipeline.NewGlassInputs(ex.Photo, ex.Mask)
+	return glassSet{in: in, windows: in.OnGrid(ex.Windows), never: in.OnGrid(ex.Never), ex: ex}
 }
 
-// gridMask samples an annotation mask (>= 128 inside) onto the glass grid.
-func gridMask(m *image.Gray, gg *glassGrid) []bool {
-	out := make([]bool, gg.w*gg.h)
-	if m == nil {
-		return out
-	}
-	W, H := m.Rect.Dx(), m.Rect.Dy()
-	for y := range gg.h {
-		for x := range gg.w {
-			sx, sy := (x*W+W/2)/gg.w, (y*H+H/2)/gg.h
-			out[y*gg.w+x] = m.Pix[m.PixOffset(m.Rect.Min.X+sx, m.Rect.Min.Y+sy)] >= 128
-		}
-	}
-	return out
-}
-
-func trainGlass(sets []glassSet) boostModel {
+func trainGlass(sets []glassSet) pipeline.BoostModel {
 	p := glassTraining
 	var x, y, w []float32
 	for _, s := range sets {
-		for j, i := range s.idx {
-			// A fixed hash, so that training is reproducible.
-			if (uint64(i)*2654435761)%uint64(p.Sample) != 0 {
+		for j, i := range s.in.Cells {
+			if !sampled(i, p.Sample) {
 				continue
 			}
-			lab, wt := float32(0), p.RestWeight
-			switch {
-			case s.windows[i]:
-				lab, wt = 1, 1
-			case s.never[i]:
-				wt = 1
-			}
-			x = append(x, s.feats[j*glassFeatureCount:(j+1)*glassFeatureCount]...)
+			lab, wt := label(s.windows[i], s.never[i], p.RestWeight)
+			x = append(x, s.in.Hand[j*pipeline.GlassFeatureCount:(j+1)*pipeline.GlassFeatureCount]...)
 			y = append(y, lab)
 			w = append(w, wt)
 		}
@@ -101,22 +75,16 @@ func trainGlass(sets []glassSet) boostModel {
 // score runs the photo through the glass path the processor runs, with
 // model m (regions, the working grid, refinement to full resolution), and
 // scores the full-resolution layer against the annotation.
-func (s glassSet) score(m *boostModel) GlassResult {
-	g := s.scene.workGrid()
-	if len(s.idx) == 0 {
-		layer := image.NewGray(s.scene.Photo.Rect)
-		return GlassResult{vision.CompareGlass(layer, s.ex.Windows, s.ex.Never), ScorePanes(layer, s.ex.Windows), layer}
-	}
-	coarse := glassOnWork(g, s.gg, postGlass(s.gg, s.gg.predict(m, s.feats, s.idx)))
-	layer := wholeGray(refineGlass(s.scene.Photo, s.scene.Matte, g, coarse), s.scene.Photo.Rect)
-	return GlassResult{vision.CompareGlass(layer, s.ex.Windows, s.ex.Never), ScorePanes(layer, s.ex.Windows), layer}
+func (s glassSet) score(m *pipeline.BoostModel) Result {
+	layer := s.in.BoostLayer(m)
+	return Result{vision.CompareGlass(layer, s.ex.Windows, s.ex.Never), pipeline.ScorePanes(layer, s.ex.Windows), layer}
 }
 
 // TrainGlassModel trains the glass model on every example and returns it
 // as the JSON that glass_model.json holds.
-func TrainGlassModel(examples []GlassExample) ([]byte, error) {
+func TrainGlassModel(examples []Example) ([]byte, error) {
 	if len(examples) == 0 {
-		return nil, fmt.Errorf("pipeline: no glass examples")
+		return nil, fmt.Errorf("glasstrain: no glass examples")
 	}
 	sets := make([]glassSet, len(examples))
 	for i, ex := range examples {
@@ -130,30 +98,15 @@ func TrainGlassModel(examples []GlassExample) ([]byte, error) {
 // on: the examples are split into folds (every folds-th photo), a model is
 // trained on all folds but one and scored on that one. This is the number
 // to expect on photos like these that nobody tuned on.
-func CrossValidateGlass(examples []GlassExample, folds int) []GlassResult {
+func CrossValidateGlass(examples []Example, folds int) []Result {
 	sets := make([]glassSet, len(examples))
 	for i, ex := range examples {
 		sets[i] = prepareGlass(ex)
 	}
-	out := make([]GlassResult, len(sets))
-	for f := range folds {
-		var train []glassSet
-		for i, s := range sets {
-			if i%folds != f {
-				train = append(train, s)
-			}
-		}
-		m := trainGlass(train)
-		for i, s := range sets {
-			if i%folds == f {
-				out[i] = s.score(&m)
-			}
-		}
-	}
-	return out
+	return crossValidate(sets, folds, trainGlass, func(i int, m *pipeline.BoostModel) Result { return sets[i].score(m) })
 }
 
-// boostParams are the training settings of a boostModel.
+// boostParams are the training settings of a pipeline.BoostModel.
 type boostParams struct {
 	Trees    int
 	Depth    int
@@ -164,11 +117,11 @@ type boostParams struct {
 	Features int     // length of a feature vector
 }
 
-// trainBoost fits a boostModel with logistic loss on rows of features
+// trainBoost fits a pipeline.BoostModel with logistic loss on rows of features
 // (row-major, p.Features each), their labels (0 or 1) and weights, by
 // histogram-based gradient boosting: each feature is cut at quantile
 // thresholds once, and every split is found over those bins.
-func trainBoost(x []float32, y, wt []float32, p boostParams) boostModel {
+func trainBoost(x []float32, y, wt []float32, p boostParams) pipeline.BoostModel {
 	n := len(y)
 	nf := p.Features
 	// Thresholds per feature: distinct quantiles.
@@ -208,7 +161,7 @@ func trainBoost(x []float32, y, wt []float32, p boostParams) boostModel {
 		tot += float64(wt[i])
 	}
 	base := math.Log(pos / math.Max(tot-pos, 1e-9))
-	m := boostModel{Base: float32(base)}
+	m := pipeline.BoostModel{Base: float32(base)}
 	score := make([]float64, n)
 	for i := range score {
 		score[i] = base
@@ -224,7 +177,7 @@ func trainBoost(x []float32, y, wt []float32, p boostParams) boostModel {
 		for i := range idx {
 			idx[i] = int32(i)
 		}
-		var tr boostTree
+		var tr pipeline.BoostTree
 		alloc := func() int {
 			tr.Feat, tr.Thr, tr.Left, tr.Value = append(tr.Feat, 0), append(tr.Thr, 0), append(tr.Left, 0), append(tr.Value, 0)
 			return len(tr.Left) - 1
@@ -289,7 +242,7 @@ func trainBoost(x []float32, y, wt []float32, p boostParams) boostModel {
 		grow(idx, 0, alloc())
 		m.Trees = append(m.Trees, tr)
 		for i := range n {
-			score[i] += float64(m.Trees[len(m.Trees)-1].leaf(x[i*nf : (i+1)*nf]))
+			score[i] += float64(m.Trees[len(m.Trees)-1].Leaf(x[i*nf : (i+1)*nf]))
 		}
 	}
 	return m

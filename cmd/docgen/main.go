@@ -1,5 +1,6 @@
 // Command docgen writes docs/processors.md and its pictures from the
-// processor catalog: go generate ./internal/pipeline.
+// processor catalog, rendered on the drawn car: go generate
+// ./internal/pipeline runs it.
 package main
 
 import (
@@ -7,14 +8,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"github.com/showroom/showroom/internal/pipeline"
 )
 
 func main() {
 	out := flag.String("out", "docs", "docs folder")
 	flag.Parse()
-	md, pictures, err := pipeline.ProcessorDocs()
+	md, pictures, err := ProcessorDocs()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docgen:", err)
 		os.Exit(1)

@@ -1,4 +1,4 @@
-package pipeline
+package main
 
 import (
 	"context"
@@ -7,6 +7,9 @@ import (
 	"image/color"
 	"image/draw"
 	"math"
+
+	"github.com/showroom/showroom/internal/gallery"
+	"github.com/showroom/showroom/internal/pipeline"
 )
 
 // placementDocs is the docs' section on where the car goes: what each
@@ -101,8 +104,8 @@ the photo's, as remove.bg and Photoroom keep the input's size.
 // by PlaceCarProcessor and by AddBackgroundAndCropProcessor, with the
 // lines, contact points and margins marked.
 func placementPicture() (*image.NRGBA, error) {
-	car := NewSyntheticCarInView(480, 300, 0, 0.05)
-	e, err := NewEngine(EngineConfig{Segmenter: car.Segmenter(), Content: &BuiltinContent{}})
+	car := pipeline.NewSyntheticCarInView(480, 300, 0, 0.05)
+	e, err := pipeline.NewEngine(pipeline.EngineConfig{Segmenter: syntheticSegmenter{car}, Content: &pipeline.BuiltinContent{}})
 	if err != nil {
 		return nil, err
 	}
@@ -113,33 +116,33 @@ func placementPicture() (*image.NRGBA, error) {
 		color.NRGBA{20, 140, 60, 255}, color.NRGBA{220, 120, 0, 255}
 
 	// Left: PlaceCar on white, on a canvas of the panel's size.
-	left, s, err := placementScene(e, car, []Step{{"processorName": DetectCarMask},
-		{"processorName": PlaceCar, "horizonLine": 0.7, "carWidth": 0.6, "background": "#FFFFFF"}}, w, h)
+	left, s, err := placementScene(e, car, []pipeline.Step{{"processorName": pipeline.DetectCarMask},
+		{"processorName": pipeline.PlaceCar, "horizonLine": 0.7, "carWidth": 0.6, "background": "#FFFFFF"}}, w, h)
 	if err != nil {
 		return nil, err
 	}
 	y := int(math.Round(0.7 * float64(left.Rect.Dy())))
 	diagramDashes(left, 0, left.Rect.Dx(), y, blue)
-	label(left, 8, y-6, "horizonLine", blue)
+	gallery.Label(left, 8, y-6, "horizonLine", blue)
 	far, near := diagramContacts(left, s, car, red)
-	label(left, int(far.X)-60, int(far.Y)+18, "far wheel on it", red)
-	label(left, int(near.X)-40, int(near.Y)+18, "near wheel lower", red)
+	gallery.Label(left, int(far.X)-60, int(far.Y)+18, "far wheel on it", red)
+	gallery.Label(left, int(near.X)-40, int(near.Y)+18, "near wheel lower", red)
 	draw.Draw(out, left.Rect, left, image.Point{}, draw.Src)
 
 	// Right: AddBackgroundAndCrop on the built-in studio, with side
 	// margins wide enough to leave the wall–floor line in sight.
 	const side = 0.2
-	right, s, err := placementScene(e, car, []Step{{"processorName": DetectCarMask},
-		{"processorName": AddBackgroundAndCrop, "background": StudioBackground, "horizonLine": StudioHorizon,
+	right, s, err := placementScene(e, car, []pipeline.Step{{"processorName": pipeline.DetectCarMask},
+		{"processorName": pipeline.AddBackgroundAndCrop, "background": pipeline.StudioBackground, "horizonLine": pipeline.StudioHorizon,
 			"marginLeft": side, "marginRight": side, "outputWidth": float64(w), "outputHeight": float64(h)}}, w, h)
 	if err != nil {
 		return nil, err
 	}
 	line := int(math.Round(s.Floor))
 	diagramDashes(right, 0, w, line, blue)
-	label(right, 4, line-20, "horizonLine", blue)
-	label(right, 4, line-6, "wall", blue)
-	label(right, 4, line+14, "floor", blue)
+	gallery.Label(right, 4, line-20, "horizonLine", blue)
+	gallery.Label(right, 4, line-6, "wall", blue)
+	gallery.Label(right, 4, line+14, "floor", blue)
 	m := image.Rect(int(side*w), int(0.05*h), int((1-side)*w), int(0.95*h))
 	for _, yy := range []int{m.Min.Y, m.Max.Y} {
 		diagramDashes(right, m.Min.X, m.Max.X, yy, green)
@@ -150,7 +153,7 @@ func placementPicture() (*image.NRGBA, error) {
 			right.SetNRGBA(m.Max.X, yy, green)
 		}
 	}
-	label(right, m.Max.X+4, m.Min.Y+12, "margins", green)
+	gallery.Label(right, m.Max.X+4, m.Min.Y+12, "margins", green)
 	far, _ = diagramContacts(right, s, car, red)
 	// The gap: a bracket left of the car from the line down to the far
 	// wheel's contact row, and a dotted guide to the wheel.
@@ -166,7 +169,7 @@ func placementPicture() (*image.NRGBA, error) {
 	for x := gx; x < int(far.X)-5; x += 3 {
 		right.SetNRGBA(x, int(far.Y), orange)
 	}
-	label(right, gx-30, (line+int(far.Y))/2+5, "gap", orange)
+	gallery.Label(right, gx-30, (line+int(far.Y))/2+5, "gap", orange)
 	draw.Draw(out, right.Rect.Add(image.Pt(w+4, 0)), right, image.Point{}, draw.Src)
 	return out, nil
 }
@@ -174,34 +177,28 @@ func placementPicture() (*image.NRGBA, error) {
 // placementScene runs steps on the car's photo, with a canvas of w×h when
 // the steps leave the photo's, and renders it; the scene says where the
 // car went.
-func placementScene(e *Engine, car *SyntheticCar, steps []Step, w, h int) (*image.NRGBA, *Scene, error) {
+func placementScene(e *pipeline.Engine, car *pipeline.SyntheticCar, steps []pipeline.Step, w, h int) (*image.NRGBA, *pipeline.Scene, error) {
 	raw, err := json.Marshal(steps)
 	if err != nil {
 		return nil, nil, err
 	}
-	_, parsed, err := Parse(raw)
-	if err != nil {
+	s := pipeline.NewScene(car.Photo)
+	s.Canvas = image.Pt(w, h)
+	if err := e.Apply(context.Background(), pipeline.SystemCompany, raw, s); err != nil {
 		return nil, nil, err
 	}
-	s := NewScene(car.Photo)
-	s.Canvas = image.Pt(w, h)
-	for _, st := range parsed {
-		if err := st.apply(context.Background(), &run{e: e, company: SystemCompany}, s); err != nil {
-			return nil, nil, err
-		}
-	}
-	img, _ := Render(s)
+	img, _ := pipeline.Render(s)
 	return img, s, nil
 }
 
 // diagramContacts marks the car's wheels' contact points on the rendered
 // canvas and returns them, the higher (far) one first.
-func diagramContacts(img *image.NRGBA, s *Scene, car *SyntheticCar, c color.NRGBA) (far, near Point) {
-	far, near = s.Place.forward(car.Contacts[0]), s.Place.forward(car.Contacts[1])
+func diagramContacts(img *image.NRGBA, s *pipeline.Scene, car *pipeline.SyntheticCar, c color.NRGBA) (far, near pipeline.Point) {
+	far, near = s.Place.Forward(car.Contacts[0]), s.Place.Forward(car.Contacts[1])
 	if far.Y > near.Y {
 		far, near = near, far
 	}
-	for _, p := range []Point{far, near} {
+	for _, p := range []pipeline.Point{far, near} {
 		for dy := -4; dy <= 4; dy++ {
 			for dx := -4; dx <= 4; dx++ {
 				if dx*dx+dy*dy <= 16 {

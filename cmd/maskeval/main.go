@@ -1,17 +1,25 @@
+// Command maskeval measures the car mask against hand-made annotations:
+// every *.jpg in --images with a NAME.mask.png (IoU) or NAME.windows.png
+// and NAME.never.png (car parts, of which the mask must keep all) beside
+// it; with --glass, the glass too, on every *.jpg. It is a tool apart from
+// the service's binary, which does not link it.
 package main
 
 import (
 	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"image"
 	"image/color"
 	"image/draw"
 	"image/png"
+	"io"
 	"io/fs"
 	"math"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -26,48 +34,79 @@ import (
 // evalMaxPixels is the decode limit for eval: generous, the photos are ours.
 const evalMaxPixels = 100_000_000
 
-// runEval measures the car mask against hand-made annotations: every *.jpg
-// in --images with a NAME.mask.png (IoU) or NAME.windows.png and
-// NAME.never.png (car parts, of which the mask must keep all) beside it;
-// with --glass, the glass too, on every *.jpg.
-func (m *Main) runEval(ctx context.Context, args []string) error {
-	var images, out, model, modelDir string
-	var glass bool
-	fs := m.newFlagSet("eval")
-	fs.synopsis, fs.about = "showroom eval [--glass] --images DIR [--out OUT]", evalUsage
-	fs.String(&images, "images", "", "folder of NAME.jpg photos with NAME.mask.png masks or NAME.windows.png/NAME.never.png car parts (with --glass: any NAME.jpg, annotated or not); required")
-	fs.String(&out, "out", "", "folder to write NAME.pred.png masks and contact-sheet.png into (with --glass: NAME.glass.png and glass-sheet.png)")
-	fs.String(&model, "model", vision.ModelISNet, "segmentation model: isnet or u2netp")
-	fs.String(&modelDir, "model-dir", vision.DefaultModelDir(), "folder with the model files (make models)")
-	fs.Bool(&glass, "glass", false, "find and score the glass as SemiTransparentWindowsProcessor finds it")
-	if _, err := fs.Parse(args); err != nil {
-		return err
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	switch err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); {
+	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "maskeval:", err)
+		os.Exit(1)
 	}
-	// Required, not defaulted: a bare 'showroom eval' is a question, and
-	// runs the model over a folder for minutes.
-	if images == "" {
-		return fs.usageError("eval needs --images DIR, the folder of photos to score")
+}
+
+// synopsis is the command's usage line.
+const synopsis = "maskeval [--glass] --images DIR [--out OUT]"
+
+// errUsage is a mistake in the command line, already explained on the
+// standard error.
+var errUsage = errors.New("usage")
+
+// run scores the photos of --images: the table and summary go to stdout,
+// usage and flag errors to stderr.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("maskeval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	images := fs.String("images", "", "folder of NAME.jpg photos with NAME.mask.png masks or NAME.windows.png/NAME.never.png car parts (with --glass: any NAME.jpg, annotated or not); required")
+	out := fs.String("out", "", "folder to write NAME.pred.png masks and contact-sheet.png into (with --glass: NAME.glass.png and glass-sheet.png)")
+	model := fs.String("model", vision.ModelISNet, "segmentation model: isnet or u2netp")
+	modelDir := fs.String("model-dir", vision.DefaultModelDir(), "folder with the model files (make models)")
+	glass := fs.Bool("glass", false, "find and score the glass as SemiTransparentWindowsProcessor finds it")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: %s\n\n%s\n\n", synopsis, evalUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	// Required, not defaulted: a bare 'maskeval' is a question, and runs
+	// the model over a folder for minutes.
+	if *images == "" {
+		fmt.Fprintln(stderr, "maskeval needs --images DIR, the folder of photos to score")
+		fmt.Fprintf(stderr, "Usage: %s ('maskeval -h' lists the flags)\n", synopsis)
+		return errUsage
 	}
 	// The photos are listed first: a folder without any fails before the
 	// model is loaded.
 	keep, what := hasAnnotation, "NAME.jpg with NAME.mask.png, NAME.windows.png or NAME.never.png"
-	if glass {
+	if *glass {
 		keep, what = nil, "NAME.jpg"
 	}
-	pairs, err := evalPhotos(images, out, what, keep)
+	pairs, err := evalPhotos(*images, *out, what, keep)
 	if err != nil {
 		return err
 	}
-	seg, err := openSegmenter(model, modelDir)
+	cfg := vision.DefaultConfig(*modelDir)
+	cfg.Model = *model
+	seg, err := vision.New(cfg)
 	if err != nil {
 		return err
 	}
 	defer seg.Close()
-	if glass {
-		return m.runEvalGlass(ctx, seg, pairs, out)
+	if *glass {
+		return evalGlass(ctx, stdout, seg, pairs, *out)
 	}
+	return evalCar(ctx, stdout, seg, pairs, *out)
+}
 
-	tw := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+// evalCar scores the car mask of each photo against its annotations.
+func evalCar(ctx context.Context, stdout io.Writer, seg *vision.Segmenter, pairs []string, out string) error {
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "image\tIoU\traw IoU\tprecision\trecall\tparts kept\tconfidence\tborder\ttime\t\n")
 	var sum, rawSum float64
 	minIoU, minRaw := math.Inf(1), math.Inf(1)
@@ -129,15 +168,15 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 	}
 	if len(kept) > 0 {
 		mean, low := summarizeKept(kept)
-		fmt.Fprintf(m.Stdout, "parts kept (share of NAME.windows.png and NAME.never.png the mask keeps): mean %.4f, min %.4f on %d photos; %d below %.2f; worst: %s\n",
+		fmt.Fprintf(stdout, "parts kept (share of NAME.windows.png and NAME.never.png the mask keeps): mean %.4f, min %.4f on %d photos; %d below %.2f; worst: %s\n",
 			mean, low, len(kept), countBelow(kept, minPartsKept), minPartsKept, worstKept(kept, 5))
 	}
-	fmt.Fprintf(m.Stdout, "model %s; raw = the model's output alone, thresholded at 0.5\n", seg.Model())
+	fmt.Fprintf(stdout, "model %s; raw = the model's output alone, thresholded at 0.5\n", seg.Model())
 	if out != "" {
 		if err := writePNG(filepath.Join(out, "contact-sheet.png"), contactSheet(rows, sheetWidth)); err != nil {
 			return err
 		}
-		fmt.Fprintf(m.Stdout, "wrote %d masks and contact-sheet.png to %s\n", len(rows), out)
+		fmt.Fprintf(stdout, "wrote %d masks and contact-sheet.png to %s\n", len(rows), out)
 	}
 	return nil
 }
@@ -175,14 +214,6 @@ func hasAnnotation(photo string) bool {
 		}
 	}
 	return false
-}
-
-// openSegmenter loads the segmentation model for the tools (eval,
-// gallery): model is isnet or u2netp, modelDir where make models put it.
-func openSegmenter(model, modelDir string) (*vision.Segmenter, error) {
-	cfg := vision.DefaultConfig(modelDir)
-	cfg.Model = model
-	return vision.New(cfg)
 }
 
 type evalResult struct {
