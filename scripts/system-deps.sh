@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the system packages Showroom builds against, through cgo: libvips
-# for images, and libjpeg-turbo and Little CMS, which internal/vision calls
+# for images, and libjpeg-turbo and Little CMS, which internal/codec calls
 # directly for the JPEG decode; curl and jq, which the README's walk-through
 # (and the test that runs it) uses. Idempotent: does nothing when all are present.
 set -euo pipefail

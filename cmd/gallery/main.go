@@ -22,6 +22,7 @@ import (
 	"github.com/showroom/showroom/internal/gallery"
 	"github.com/showroom/showroom/internal/maskcache"
 	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/vision"
 )
 
@@ -99,7 +100,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	engine, err := pipeline.NewEngine(pipeline.EngineConfig{
 		Segmenter: &maskcache.Cache{Segmenter: seg, Dir: *maskCache},
 		Content:   &pipeline.BuiltinContent{},
-		MaxPixels: 60_000_000,
+		MaxPixels: showroom.DefaultMaxPixels,
 	})
 	if err != nil {
 		return err

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/glasstrain"
 	"github.com/showroom/showroom/internal/maskcache"
 	"github.com/showroom/showroom/internal/pipeline"
@@ -161,7 +162,7 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 		if err != nil {
 			return err
 		}
-		photo, err := vision.Decode(context.Background(), data, vision.Limits{MaxPixels: 100_000_000})
+		photo, err := codec.Decode(context.Background(), data, codec.Limits{MaxPixels: 100_000_000})
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}

@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/glasstrain"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/vision"
@@ -72,7 +73,7 @@ func evalGlass(ctx context.Context, stdout io.Writer, seg *vision.Segmenter, pho
 			return err
 		}
 		start := time.Now()
-		photo, err := vision.Decode(ctx, data, vision.Limits{MinSide: vision.MinSide, MaxPixels: evalMaxPixels})
+		photo, err := codec.Decode(ctx, data, codec.Limits{MinSide: codec.MinSide, MaxPixels: evalMaxPixels})
 		if err != nil {
 			return fmt.Errorf("eval %s: %w", name, err)
 		}
@@ -120,7 +121,7 @@ func evalGlass(ctx context.Context, stdout io.Writer, seg *vision.Segmenter, pho
 			}
 			rows = append(rows, glassSheetRow(photo, glass, annot[1], annot[2], sheetWidth))
 		}
-		vision.Recycle(photo)
+		codec.Recycle(photo)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

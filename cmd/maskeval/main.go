@@ -27,6 +27,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/vision"
 )
 
@@ -246,7 +247,7 @@ func evalOne(ctx context.Context, seg *vision.Segmenter, path string) (evalResul
 		annot[i] = g
 	}
 	start := time.Now()
-	photo, err := vision.Decode(ctx, data, vision.Limits{MinSide: vision.MinSide, MaxPixels: evalMaxPixels})
+	photo, err := codec.Decode(ctx, data, codec.Limits{MinSide: codec.MinSide, MaxPixels: evalMaxPixels})
 	if err != nil {
 		return evalResult{}, err
 	}

@@ -44,14 +44,14 @@ func (e *engineFlags) register(fs *flagSet) {
 	fs.Int(&e.ortKeep, "ort-keep", vision.DefaultRecycleKeep>>20, "MiB of freed tensor memory --ort-arena recycle keeps between runs for the next (more: faster, the worker's peak higher; IS-Net has about 440 MiB in use at once)")
 	fs.Int(&e.warmUp, "warm-up", 2, "photos (12 MP, drawn) run through default_white at start, before /readyz answers ready and jobs are taken (0: none)")
 	e.registerAdmission(fs)
-	fs.Int64(&e.maxDecodeBytes, "max-decode-bytes", vision.DefaultMaxBytes, "most memory a photo's decode may take, in bytes, from its header (width x height x channels x bytes a channel, and a progressive JPEG's coefficients)")
+	fs.Int64(&e.maxDecodeBytes, "max-decode-bytes", showroom.DefaultMaxBytes, "most memory a photo's decode may take, in bytes, from its header (width x height x channels x bytes a channel, and a progressive JPEG's coefficients)")
 }
 
 // registerAdmission registers the limit a role that takes photos checks
 // before it queues one: 'api' too, so that a photo over it is refused at
 // once, not queued to fail on a worker.
 func (e *engineFlags) registerAdmission(fs *flagSet) {
-	fs.Int(&e.maxPixels, "max-pixels", 60_000_000, "largest photo or content image, in pixels, checked before decoding; also the largest canvas or output drawn, but never below 8192x8192")
+	fs.Int(&e.maxPixels, "max-pixels", showroom.DefaultMaxPixels, "largest photo or content image, in pixels, checked before decoding; also the largest canvas or output drawn, but never below 8192x8192")
 }
 
 // queueFlags configure processing jobs: admitting them (the roles that

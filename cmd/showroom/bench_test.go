@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/vision"
 )
 
@@ -154,7 +155,7 @@ func inferenceAlone(b *testing.B, model string, photos [][]byte, streams int) fl
 	b.Helper()
 	imgs := make([]*image.NRGBA, len(photos))
 	for i, data := range photos {
-		img, err := vision.Decode(context.Background(), data, vision.Limits{})
+		img, err := codec.Decode(context.Background(), data, codec.Limits{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -209,7 +210,7 @@ func inferenceAlone(b *testing.B, model string, photos [][]byte, streams int) fl
 		seg.Close()
 	}
 	for _, img := range imgs {
-		vision.Recycle(img)
+		codec.Recycle(img)
 	}
 	return best
 }

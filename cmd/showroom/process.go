@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/catalog"
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
@@ -56,8 +57,6 @@ type photoResult struct {
 	mediaType string
 	warnings  []string
 }
-
-var extensions = map[string]string{"image/jpeg": ".jpg", "image/png": ".png", "image/webp": ".webp"}
 
 func (m *Main) runProcess(ctx context.Context, args []string) error {
 	var o processOptions
@@ -261,12 +260,17 @@ func isPhoto(path string) (bool, error) {
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return false, err
 	}
-	return library.Sniff(head[:n]) != "", nil
+	_, ok := codec.Sniff(head[:n])
+	return ok, nil
 }
 
-// resultExts are the extensions a result may have, as extensions gives
-// them.
-var resultExts = []string{".jpg", ".png", ".webp"}
+// resultExts are the extensions a result may have.
+var resultExts = func() (exts []string) {
+	for _, f := range codec.Formats() {
+		exts = append(exts, f.Extension())
+	}
+	return exts
+}()
 
 // photoBase is the photo's file name without its extension.
 func photoBase(photo string) string {
@@ -286,7 +290,7 @@ func resultPath(out, photo, config, ext string) string {
 func existingResult(out, photo, config, format string) string {
 	exts := resultExts
 	if format != "" {
-		exts = []string{extensions["image/"+format]}
+		exts = []string{codec.Format(format).Extension()}
 	}
 	for _, ext := range exts {
 		p := resultPath(out, photo, config, ext)
@@ -387,7 +391,8 @@ func processOne(ctx context.Context, o processOptions, photo string, run photoRu
 	if err != nil {
 		return nil, err
 	}
-	ext, ok := extensions[res.mediaType]
+	f, ok := codec.FormatOf(res.mediaType)
+	ext := f.Extension()
 	if !ok {
 		return nil, fmt.Errorf("unexpected result type %q", res.mediaType)
 	}
@@ -700,7 +705,7 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 		processors, content = config.Processors, lib
 	}
 	e := engineFlags{model: o.model, modelDir: o.modelDir, ortThreads: 2, ortKeep: vision.DefaultRecycleKeep >> 20,
-		maxPixels: 60_000_000, maxDecodeBytes: vision.DefaultMaxBytes}
+		maxPixels: showroom.DefaultMaxPixels, maxDecodeBytes: showroom.DefaultMaxBytes}
 	// Loading IS-Net takes seconds with nothing else to show.
 	fmt.Fprintf(m.Stderr, "loading the model (%s)…\n", o.model)
 	loading := time.Now()

@@ -13,8 +13,8 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/showroom/showroom/internal/codec/codectest"
 	"github.com/showroom/showroom/internal/pipeline"
-	"github.com/showroom/showroom/internal/vision/visiontest"
 )
 
 // The bombing company sends, among the others' traffic, the hostile
@@ -84,13 +84,13 @@ func makeBombs() (*bombs, error) {
 	if b.wide, err = encodeJPEG(pipeline.NewSyntheticCar(4000, 400, 0).Photo); err != nil {
 		return nil, err
 	}
-	b.textUpload = visiontest.TextBombPNG(64, 64, 100, 8<<20, "zTXt")
-	b.textPhoto = visiontest.TextBombPNG(64, 64, 100, 8<<20, "iTXt")
+	b.textUpload = codectest.TextBombPNG(64, 64, 100, 8<<20, "zTXt")
+	b.textPhoto = codectest.TextBombPNG(64, 64, 100, 8<<20, "iTXt")
 	car, err := encodeJPEG(pipeline.NewSyntheticCar(800, 500, 0).Photo)
 	if err != nil {
 		return nil, err
 	}
-	b.comment = visiontest.Commented(car, 1<<20)
+	b.comment = codectest.Commented(car, 1<<20)
 	return &b, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/showroom/showroom/internal/catalog"
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -153,7 +154,7 @@ func (h *libraryHandlers) thumbnail(w http.ResponseWriter, r *http.Request) erro
 	if !ok || !found {
 		return showroom.Errorf(showroom.ENotFound, "no thumbnail %q", r.PathValue("file"))
 	}
-	w.Header().Set("Content-Type", "image/png")
+	w.Header().Set("Content-Type", codec.PNG.MediaType())
 	w.Header().Set("Cache-Control", "public, max-age=86400")
 	w.Write(b)
 	return nil

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/showroom/showroom/internal/catalog"
+	"github.com/showroom/showroom/internal/codec"
 )
 
 const apiDoc = "../../docs/api.md"
@@ -141,7 +141,7 @@ func TestDocsFormatsMatchOpenAPI(t *testing.T) {
 			}
 		}
 	}
-	served := slices.Collect(maps.Keys(formats))
+	served := codec.FormatNames()
 	for _, s := range [][]string{documented, enum, served} {
 		slices.Sort(s)
 	}

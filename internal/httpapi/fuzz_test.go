@@ -8,8 +8,8 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/showroom/showroom/internal/codec/codectest"
 	"github.com/showroom/showroom/internal/library"
-	"github.com/showroom/showroom/internal/vision/visiontest"
 )
 
 // FuzzUpload sends the upload endpoint any name, content type and bytes.
@@ -23,8 +23,8 @@ func FuzzUpload(f *testing.F) {
 		pngHeaderOnly(0, 5), []byte("GIF89a"), []byte("RIFF\x00\x00\x00\x00WEBPVP8 "), nil,
 		// Compressed text a decoder must not inflate; a JPEG's frame header
 		// after a long comment, or missing.
-		visiontest.TextBombPNG(16, 12, 3, 1<<16, "zTXt"), visiontest.TextBombPNG(16, 12, 3, 1<<16, "iTXt"),
-		visiontest.Commented(jpg, 70_000), visiontest.WithoutFrame(jpg)} {
+		codectest.TextBombPNG(16, 12, 3, 1<<16, "zTXt"), codectest.TextBombPNG(16, 12, 3, 1<<16, "iTXt"),
+		codectest.Commented(jpg, 70_000), codectest.WithoutFrame(jpg)} {
 		f.Add("bg", "background", b)
 	}
 	f.Add("default_x", "background", png)

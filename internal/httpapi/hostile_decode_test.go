@@ -16,16 +16,16 @@ import (
 	_ "golang.org/x/image/webp"
 
 	"github.com/showroom/showroom/internal/blob"
+	"github.com/showroom/showroom/internal/codec/codectest"
 	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/sqlite"
 	"github.com/showroom/showroom/internal/vision"
-	"github.com/showroom/showroom/internal/vision/visiontest"
 )
 
-// Hostile image files, made here (visiontest writes them byte by byte),
+// Hostile image files, made here (codectest writes them byte by byte),
 // through the HTTP API: refused from their header or structure with the
 // contract's error body, at once, or accepted when a camera's quirk leaves
 // the image whole.
@@ -33,7 +33,7 @@ func TestHostileDecodeUploads(t *testing.T) {
 	e := newEnv(t)
 	e.addUser("acme", "alice")
 	alice := e.bearer("alice")
-	camera := visiontest.BaselineJPEG(320, 240)
+	camera := codectest.BaselineJPEG(320, 240)
 	for _, tc := range []struct {
 		what   string
 		body   []byte
@@ -41,12 +41,12 @@ func TestHostileDecodeUploads(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"10,000 scans", visiontest.ProgressiveJPEG(2048, 2048, 1, 10_000), "image/jpeg", 422, showroom.EInvalidImage},
-		{"10,000 scans, CMYK", visiontest.ProgressiveJPEG(1024, 1024, 4, 10_000), "image/jpeg", 422, showroom.EInvalidImage},
-		{"101 scans", visiontest.ProgressiveJPEG(64, 64, 1, 101), "image/jpeg", 422, showroom.EInvalidImage},
-		{"scan ends before its data", visiontest.AfterFirstScan(visiontest.ProgressiveJPEG(320, 240, 1, 5), 40), "image/jpeg", 422, showroom.EInvalidImage},
+		{"10,000 scans", codectest.ProgressiveJPEG(2048, 2048, 1, 10_000), "image/jpeg", 422, showroom.EInvalidImage},
+		{"10,000 scans, CMYK", codectest.ProgressiveJPEG(1024, 1024, 4, 10_000), "image/jpeg", 422, showroom.EInvalidImage},
+		{"101 scans", codectest.ProgressiveJPEG(64, 64, 1, 101), "image/jpeg", 422, showroom.EInvalidImage},
+		{"scan ends before its data", codectest.AfterFirstScan(codectest.ProgressiveJPEG(320, 240, 1, 5), 40), "image/jpeg", 422, showroom.EInvalidImage},
 		{"truncated", camera[:len(camera)*3/4], "image/jpeg", 422, showroom.EInvalidImage},
-		{"57 MP 16-bit PNG", visiontest.PNGHeader(7550, 7550, 16, 6), "image/png", 413, showroom.EPayloadTooLarge},
+		{"57 MP 16-bit PNG", codectest.PNGHeader(7550, 7550, 16, 6), "image/png", 413, showroom.EPayloadTooLarge},
 	} {
 		start := time.Now()
 		e.upload(alice, "bg", "BACKGROUND_SIMPLE", tc.body, tc.ct).wantError(tc.status, tc.code)
@@ -58,9 +58,9 @@ func TestHostileDecodeUploads(t *testing.T) {
 		what string
 		body []byte
 	}{
-		{"garbage between header segments", visiontest.Garbage(camera, 0xC4, 30)},
-		{"garbage before EOI", visiontest.Garbage(camera, 0xD9, 300)},
-		{"CMYK", visiontest.ProgressiveJPEG(64, 48, 4, 10)},
+		{"garbage between header segments", codectest.Garbage(camera, 0xC4, 30)},
+		{"garbage before EOI", codectest.Garbage(camera, 0xD9, 300)},
+		{"CMYK", codectest.ProgressiveJPEG(64, 48, 4, 10)},
 	} {
 		if res := e.upload(alice, "ok", "BACKGROUND_SIMPLE", tc.body, "image/jpeg"); res.status != 201 {
 			t.Errorf("%s: %d %s, want 201", tc.what, res.status, res.body)
@@ -92,12 +92,12 @@ func TestHostileDecodeProcessing(t *testing.T) {
 	}
 
 	// A camera file with garbage between its segments: accepted, and used.
-	e.upload(alice, "camera", "BACKGROUND_SIMPLE", visiontest.Garbage(visiontest.BaselineJPEG(640, 400), 0xC4, 30), "image/jpeg").wantStatus(201)
+	e.upload(alice, "camera", "BACKGROUND_SIMPLE", codectest.Garbage(codectest.BaselineJPEG(640, 400), 0xC4, 30), "image/jpeg").wantStatus(201)
 	e.do("POST", "/v1/configuration/onCamera", rawJSON(backgroundConfig("camera")), alice).wantStatus(201)
 	process("onCamera", photo.Bytes(), "").wantStatus(200)
 
 	// A background stored by an earlier version, which no longer decodes.
-	e.upload(alice, "oldbg", "BACKGROUND_SIMPLE", visiontest.BaselineJPEG(640, 400), "image/jpeg").wantStatus(201)
+	e.upload(alice, "oldbg", "BACKGROUND_SIMPLE", codectest.BaselineJPEG(640, 400), "image/jpeg").wantStatus(201)
 	acme, err := e.db.FindCompany(context.Background(), "acme")
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func TestHostileDecodeProcessing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := blobs.Put(context.Background(), c.BlobKey, bytes.NewReader(visiontest.ProgressiveJPEG(2048, 2048, 1, 10_000))); err != nil {
+	if err := blobs.Put(context.Background(), c.BlobKey, bytes.NewReader(codectest.ProgressiveJPEG(2048, 2048, 1, 10_000))); err != nil {
 		t.Fatal(err)
 	}
 	e.do("POST", "/v1/configuration/onOld", rawJSON(backgroundConfig("oldbg")), alice).wantStatus(201)
@@ -143,9 +143,9 @@ func TestHostileDecodeProcessing(t *testing.T) {
 		status int
 		code   string
 	}{
-		"10,000 scans":       {visiontest.ProgressiveJPEG(2048, 2048, 1, 10_000), 422, showroom.EInvalidImage},
-		"57 MP 16-bit PNG":   {visiontest.PNGHeader(7550, 7550, 16, 6), 413, showroom.EPayloadTooLarge},
-		"scan ends too soon": {visiontest.AfterFirstScan(visiontest.ProgressiveJPEG(320, 240, 1, 5), 40), 422, showroom.EInvalidImage},
+		"10,000 scans":       {codectest.ProgressiveJPEG(2048, 2048, 1, 10_000), 422, showroom.EInvalidImage},
+		"57 MP 16-bit PNG":   {codectest.PNGHeader(7550, 7550, 16, 6), 413, showroom.EPayloadTooLarge},
+		"scan ends too soon": {codectest.AfterFirstScan(codectest.ProgressiveJPEG(320, 240, 1, 5), 40), 422, showroom.EInvalidImage},
 	} {
 		start := time.Now()
 		process("onCamera", tc.body, "").wantError(tc.status, tc.code)
@@ -345,8 +345,8 @@ func TestPNGTextBomb(t *testing.T) {
 	e.addUser("acme", "alice")
 	alice := e.bearer("alice")
 	for _, typ := range []string{"zTXt", "iTXt"} {
-		bomb := visiontest.TextBombPNG(480, 300, 100, 8<<20, typ)
-		start := visiontest.CPUTime()
+		bomb := codectest.TextBombPNG(480, 300, 100, 8<<20, typ)
+		start := codectest.CPUTime()
 		var rec struct{ Width, Height int }
 		e.upload(alice, "bomb", "BACKGROUND_SIMPLE", bomb, "image/png").wantStatus(201).decode(&rec)
 		if rec.Width != 480 || rec.Height != 300 {
@@ -356,11 +356,11 @@ func TestPNGTextBomb(t *testing.T) {
 			t.Errorf("%s: read back %d bytes of %d", typ, len(got), len(bomb))
 		}
 		e.do("DELETE", "/v1/content/bomb", nil, alice).wantStatus(204)
-		if d := visiontest.CPUTime() - start; d > time.Second {
+		if d := codectest.CPUTime() - start; d > time.Second {
 			t.Errorf("%s: uploaded in %v of CPU", typ, d)
 		}
 
-		start = visiontest.CPUTime()
+		start = codectest.CPUTime()
 		process := func(query string) *response {
 			return e.do("POST", "/v1/process/single/free_cutout"+query, bytes.NewReader(bomb), with(alice, "Content-Type", "image/png"))
 		}
@@ -372,7 +372,7 @@ func TestPNGTextBomb(t *testing.T) {
 		if job.Status != "succeeded" || job.Attempts != 1 {
 			t.Errorf("%s: async job %+v, want succeeded on its first attempt", typ, job)
 		}
-		if d := visiontest.CPUTime() - start; d > 5*time.Second {
+		if d := codectest.CPUTime() - start; d > 5*time.Second {
 			t.Errorf("%s: processed twice in %v of CPU", typ, d)
 		}
 	}
@@ -395,7 +395,7 @@ func TestPhotoHeaderAfterLongMetadata(t *testing.T) {
 		return e.do("POST", "/v1/process/single/free_cutout"+query, bytes.NewReader(body), with(alice, "Content-Type", "image/jpeg"))
 	}
 
-	commented := visiontest.Commented(photo.Bytes(), 1<<20)
+	commented := codectest.Commented(photo.Bytes(), 1<<20)
 	out, _, err := image.DecodeConfig(bytes.NewReader(process(commented, "").wantStatus(200).body))
 	if err != nil || out.Width != 480 || out.Height != 300 {
 		t.Errorf("processed to %dx%d (%v), want 480x300", out.Width, out.Height, err)
@@ -411,13 +411,13 @@ func TestPhotoHeaderAfterLongMetadata(t *testing.T) {
 		code   string
 		msg    string
 	}{
-		{"a frame header claiming 10,000 x 10,000", visiontest.Commented(jpegClaiming(t, 10_000, 10_000), 1<<20), 413,
+		{"a frame header claiming 10,000 x 10,000", codectest.Commented(jpegClaiming(t, 10_000, 10_000), 1<<20), 413,
 			showroom.EPayloadTooLarge, "the photo is 10000x10000, 100.0 megapixels; at most 60.0 are accepted"},
-		{"a frame header claiming 7 x 300", visiontest.Commented(jpegClaiming(t, 7, 300), 1<<20), 422,
+		{"a frame header claiming 7 x 300", codectest.Commented(jpegClaiming(t, 7, 300), 1<<20), 422,
 			showroom.EInvalidImage, "the photo is 7x300; each side must be at least 8 pixels"},
-		{"no frame header", visiontest.Commented(visiontest.WithoutFrame(photo.Bytes()), 1<<20), 422,
+		{"no frame header", codectest.Commented(codectest.WithoutFrame(photo.Bytes()), 1<<20), 422,
 			showroom.EInvalidImage, "the image's header cannot be read"},
-		{"no frame header, no comment", visiontest.WithoutFrame(photo.Bytes()), 422,
+		{"no frame header, no comment", codectest.WithoutFrame(photo.Bytes()), 422,
 			showroom.EInvalidImage, "the image's header cannot be read"},
 	} {
 		for _, query := range []string{"", "?async=true"} {

@@ -12,9 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/showroom/showroom/internal/library"
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/vision"
 )
 
 // ConfigResolver finds the configuration a caller may run by name: a
@@ -73,19 +72,15 @@ func (p *Processing) register(rt *router, authed func(handlerFunc) handlerFunc) 
 	}
 }
 
-var formats = map[string]string{"jpeg": "image/jpeg", "jpg": "image/jpeg", "png": "image/png", "webp": "image/webp"}
-
 // outputFormat reads ?format= or, without it, the Accept header. "" lets
 // the pipeline choose (JPEG, or PNG when the result has transparency).
 func outputFormat(r *http.Request) (string, error) {
 	if f := r.URL.Query().Get("format"); f != "" {
-		if _, ok := formats[strings.ToLower(f)]; !ok {
+		format, ok := codec.ParseFormat(f)
+		if !ok {
 			return "", showroom.Errorf(showroom.EInvalidParameter, "format %q is not one of jpeg, png, webp", f)
 		}
-		if strings.EqualFold(f, "jpg") {
-			return "jpeg", nil
-		}
-		return strings.ToLower(f), nil
+		return string(format), nil
 	}
 	accept := r.Header.Get("Accept")
 	if accept == "" {
@@ -106,18 +101,13 @@ func outputFormat(r *http.Request) (string, error) {
 		if q <= 0 {
 			continue
 		}
-		var f string
-		switch mt {
-		case "*/*", "image/*":
-			f = "auto"
-		case "image/jpeg":
-			f = "jpeg"
-		case "image/png":
-			f = "png"
-		case "image/webp":
-			f = "webp"
-		default:
-			continue
+		f := "auto"
+		if mt != "*/*" && mt != "image/*" {
+			format, ok := codec.FormatOf(mt)
+			if !ok {
+				continue
+			}
+			f = string(format)
 		}
 		if q > bestQ {
 			best, bestQ = f, q
@@ -175,7 +165,7 @@ func sniffPhoto(body io.Reader) (io.Reader, error) {
 	if n == 0 {
 		return nil, showroom.Errorf(showroom.EInvalidBody, "the request body is empty; send the photo's bytes")
 	}
-	if library.Sniff(head) == "" {
+	if _, ok := codec.Sniff(head); !ok {
 		return nil, showroom.Errorf(showroom.EUnsupportedMedia, "the photo must be JPEG, PNG or WebP")
 	}
 	return io.MultiReader(bytes.NewReader(head), body), nil
@@ -191,7 +181,7 @@ func sniffPhoto(body io.Reader) (io.Reader, error) {
 // the worker's decoder, which refuses what is broken. The reader returned
 // gives the whole photo.
 func checkPhotoHeader(body io.Reader, maxPixels int) (io.Reader, error) {
-	head, h, ok, err := vision.ReadHeader(body)
+	head, h, ok, err := codec.ReadHeader(body)
 	if err != nil {
 		return nil, err
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/showroom/showroom/internal/codec/codectest"
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/vision/visiontest"
 )
 
 func TestOutputFormat(t *testing.T) {
@@ -124,7 +124,7 @@ func TestCheckPhotoHeader(t *testing.T) {
 	// what the check read as well as the rest.
 	big := make([]byte, 1<<20)
 	copy(big, encode(64, 64))
-	jpg := visiontest.BaselineJPEG(64, 48)
+	jpg := codectest.BaselineJPEG(64, 48)
 	for _, tc := range []struct {
 		name      string
 		photo     []byte
@@ -139,12 +139,12 @@ func TestCheckPhotoHeader(t *testing.T) {
 		{"no limit", encode(200, 100), 0, ""},
 		{"header unreadable: left to the decoder", []byte("\x89PNG\r\n\x1a\nbroken"), 10_000, ""},
 		{"JPEG", jpg, 10_000, ""},
-		{"JPEG, 1 MB of comment before its frame header", visiontest.Commented(jpg, 1<<20), 10_000, ""},
-		{"JPEG, 1 MB of comment, over the pixel limit", visiontest.Commented(jpg, 1<<20), 3000, showroom.EPayloadTooLarge},
-		{"JPEG, 1 MB of comment, too narrow", visiontest.Commented(visiontest.BaselineJPEG(7, 48), 1<<20), 0, showroom.EInvalidImage},
-		{"JPEG without a frame header", visiontest.WithoutFrame(jpg), 10_000, showroom.EInvalidImage},
-		{"JPEG, 1 MB of comment and no frame header", visiontest.Commented(visiontest.WithoutFrame(jpg), 1<<20), 10_000, showroom.EInvalidImage},
-		{"JPEG cut in its comment", visiontest.Commented(jpg, 1<<20)[:500_000], 10_000, showroom.EInvalidImage},
+		{"JPEG, 1 MB of comment before its frame header", codectest.Commented(jpg, 1<<20), 10_000, ""},
+		{"JPEG, 1 MB of comment, over the pixel limit", codectest.Commented(jpg, 1<<20), 3000, showroom.EPayloadTooLarge},
+		{"JPEG, 1 MB of comment, too narrow", codectest.Commented(codectest.BaselineJPEG(7, 48), 1<<20), 0, showroom.EInvalidImage},
+		{"JPEG without a frame header", codectest.WithoutFrame(jpg), 10_000, showroom.EInvalidImage},
+		{"JPEG, 1 MB of comment and no frame header", codectest.Commented(codectest.WithoutFrame(jpg), 1<<20), 10_000, showroom.EInvalidImage},
+		{"JPEG cut in its comment", codectest.Commented(jpg, 1<<20)[:500_000], 10_000, showroom.EInvalidImage},
 	} {
 		r, err := checkPhotoHeader(bytes.NewReader(tc.photo), tc.maxPixels)
 		if got := showroom.ErrorCode(err); err != nil && got != tc.code || err == nil && tc.code != "" {

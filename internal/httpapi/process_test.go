@@ -51,7 +51,7 @@ func withProcessing(t testing.TB, cfg river.Config, tune ...func(*httpapi.Proces
 func withEngine(cfg river.Config, seg pipeline.Segmenter, tune ...func(*httpapi.Processing)) envOption {
 	return func(t testing.TB, db *sqlite.DB, blobs *blob.Local, lib *library.Service, api *httpapi.APIServer) {
 		engine, err := pipeline.NewEngine(pipeline.EngineConfig{Segmenter: seg, Content: lib,
-			MaxPixels: 60_000_000, MaxDecodeBytes: vision.DefaultMaxBytes})
+			MaxPixels: 60_000_000, MaxDecodeBytes: showroom.DefaultMaxBytes})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,7 +27,7 @@ type builtinContent struct {
 func newBuiltin(name, typ string, w, h int, b []byte, at time.Time) *builtinContent {
 	sum := sha256.Sum256(b)
 	return &builtinContent{bytes: b, rec: showroom.Content{Company: catalog.SystemCompany, Name: name, Type: typ,
-		MediaType: MediaPNG, Width: w, Height: h, Size: int64(len(b)), SHA256: hex.EncodeToString(sum[:]),
+		MediaType: artMediaType, Width: w, Height: h, Size: int64(len(b)), SHA256: hex.EncodeToString(sum[:]),
 		CreatedAt: at, UpdatedAt: at, CreatedBy: catalog.SystemCompany, UpdatedBy: catalog.SystemCompany}}
 }
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/showroom/showroom/internal/codec/codectest"
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/vision/visiontest"
 )
 
 // What an upload is accepted with is what a run decodes it with: a camera
@@ -19,7 +19,7 @@ import (
 // every run after three model runs.
 func TestUploadIsCheckedByThePipelineDecoder(t *testing.T) {
 	f := newFixture(t)
-	camera := visiontest.Garbage(visiontest.BaselineJPEG(320, 240), 0xC4, 30)
+	camera := codectest.Garbage(codectest.BaselineJPEG(320, 240), 0xC4, 30)
 	if _, _, err := f.lib.Upload(f.alice, "camera", showroom.ContentBackground, camera); err != nil {
 		t.Fatalf("a camera file with garbage between segments: %v", err)
 	}
@@ -30,7 +30,7 @@ func TestUploadIsCheckedByThePipelineDecoder(t *testing.T) {
 	if b := img.Bounds(); b.Dx() != 320 || b.Dy() != 240 {
 		t.Errorf("decoded %v", b)
 	}
-	broken := visiontest.AfterFirstScan(visiontest.ProgressiveJPEG(320, 240, 1, 5), 40)
+	broken := codectest.AfterFirstScan(codectest.ProgressiveJPEG(320, 240, 1, 5), 40)
 	for _, typ := range showroom.ContentTypes {
 		_, _, err := f.lib.Upload(f.alice, "broken", typ, broken)
 		if showroom.ErrorCode(err) != showroom.EInvalidImage {
@@ -48,18 +48,18 @@ func TestUploadLimitsWorkAndMemory(t *testing.T) {
 		body []byte
 		code string
 	}{
-		"10,000 scans":            {visiontest.ProgressiveJPEG(2048, 2048, 1, 10_000), showroom.EInvalidImage},
-		"10,000 scans, CMYK":      {visiontest.ProgressiveJPEG(1024, 1024, 4, 10_000), showroom.EInvalidImage},
-		"57 MP 16-bit RGBA PNG":   {visiontest.PNGHeader(7550, 7550, 16, 6), showroom.EPayloadTooLarge},
-		"over the pixel limit":    {visiontest.PNGHeader(8000, 8000, 8, 2), showroom.EPayloadTooLarge},
-		"57 MP 8-bit, no IDAT ok": {visiontest.PNGHeader(7550, 7550, 8, 2), showroom.EInvalidImage},
+		"10,000 scans":            {codectest.ProgressiveJPEG(2048, 2048, 1, 10_000), showroom.EInvalidImage},
+		"10,000 scans, CMYK":      {codectest.ProgressiveJPEG(1024, 1024, 4, 10_000), showroom.EInvalidImage},
+		"57 MP 16-bit RGBA PNG":   {codectest.PNGHeader(7550, 7550, 16, 6), showroom.EPayloadTooLarge},
+		"over the pixel limit":    {codectest.PNGHeader(8000, 8000, 8, 2), showroom.EPayloadTooLarge},
+		"57 MP 8-bit, no IDAT ok": {codectest.PNGHeader(7550, 7550, 8, 2), showroom.EInvalidImage},
 	} {
-		start := visiontest.CPUTime()
+		start := codectest.CPUTime()
 		_, _, err := f.lib.Upload(f.alice, "bg", showroom.ContentBackground, tc.body)
 		if showroom.ErrorCode(err) != tc.code {
 			t.Errorf("%s: %v, want %s", name, err, tc.code)
 		}
-		if d := visiontest.CPUTime() - start; d > time.Second {
+		if d := codectest.CPUTime() - start; d > time.Second {
 			t.Errorf("%s: answered after %v of CPU", name, d)
 		}
 	}
@@ -71,26 +71,26 @@ func TestUploadLimitsWorkAndMemory(t *testing.T) {
 func TestStoredContentThatNoLongerDecodes(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
-	rec, _, err := f.lib.Upload(f.alice, "oldbg", showroom.ContentBackground, visiontest.BaselineJPEG(64, 48))
+	rec, _, err := f.lib.Upload(f.alice, "oldbg", showroom.ContentBackground, codectest.BaselineJPEG(64, 48))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, bad := range map[string][]byte{
-		"10,000 scans": visiontest.ProgressiveJPEG(2048, 2048, 1, 10_000),
-		"truncated":    visiontest.BaselineJPEG(320, 240)[:2000],
-		"16-bit 57 MP": visiontest.PNGHeader(7550, 7550, 16, 6),
+		"10,000 scans": codectest.ProgressiveJPEG(2048, 2048, 1, 10_000),
+		"truncated":    codectest.BaselineJPEG(320, 240)[:2000],
+		"16-bit 57 MP": codectest.PNGHeader(7550, 7550, 16, 6),
 	} {
 		// The bytes as an earlier version let them in.
 		if err := f.blobs.Put(ctx, rec.BlobKey, bytes.NewReader(bad)); err != nil {
 			t.Fatal(err)
 		}
-		start := visiontest.CPUTime()
+		start := codectest.CPUTime()
 		_, err := f.lib.LoadContent(f.alice, "acme", "oldbg")
 		var se *showroom.Error
 		if showroom.ErrorCode(err) != showroom.EInvalidImage || !errors.As(err, &se) || !strings.Contains(se.Message, `"oldbg"`) {
 			t.Errorf("%s: %v, want INVALID_IMAGE naming the content", name, err)
 		}
-		if d := visiontest.CPUTime() - start; d > time.Second {
+		if d := codectest.CPUTime() - start; d > time.Second {
 			t.Errorf("%s: answered after %v of CPU", name, d)
 		}
 	}

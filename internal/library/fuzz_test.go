@@ -7,9 +7,10 @@ import (
 	"image/png"
 	"testing"
 
+	"github.com/showroom/showroom/internal/codec"
+	"github.com/showroom/showroom/internal/codec/codectest"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/vision/visiontest"
 )
 
 // FuzzInspect feeds uploads to the library's checks (sniffing, header
@@ -17,16 +18,16 @@ import (
 // type and size within the limits or a client error, never INTERNAL or a
 // panic.
 func FuzzInspect(f *testing.F) {
-	jpg := visiontest.BaselineJPEG(40, 24)
+	jpg := codectest.BaselineJPEG(40, 24)
 	var pngb bytes.Buffer
 	png.Encode(&pngb, image.NewNRGBA(image.Rect(0, 0, 5, 3)))
 	for _, s := range [][]byte{
-		jpg, jpg[:len(jpg)/2], visiontest.Garbage(jpg, 0xC4, 9),
-		visiontest.ProgressiveJPEG(16, 16, 1, 4), visiontest.ProgressiveJPEG(16, 16, 4, 4),
-		visiontest.ProgressiveJPEG(16, 16, 1, 50), pngb.Bytes(),
-		visiontest.PNGHeader(3000, 3000, 16, 6), visiontest.PNGHeader(100, 100, 8, 3),
-		visiontest.TextBombPNG(9, 9, 3, 1<<16, "zTXt"), visiontest.TextBombPNG(9, 9, 3, 1<<16, "iTXt"),
-		visiontest.Commented(jpg, 1000), visiontest.WithoutFrame(jpg),
+		jpg, jpg[:len(jpg)/2], codectest.Garbage(jpg, 0xC4, 9),
+		codectest.ProgressiveJPEG(16, 16, 1, 4), codectest.ProgressiveJPEG(16, 16, 4, 4),
+		codectest.ProgressiveJPEG(16, 16, 1, 50), pngb.Bytes(),
+		codectest.PNGHeader(3000, 3000, 16, 6), codectest.PNGHeader(100, 100, 8, 3),
+		codectest.TextBombPNG(9, 9, 3, 1<<16, "zTXt"), codectest.TextBombPNG(9, 9, 3, 1<<16, "iTXt"),
+		codectest.Commented(jpg, 1000), codectest.WithoutFrame(jpg),
 		[]byte("RIFF\x10\x00\x00\x00WEBPVP8X\x0a\x00\x00\x00\x10\x00\x00\x00\xff\x0f\x00\xff\x0f\x00"),
 		[]byte("GIF89a"), nil,
 	} {
@@ -46,8 +47,8 @@ func FuzzInspect(f *testing.F) {
 			}
 			return
 		}
-		if info.mediaType == "" || info.mediaType != Sniff(b) {
-			t.Fatalf("accepted as %q, sniffed %q", info.mediaType, Sniff(b))
+		if f, _ := codec.Sniff(b); info.mediaType == "" || info.mediaType != f.MediaType() {
+			t.Fatalf("accepted as %q, sniffed %q", info.mediaType, f.MediaType())
 		}
 		if info.width < 1 || info.height < 1 || int64(info.width)*int64(info.height) > cfg.MaxPixels {
 			t.Fatalf("accepted at %dx%d", info.width, info.height)

@@ -1,35 +1,12 @@
 package library
 
 import (
-	"bytes"
 	"context"
 	"image"
 	"sync"
 
 	"github.com/showroom/showroom/internal/showroom"
 )
-
-// Media types of the accepted image formats.
-const (
-	MediaJPEG = "image/jpeg"
-	MediaPNG  = "image/png"
-	MediaWebP = "image/webp"
-)
-
-// Sniff returns the media type the bytes are, by their signature, or "":
-// MediaJPEG, MediaPNG or MediaWebP. A Content-Type header is never
-// trusted: the bytes decide.
-func Sniff(b []byte) string {
-	switch {
-	case len(b) >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF:
-		return MediaJPEG
-	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
-		return MediaPNG
-	case len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP":
-		return MediaWebP
-	}
-	return ""
-}
 
 type imageInfo struct {
 	mediaType     string
@@ -44,6 +21,10 @@ type imageInfo struct {
 // size from 1 pixel up (a logo may be tiny); maxPixels and maxBytes are
 // the library's budgets (Config.MaxPixels, Config.MaxDecodeBytes).
 type Images interface {
+	// Sniff returns the media type b is by its signature ("image/jpeg",
+	// "image/png" or "image/webp"), or "" for anything else: a
+	// Content-Type header is never trusted, the bytes decide.
+	Sniff(b []byte) string
 	// Inspect checks that b is a whole JPEG, PNG or WebP image within the
 	// budgets from its header and structure, decoding no pixel.
 	Inspect(b []byte, maxPixels int, maxBytes int64) error
@@ -67,7 +48,7 @@ func (s *Service) inspect(ctx context.Context, b []byte, contentType string) (*i
 	if len(b) == 0 {
 		return nil, showroom.Errorf(showroom.EInvalidBody, "the request body is empty; send the image's bytes")
 	}
-	mt := Sniff(b)
+	mt := s.deps.Images.Sniff(b)
 	if mt == "" {
 		return nil, showroom.Errorf(showroom.EUnsupportedMedia, "the body is not a JPEG, PNG or WebP image")
 	}

@@ -44,7 +44,7 @@ type Config struct {
 // DefaultConfig returns the documented defaults: 25 MB, 60 megapixels,
 // 256 MiB a decode, 2 concurrent decodes, 256 MiB of decoded content.
 func DefaultConfig() Config {
-	return Config{MaxUploadBytes: 25 << 20, MaxPixels: 60_000_000, MaxDecodeBytes: DefaultMaxDecodeBytes,
+	return Config{MaxUploadBytes: 25 << 20, MaxPixels: showroom.DefaultMaxPixels, MaxDecodeBytes: showroom.DefaultMaxBytes,
 		MaxDecodes: 2, CacheBytes: 256 << 20}
 }
 
@@ -64,10 +64,6 @@ func (c Config) Validate() error {
 	}
 	return nil
 }
-
-// DefaultMaxDecodeBytes is the default Config.MaxDecodeBytes, the image
-// decoder's own default (a test holds them equal).
-const DefaultMaxDecodeBytes = 256 << 20
 
 // Deps are the library's storage, image IO and built-in art.
 type Deps struct {
@@ -175,6 +171,9 @@ func caller(ctx context.Context) (*showroom.Company, string, error) {
 	}
 	return c, p.Username, nil
 }
+
+// artMediaType is the media type of the built-in content encodePNG writes.
+const artMediaType = "image/png"
 
 func encodePNG(img image.Image) ([]byte, error) {
 	var b bytes.Buffer

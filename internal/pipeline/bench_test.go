@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/vision"
 )
 
@@ -30,7 +31,7 @@ func benchScene(b *testing.B) (*vision.Segmenter, []byte, *Scene, *vision.Mask) 
 		b.Skipf("segmentation model not available (%v); run make models", err)
 	}
 	b.Cleanup(func() { seg.Close() })
-	photo, err := vision.Decode(context.Background(), data, vision.Limits{})
+	photo, err := codec.Decode(context.Background(), data, codec.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func BenchmarkProcessors12MP(b *testing.B) {
 	r := &run{e: e, company: SystemCompany, features: m.Features}
 	b.Run("decode", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := vision.Decode(context.Background(), data, vision.Limits{}); err != nil {
+			if _, err := codec.Decode(context.Background(), data, codec.Limits{}); err != nil {
 				b.Fatal(err)
 			}
 		}

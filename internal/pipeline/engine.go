@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/catalog"
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/vision"
 )
@@ -37,7 +38,7 @@ type EngineConfig struct {
 	// (INVALID_CONFIGURATION, before they are drawn).
 	MaxPixels int
 	// MaxDecodeBytes refuses photos whose decode takes more memory
-	// (PAYLOAD_TOO_LARGE; see vision.Header.DecodedBytes), from their
+	// (PAYLOAD_TOO_LARGE; see codec.Header.DecodedBytes), from their
 	// header; 0 means no limit.
 	MaxDecodeBytes int64
 	// Observe, when set, is called with each processor's name and time.
@@ -166,19 +167,19 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := mediaTypes[req.Format]; req.Format != "" && !ok {
+	if req.Format != "" && !codec.Format(req.Format).Known() {
 		return nil, showroom.Errorf(showroom.EInvalidBody, "unknown output format %q: use jpeg, png or webp", req.Format)
 	}
 	res := &Result{}
 	lap := &stopwatch{ts: &res.Timings, t: time.Now()}
 
-	photo, err := vision.Decode(ctx, req.Photo, vision.Limits{MinSide: vision.MinSide, MaxPixels: e.cfg.MaxPixels, MaxBytes: e.cfg.MaxDecodeBytes})
+	photo, err := codec.Decode(ctx, req.Photo, codec.Limits{MinSide: codec.MinSide, MaxPixels: e.cfg.MaxPixels, MaxBytes: e.cfg.MaxDecodeBytes})
 	if err != nil {
 		return nil, err
 	}
 	// The scene and its layers are gone with this call; only the encoded
 	// result leaves it.
-	defer vision.Recycle(photo)
+	defer codec.Recycle(photo)
 	lap.lap("decode")
 	s := NewScene(photo)
 	r := &run{e: e, company: req.Company}
@@ -230,14 +231,14 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 	switch {
 	case err != nil:
 	case streamed != nil:
-		res.Image, res.MediaType = streamed, mediaTypes[FormatJPEG]
+		res.Image, res.MediaType = streamed, codec.JPEG.MediaType()
 	default:
 		res.Image, res.MediaType, err = encode(img, hasAlpha, format, req.Quality)
 	}
 	res.Width, res.Height = img.Rect.Dx(), img.Rect.Dy()
 	// The encoder keeps no reference to the canvas: its buffer can serve
-	// the next photo (a fresh one costs page faults, see vision.NewNRGBA).
-	vision.Recycle(img)
+	// the next photo (a fresh one costs page faults, see codec.NewNRGBA).
+	codec.Recycle(img)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +260,7 @@ func renderEncoding(s *Scene, format string, quality int) (img *image.NRGBA, has
 		img, hasAlpha = Render(s)
 		return img, hasAlpha, nil, nil
 	}
-	w, err := vision.NewJPEGWriter(s.Canvas.X, s.Canvas.Y, quality)
+	w, err := codec.NewJPEGWriter(s.Canvas.X, s.Canvas.Y, quality)
 	if err != nil {
 		img, hasAlpha = Render(s)
 		return img, hasAlpha, nil, fmt.Errorf("pipeline: encode jpeg: %w", err)

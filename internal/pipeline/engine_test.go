@@ -6,18 +6,16 @@ import (
 	"errors"
 	"image"
 	"image/color"
-	"image/draw"
 	"image/png"
-	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/davidbyttow/govips/v2/vips"
 
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/maskcache"
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/vision"
 )
 
 // everyProcessor is a configuration using each processor once, but
@@ -163,76 +161,6 @@ func TestRunFormats(t *testing.T) {
 	}
 	_, err := e.Run(context.Background(), Request{Processors: cutout, Photo: pngBytes(t, car.Photo), Format: "gif"})
 	errCode(t, err, showroom.EInvalidBody)
-}
-
-// TestJPEGIsLibvipsBytes checks that an opaque JPEG, written by
-// libjpeg-turbo straight from the canvas, is byte for byte what libvips's
-// jpegsave writes, at qualities with and without chroma subsampling, for
-// an odd size (partial blocks at the edges) and for a canvas that is part
-// of a larger buffer.
-func TestJPEGIsLibvipsBytes(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	big := image.NewNRGBA(image.Rect(0, 0, 341, 219))
-	for y := range 219 {
-		for x := range 341 {
-			i := big.PixOffset(x, y)
-			big.Pix[i], big.Pix[i+1], big.Pix[i+2], big.Pix[i+3] = uint8(x), uint8(y), uint8(r.IntN(256)), 255
-		}
-	}
-	sub := big.SubImage(image.Rect(17, 9, 300, 200)).(*image.NRGBA)
-	whole := image.NewNRGBA(image.Rect(0, 0, sub.Rect.Dx(), sub.Rect.Dy()))
-	draw.Draw(whole, whole.Rect, sub, sub.Rect.Min, draw.Src)
-	for _, c := range []struct {
-		name      string
-		img, flat *image.NRGBA
-	}{{"odd size", big, big}, {"sub-image", sub, whole}} {
-		for _, q := range []int{100, 90, 89, 75, 20} {
-			got, mt, err := encode(c.img, false, FormatJPEG, q)
-			if err != nil || mt != "image/jpeg" {
-				t.Fatalf("%s, quality %d: %s, %v", c.name, q, mt, err)
-			}
-			want, _, err := encodeVips(c.flat, false, FormatJPEG, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s, quality %d: %d bytes, libvips writes %d other ones", c.name, q, len(got), len(want))
-			}
-			// The same a band of rows at a time, as Run streams them.
-			w, err := vision.NewJPEGWriter(c.img.Rect.Dx(), c.img.Rect.Dy(), q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for lo := c.img.Rect.Min.Y; lo < c.img.Rect.Max.Y; lo += 13 {
-				if err := w.WriteRows(c.img, lo, min(lo+13, c.img.Rect.Max.Y)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			banded, err := w.Finish()
-			w.Close()
-			if err != nil || !bytes.Equal(banded, want) {
-				t.Errorf("%s, quality %d, in bands: %d bytes (%v), libvips writes %d other ones", c.name, q, len(banded), err, len(want))
-			}
-		}
-	}
-	// Rows out of order, of another width, and too few, are refused.
-	w, err := vision.NewJPEGWriter(big.Rect.Dx(), big.Rect.Dy(), 90)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	if err := w.WriteRows(big, 10, 20); err == nil {
-		t.Error("rows 10 to 20 written first")
-	}
-	if err := w.WriteRows(sub, sub.Rect.Min.Y, sub.Rect.Min.Y+5); err == nil {
-		t.Error("rows of a narrower image written")
-	}
-	if err := w.WriteRows(big, 0, 20); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Finish(); err == nil {
-		t.Error("finished after 20 rows of 219")
-	}
 }
 
 func TestRunRefuses(t *testing.T) {
@@ -408,7 +336,7 @@ func TestAnalysesRunTogether(t *testing.T) {
 	}
 	one := scene(t, e, car, steps...) // one step after the other
 	want, _ := Render(one)
-	defer vision.Recycle(want)
+	defer codec.Recycle(want)
 	img, err := png.Decode(bytes.NewReader(res.Image))
 	if err != nil {
 		t.Fatal(err)
@@ -456,7 +384,7 @@ func TestRenderEncodingStreams(t *testing.T) {
 				t.Errorf("%s: the streamed JPEG differs from the finished canvas's", tt.name)
 			}
 		}
-		vision.Recycle(img)
+		codec.Recycle(img)
 	}
 }
 
@@ -479,11 +407,11 @@ func TestRenderByCopy(t *testing.T) {
 		t.Fatal("the scene has no glass or no shadow to draw")
 	}
 	copied, copiedAlpha := Render(s)
-	defer vision.Recycle(copied)
+	defer codec.Recycle(copied)
 	drawByCopy = false
 	sampled, sampledAlpha := Render(s)
 	drawByCopy = true
-	defer vision.Recycle(sampled)
+	defer codec.Recycle(sampled)
 	if !bytes.Equal(copied.Pix, sampled.Pix) || copiedAlpha != sampledAlpha {
 		t.Error("the car drawn by copy differs from the car sampled")
 	}
@@ -523,16 +451,16 @@ func TestRenderOnRecycledBuffers(t *testing.T) {
 		first, firstAlpha := Render(s)
 		want := slices.Clone(first.Pix)
 		// Dirty and hand back the canvas, and a car layer's worth more.
-		for _, img := range []*image.NRGBA{first, vision.NewNRGBA(s.Box.Dx(), s.Box.Dy())} {
+		for _, img := range []*image.NRGBA{first, codec.NewNRGBA(s.Box.Dx(), s.Box.Dy())} {
 			for i := range img.Pix {
 				img.Pix[i] = uint8(i*7 + 3)
 			}
-			vision.Recycle(img)
+			codec.Recycle(img)
 		}
 		again, againAlpha := Render(s)
 		if !bytes.Equal(again.Pix, want) || againAlpha != firstAlpha {
 			t.Errorf("%s: the render on recycled buffers differs", stepsJSONTest(t, steps...))
 		}
-		vision.Recycle(again)
+		codec.Recycle(again)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/vision"
 )
 
@@ -50,7 +51,7 @@ func TestGlassDevSet(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		photo, err := vision.Decode(context.Background(), data, vision.Limits{})
+		photo, err := codec.Decode(context.Background(), data, codec.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}

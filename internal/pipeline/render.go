@@ -6,8 +6,8 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/imaging"
-	"github.com/showroom/showroom/internal/vision"
 )
 
 // Render composes the scene into one image at full resolution: the
@@ -44,7 +44,7 @@ const renderBand = 16
 func renderRows(s *Scene, rowsDone func(canvas *image.NRGBA, lo, hi int)) (*image.NRGBA, bool) {
 	W, H := s.Canvas.X, s.Canvas.Y
 	// Every pixel is written below: the canvas may be a recycled buffer.
-	out := vision.NewNRGBA(W, H)
+	out := codec.NewNRGBA(W, H)
 	car := s.carSource()
 	bg := s.backgroundSource()
 	var glassT, glassB float32
@@ -208,7 +208,7 @@ func renderRows(s *Scene, rowsDone func(canvas *image.NRGBA, lo, hi int)) (*imag
 	if s.Output != nil {
 		canvas := out
 		out = resizeCanvas(out, *s.Output)
-		vision.Recycle(canvas)
+		codec.Recycle(canvas)
 	}
 	hasAlpha := false
 	for _, t := range transparent {
@@ -338,7 +338,7 @@ func (s *Scene) carSource() *carLayer {
 	}
 	if k := int(1 / s.Place.scale()); k >= 2 {
 		l.img = shrinkNRGBA(fg, k)
-		vision.Recycle(fg)
+		codec.Recycle(fg)
 		l.k = float64(k)
 		if l.glass != nil {
 			l.glass = shrinkGray(l.glass, k)
@@ -351,7 +351,7 @@ func (s *Scene) carSource() *carLayer {
 // once the car is drawn.
 func (l *carLayer) release() {
 	if l.k == 1 {
-		vision.Recycle(l.img)
+		codec.Recycle(l.img)
 	}
 }
 
@@ -492,7 +492,7 @@ func putLinear(p []uint8, r, g, b, a, n float32) {
 func (s *Scene) foreground() *image.NRGBA {
 	b := s.Box
 	// Every pixel is written below: a recycled buffer will do.
-	fg := vision.NewNRGBA(b.Dx(), b.Dy())
+	fg := codec.NewNRGBA(b.Dx(), b.Dy())
 	g := s.workGrid()
 	choke := matteChoke()
 	// Only the car's box is sampled, one cell more for the bilinear

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/showroom/showroom/internal/catalog"
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/vision"
 )
 
@@ -87,7 +88,7 @@ func readPhoto(t *testing.T, path string) *image.NRGBA {
 	if err != nil {
 		t.Fatal(err)
 	}
-	img, err := vision.Decode(context.Background(), data, vision.Limits{})
+	img, err := codec.Decode(context.Background(), data, codec.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -283,6 +283,17 @@ func JobPriority(ahead, waiting int) int {
 // processed.
 const MinPhotoSide = 8
 
+// DefaultMaxPixels is the default bound on an image's pixels (width x
+// height), photo or content: 60 megapixels, past the largest phone and
+// most camera photos. The decoder (codec), the library and the flags all
+// take it from here.
+const DefaultMaxPixels = 60_000_000
+
+// DefaultMaxBytes is the default bound on the memory one decode takes,
+// from its header: 256 MiB holds a 60-megapixel 8-bit photo (240 MB as
+// RGBA), but not a 16-bit PNG or a progressive JPEG that large.
+const DefaultMaxBytes = 256 << 20
+
 // CheckPhotoSize refuses a photo of w×h pixels that cannot be processed:
 // under MinPhotoSide on a side (INVALID_IMAGE), or over maxPixels pixels
 // when maxPixels > 0 (PAYLOAD_TOO_LARGE, as an upload over the limit is).

@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/showroom/showroom/internal/codec"
 )
 
 // The cleanup is measured on hundreds of photos while it is tuned: the
@@ -83,7 +85,7 @@ func saliencyOf(tb testing.TB, seg *lazySegmenter, path string) cachedPhoto {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	img, err := Decode(context.Background(), data, Limits{})
+	img, err := codec.Decode(context.Background(), data, codec.Limits{})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -91,12 +91,12 @@ type Features struct {
 	Data           []float32
 }
 
-// Segment finds the main car in img (as Decode returns it).
+// Segment finds the main car in img (as codec.Decode returns it).
 func (s *Segmenter) Segment(ctx context.Context, img *image.NRGBA) (*Mask, error) {
 	b := img.Rect
-	if b.Dx() < MinSide || b.Dy() < MinSide {
+	if b.Dx() < showroom.MinPhotoSide || b.Dy() < showroom.MinPhotoSide {
 		return nil, showroom.Errorf(showroom.EInvalidImage,
-			"the photo is %dx%d; each side must be at least %d pixels", b.Dx(), b.Dy(), MinSide)
+			"the photo is %dx%d; each side must be at least %d pixels", b.Dx(), b.Dy(), showroom.MinPhotoSide)
 	}
 	img = normalizeOrigin(img)
 	var stages []Stage

@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/imaging"
+	"github.com/showroom/showroom/internal/showroom"
 )
 
 // fill sets sal to v over r.
@@ -206,7 +208,7 @@ func devIoU(tb testing.TB, seg *Segmenter, photos []string) (mean, raw, lowest f
 	lowest = 1
 	for _, p := range photos {
 		data, _ := os.ReadFile(p)
-		img, err := Decode(context.Background(), data, Limits{})
+		img, err := codec.Decode(context.Background(), data, codec.Limits{})
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -237,17 +239,6 @@ func largePhoto(b testing.TB) []byte {
 	return data
 }
 
-// BenchmarkDecode12MP is the decode of a 12 MP JPEG (EXIF orientation,
-// sRGB) through libvips.
-func BenchmarkDecode12MP(b *testing.B) {
-	data := largePhoto(b)
-	for b.Loop() {
-		if _, err := Decode(context.Background(), data, Limits{}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // BenchmarkSegment12MP is DetectCarMaskProcessor's work on a 12 MP photo,
 // decode included; it reports each stage's time and the ratio of the whole
 // to the model's own inference time. One photo first warms the process up
@@ -264,7 +255,7 @@ func BenchmarkSegment12MP(b *testing.B) {
 	var total time.Duration
 	once := func() {
 		start := time.Now()
-		img, err := Decode(context.Background(), data, Limits{})
+		img, err := codec.Decode(context.Background(), data, codec.Limits{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -277,7 +268,7 @@ func BenchmarkSegment12MP(b *testing.B) {
 			stages[s.Name] += s.Duration
 		}
 		total += time.Since(start)
-		Recycle(img) // as the pipeline does when a photo is done
+		codec.Recycle(img) // as the pipeline does when a photo is done
 	}
 	once()
 	first := total.Seconds() / stages["model"].Seconds()
@@ -307,7 +298,7 @@ type stageInputs struct {
 
 func newStageInputs(b *testing.B) stageInputs {
 	b.Helper()
-	img, err := Decode(context.Background(), largePhoto(b), Limits{})
+	img, err := codec.Decode(context.Background(), largePhoto(b), codec.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -368,7 +359,7 @@ func BenchmarkRefine12MP(b *testing.B) {
 // -bench 'Inference/.*arena=shrink$'.
 func BenchmarkInference(b *testing.B) {
 	data := largePhoto(b)
-	img, err := Decode(context.Background(), data, Limits{})
+	img, err := codec.Decode(context.Background(), data, codec.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -490,7 +481,7 @@ func BenchmarkModelPaths(b *testing.B) {
 	dir := modelDir(b)
 	data := largePhoto(b)
 	photos := devPhotos(b)
-	img, err := Decode(context.Background(), data, Limits{})
+	img, err := codec.Decode(context.Background(), data, codec.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -593,7 +584,7 @@ func TestApplyCoefficientsSkipsOnlyZeros(t *testing.T) {
 // mean inference time and the overhead (issue 27 allows 3%).
 func BenchmarkFeatureOutputs(b *testing.B) {
 	dir := modelDir(b)
-	img, err := Decode(context.Background(), largePhoto(b), Limits{})
+	img, err := codec.Decode(context.Background(), largePhoto(b), codec.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -635,4 +626,15 @@ func BenchmarkFeatureOutputs(b *testing.B) {
 	b.ReportMetric(took[0].Seconds()*1000/float64(n), "without-ms")
 	b.ReportMetric(took[1].Seconds()*1000/float64(n), "with-ms")
 	b.ReportMetric(100*(took[1].Seconds()/took[0].Seconds()-1), "overhead-%")
+}
+
+// TestSegmentRefusesTinyPhotos: a photo under the least side is the
+// client's mistake (INVALID_IMAGE), for the segmenter as for the decoder.
+func TestSegmentRefusesTinyPhotos(t *testing.T) {
+	for _, size := range []image.Point{{7, 40}, {40, 7}, {1, 1}} {
+		_, err := (&Segmenter{}).Segment(context.Background(), image.NewNRGBA(image.Rectangle{Max: size}))
+		if showroom.ErrorCode(err) != showroom.EInvalidImage {
+			t.Errorf("Segment %v: %v, want INVALID_IMAGE", size, err)
+		}
+	}
 }

@@ -1,4 +1,4 @@
-package vision
+package codec
 
 import (
 	"bytes"
@@ -14,8 +14,8 @@ import (
 
 	"github.com/davidbyttow/govips/v2/vips"
 
+	"github.com/showroom/showroom/internal/codec/codectest"
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/vision/visiontest"
 )
 
 // wantCode fails unless err is a *showroom.Error with code.
@@ -34,10 +34,10 @@ func wantCode(t *testing.T, name string, err error, code string) {
 func TestDecodeBoundsScans(t *testing.T) {
 	ctx := context.Background()
 	for name, data := range map[string][]byte{
-		"grey, 10,000 scans":        visiontest.ProgressiveJPEG(2048, 2048, 1, 10_000),
-		"CMYK, 10,000 scans":        visiontest.ProgressiveJPEG(1024, 1024, 4, 10_000),
-		"grey, 101 scans":           visiontest.ProgressiveJPEG(64, 64, 1, DefaultMaxScans+1),
-		"1,000 scans after garbage": visiontest.Garbage(visiontest.ProgressiveJPEG(64, 64, 1, 1000), 0xC4, 3),
+		"grey, 10,000 scans":        codectest.ProgressiveJPEG(2048, 2048, 1, 10_000),
+		"CMYK, 10,000 scans":        codectest.ProgressiveJPEG(1024, 1024, 4, 10_000),
+		"grey, 101 scans":           codectest.ProgressiveJPEG(64, 64, 1, DefaultMaxScans+1),
+		"1,000 scans after garbage": codectest.Garbage(codectest.ProgressiveJPEG(64, 64, 1, 1000), 0xC4, 3),
 	} {
 		start := time.Now()
 		_, err := Decode(ctx, data, DefaultLimits())
@@ -47,14 +47,14 @@ func TestDecodeBoundsScans(t *testing.T) {
 		}
 	}
 	for name, data := range map[string][]byte{
-		"grey, 100 scans": visiontest.ProgressiveJPEG(64, 64, 1, DefaultMaxScans),
-		"CMYK, 100 scans": visiontest.ProgressiveJPEG(64, 64, 4, DefaultMaxScans),
+		"grey, 100 scans": codectest.ProgressiveJPEG(64, 64, 1, DefaultMaxScans),
+		"CMYK, 100 scans": codectest.ProgressiveJPEG(64, 64, 4, DefaultMaxScans),
 	} {
 		if _, err := Decode(ctx, data, DefaultLimits()); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if _, err := Decode(ctx, visiontest.ProgressiveJPEG(64, 64, 1, 30), Limits{MaxScans: 20}); showroom.ErrorCode(err) != showroom.EInvalidImage {
+	if _, err := Decode(ctx, codectest.ProgressiveJPEG(64, 64, 1, 30), Limits{MaxScans: 20}); showroom.ErrorCode(err) != showroom.EInvalidImage {
 		t.Errorf("30 scans over a limit of 20: %v", err)
 	}
 }
@@ -62,13 +62,13 @@ func TestDecodeBoundsScans(t *testing.T) {
 // The decoder counts scans itself too, as it reads them: the limit holds
 // for a file the marker walk in front of it would miss.
 func TestDecodeJPEGStopsAtTheScanLimit(t *testing.T) {
-	data := visiontest.ProgressiveJPEG(2048, 2048, 1, 10_000)
-	start := visiontest.CPUTime()
+	data := codectest.ProgressiveJPEG(2048, 2048, 1, 10_000)
+	start := codectest.CPUTime()
 	_, err := decodeJPEG(data, 2048, 2048, 100, 0, nil)
 	if !errors.Is(err, errTooManyScans) {
 		t.Errorf("10,000 scans: %v, want the scan limit", err)
 	}
-	if d := visiontest.CPUTime() - start; d > 500*time.Millisecond {
+	if d := codectest.CPUTime() - start; d > 500*time.Millisecond {
 		t.Errorf("stopped after %v of CPU", d)
 	}
 }
@@ -78,7 +78,7 @@ func TestDecodeJPEGStopsAtTheScanLimit(t *testing.T) {
 // the queue does not retry as a failure of the photo.
 func TestDecodeStopsWhenCancelled(t *testing.T) {
 	// Without a scan limit to speak of, a decode of seconds.
-	data := visiontest.ProgressiveJPEG(2048, 2048, 1, 10_000)
+	data := codectest.ProgressiveJPEG(2048, 2048, 1, 10_000)
 	lim := Limits{MaxScans: 1 << 30}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
@@ -104,15 +104,15 @@ func TestDecodeStopsWhenCancelled(t *testing.T) {
 // does (TestDecodeJPEGRefusesBrokenData).
 func TestDecodeToleratesHarmlessWarnings(t *testing.T) {
 	ctx := context.Background()
-	clean := visiontest.BaselineJPEG(320, 240)
+	clean := codectest.BaselineJPEG(320, 240)
 	want, err := Decode(ctx, clean, DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, data := range map[string][]byte{
-		"30 bytes before DHT":   visiontest.Garbage(clean, 0xC4, 30),
-		"3000 bytes before EOI": visiontest.Garbage(clean, 0xD9, 3000),
-		"before SOF and DHT":    visiontest.Garbage(visiontest.Garbage(clean, 0xC4, 5), 0xC0, 7),
+		"30 bytes before DHT":   codectest.Garbage(clean, 0xC4, 30),
+		"3000 bytes before EOI": codectest.Garbage(clean, 0xD9, 3000),
+		"before SOF and DHT":    codectest.Garbage(codectest.Garbage(clean, 0xC4, 5), 0xC0, 7),
 	} {
 		got, err := Decode(ctx, data, DefaultLimits())
 		if err != nil {
@@ -122,8 +122,8 @@ func TestDecodeToleratesHarmlessWarnings(t *testing.T) {
 		sameImage(t, name, got, want, 0, 0)
 	}
 	// CMYK goes through libvips, with the same tolerance.
-	cmyk := visiontest.ProgressiveJPEG(64, 64, 4, 5)
-	if _, err := Decode(ctx, visiontest.Garbage(cmyk, 0xC4, 30), DefaultLimits()); err != nil {
+	cmyk := codectest.ProgressiveJPEG(64, 64, 4, 5)
+	if _, err := Decode(ctx, codectest.Garbage(cmyk, 0xC4, 30), DefaultLimits()); err != nil {
 		t.Errorf("CMYK with garbage before DHT: %v", err)
 	}
 }
@@ -133,7 +133,7 @@ func TestDecodeToleratesHarmlessWarnings(t *testing.T) {
 func TestDecodeRefusesTruncatedFiles(t *testing.T) {
 	ctx := context.Background()
 	files := map[string][]byte{
-		"baseline JPEG":    visiontest.BaselineJPEG(320, 240),
+		"baseline JPEG":    codectest.BaselineJPEG(320, 240),
 		"progressive JPEG": testJPEG(t, 320, 240, 1, vips.InterpretationSRGB),
 		"CMYK JPEG":        testJPEG(t, 320, 240, 1, vips.InterpretationCMYK),
 		"PNG":              noisePNG(t, 320, 240, false),
@@ -158,8 +158,8 @@ func TestDecodeRefusesTruncatedFiles(t *testing.T) {
 func TestDecodeBoundsMemoryByBytes(t *testing.T) {
 	ctx := context.Background()
 	for name, data := range map[string][]byte{
-		"57 MP, 16-bit RGBA": visiontest.PNGHeader(7550, 7550, 16, 6),
-		"57 MP, 16-bit RGB":  visiontest.PNGHeader(7550, 7550, 16, 2),
+		"57 MP, 16-bit RGBA": codectest.PNGHeader(7550, 7550, 16, 6),
+		"57 MP, 16-bit RGB":  codectest.PNGHeader(7550, 7550, 16, 2),
 	} {
 		start := time.Now()
 		_, err := Decode(ctx, data, DefaultLimits())
@@ -176,14 +176,14 @@ func TestDecodeBoundsMemoryByBytes(t *testing.T) {
 		t.Errorf("8-bit 1000x1000 PNG within 4 MiB: %v", err)
 	}
 	lim = Limits{MaxBytes: 5 << 20} // 1024x1024: 4 MiB of pixels, and 2 MiB of coefficients if progressive
-	if _, err := Decode(ctx, visiontest.ProgressiveJPEG(1024, 1024, 1, 3), lim); showroom.ErrorCode(err) != showroom.EPayloadTooLarge {
+	if _, err := Decode(ctx, codectest.ProgressiveJPEG(1024, 1024, 1, 3), lim); showroom.ErrorCode(err) != showroom.EPayloadTooLarge {
 		t.Errorf("progressive 1024x1024 JPEG over 5 MiB: %v", err)
 	}
-	if _, err := Decode(ctx, visiontest.BaselineJPEG(1024, 1024), lim); err != nil {
+	if _, err := Decode(ctx, codectest.BaselineJPEG(1024, 1024), lim); err != nil {
 		t.Errorf("baseline 1024x1024 JPEG within 5 MiB: %v", err)
 	}
 	// libjpeg itself is held to the budget should the estimate miss.
-	if _, err := decodeJPEG(visiontest.ProgressiveJPEG(1024, 1024, 1, 3), 1024, 1024, 100, 1<<20, nil); !errors.Is(err, errTooLarge) {
+	if _, err := decodeJPEG(codectest.ProgressiveJPEG(1024, 1024, 1, 3), 1024, 1024, 100, 1<<20, nil); !errors.Is(err, errTooLarge) {
 		t.Errorf("libjpeg with 1 MiB for 2 MiB of coefficients: %v", err)
 	}
 }
@@ -273,13 +273,13 @@ func noiseWebP(t testing.TB, w, h int) []byte {
 // of chunk carries the text and whether the decode keeps transparency.
 func TestDecodeIgnoresPNGText(t *testing.T) {
 	ctx := context.Background()
-	plain, err := Decode(ctx, visiontest.TextBombPNG(64, 48, 0, 0, "zTXt"), DefaultLimits())
+	plain, err := Decode(ctx, codectest.TextBombPNG(64, 48, 0, 0, "zTXt"), DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, typ := range []string{"zTXt", "iTXt"} {
-		bomb := visiontest.TextBombPNG(64, 48, 100, 8<<20, typ)
-		start := visiontest.CPUTime()
+		bomb := codectest.TextBombPNG(64, 48, 100, 8<<20, typ)
+		start := codectest.CPUTime()
 		h, err := Inspect(bomb, DefaultLimits())
 		if err != nil || h.Width != 64 || h.Height != 48 {
 			t.Errorf("%s: inspected as %+v, %v", typ, h, err)
@@ -294,25 +294,25 @@ func TestDecodeIgnoresPNGText(t *testing.T) {
 			}
 			Recycle(img)
 		}
-		if d := visiontest.CPUTime() - start; d > 500*time.Millisecond {
+		if d := codectest.CPUTime() - start; d > 500*time.Millisecond {
 			t.Errorf("%s: inspected and decoded twice in %v of CPU", typ, d)
 		}
 	}
 	// A text chunk that claims more than the file holds: libpng would
 	// allocate the claim (1.6 GB here) before finding the file short. Found
 	// by FuzzInspect, as a hang.
-	short := visiontest.TextBombPNG(9, 9, 1, 64, "zTXt")
+	short := codectest.TextBombPNG(9, 9, 1, 64, "zTXt")
 	short = short[:33+8+20]                               // signature and IHDR, the text chunk's length, type and 20 bytes
 	binary.BigEndian.PutUint32(short[33:], 1_652_556_130) // its length
 	for i := range 3 {
-		start := visiontest.CPUTime()
+		start := codectest.CPUTime()
 		if _, err := Inspect(short, DefaultLimits()); showroom.ErrorCode(err) != showroom.EInvalidImage {
 			t.Errorf("a text chunk longer than the file, inspected: %v, want INVALID_IMAGE", err)
 		}
 		if _, err := Decode(ctx, short, DefaultLimits()); showroom.ErrorCode(err) != showroom.EInvalidImage {
 			t.Errorf("a text chunk longer than the file, decoded: %v, want INVALID_IMAGE", err)
 		}
-		if d := visiontest.CPUTime() - start; d > 100*time.Millisecond {
+		if d := codectest.CPUTime() - start; d > 100*time.Millisecond {
 			t.Errorf("a text chunk longer than the file, run %d: %v of CPU", i, d)
 		}
 	}

@@ -1,4 +1,4 @@
-package vision
+package codec
 
 // #cgo pkg-config: libjpeg lcms2 vips
 // #include <stdlib.h>
@@ -16,7 +16,7 @@ import (
 
 // errJPEGUnsupported means decodeJPEG cannot decode this file (CMYK or YCCK
 // JPEG); libvips can.
-var errJPEGUnsupported = errors.New("vision: JPEG variant left to libvips")
+var errJPEGUnsupported = errors.New("codec: JPEG variant left to libvips")
 
 // decodeJPEG decodes the w×h JPEG in data with libjpeg-turbo, straight into
 // the returned image, and converts an embedded colour profile to sRGB with

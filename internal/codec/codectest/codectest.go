@@ -1,9 +1,9 @@
-// Package visiontest makes hostile image files for tests: JPEGs with
+// Package codectest makes hostile image files for tests: JPEGs with
 // thousands of scans, garbage between their markers, PNG headers that
 // promise more than a decoder should take on. The files are written byte by
 // byte, so tests need no sample files and no encoder that would refuse to
 // write them.
-package visiontest
+package codectest
 
 import (
 	"bytes"
@@ -181,7 +181,7 @@ func TextBombPNG(w, h, n, inflated int, typ string) []byte {
 	case "iTXt": // keyword, NUL, compressed, method 0, language, NUL, translated keyword, NUL
 		data = append([]byte("Comment\x00\x01\x00\x00\x00"), text.Bytes()...)
 	default:
-		panic("visiontest: no text chunk " + typ)
+		panic("codectest: no text chunk " + typ)
 	}
 	var img bytes.Buffer
 	png.Encode(&img, image.NewGray(image.Rect(0, 0, w, h)))

@@ -1,6 +1,7 @@
-// Decoding through libvips (PNG, WebP, CMYK JPEG) straight into a caller's
-// RGBA buffer, top to bottom, for decode.go. libvips is started by govips
-// (decode.go's vipsStart) before any of this is called.
+// libvips for codec: its start-up, decoding (PNG, WebP, CMYK JPEG) straight
+// into a caller's RGBA buffer, top to bottom, for decode.go, and encoding
+// (PNG, WebP, a transparent image as a JPEG) for encode.go. sr_vips_start
+// runs once (decode.go's vipsStart) before any other call.
 #ifndef SHOWROOM_VIPS_H
 #define SHOWROOM_VIPS_H
 
@@ -35,5 +36,18 @@ int sr_vips_header(const unsigned char *data, size_t len, int type, sr_vips_info
 // profile to convert to.
 int sr_vips_decode(const unsigned char *data, size_t len, int type, const char *srgb_profile, int keep_alpha,
                    unsigned char *out, int w, int h, const int *cancel, char *msg, size_t msg_len);
+
+// sr_vips_start starts libvips for the process: one thread per operation
+// (requests run in parallel at the worker level), no operation cache (every
+// image is new), warnings dropped. SR_OK, or SR_CORRUPT with msg saying why.
+int sr_vips_start(char *msg, size_t msg_len);
+
+// sr_vips_encode writes the w×h RGBA pixels at pix (w*4 bytes a row) as a
+// file of format type, every metadata field stripped: without the alpha
+// band unless has_alpha, and flattened onto white for a JPEG when it has
+// one. quality is the JPEG's or WebP's (1-100). On SR_OK, *out holds the
+// file (g_free it), *out_len its bytes; otherwise msg says why.
+int sr_vips_encode(const unsigned char *pix, int w, int h, int has_alpha, int type, int quality, void **out,
+                   size_t *out_len, char *msg, size_t msg_len);
 
 #endif

@@ -1,4 +1,4 @@
-package vision
+package codec
 
 import (
 	"errors"
@@ -16,11 +16,6 @@ import (
 // leaves ample room for any encoder while bounding the work to about ten
 // times a usual progressive decode.
 const DefaultMaxScans = 100
-
-// DefaultMaxBytes is the default bound on the memory one decode takes,
-// DecodedBytes of its header: 256 MiB holds a 60-megapixel 8-bit photo
-// (240 MB as RGBA), but not a 16-bit PNG or a progressive JPEG that large.
-const DefaultMaxBytes = 256 << 20
 
 // Limits bound what one decode may cost. Everything is checked from the
 // file's header and structure before a pixel is decoded, except the scan
@@ -41,10 +36,10 @@ type Limits struct {
 	MaxScans int
 }
 
-// DefaultLimits are the limits of a photo: MinSide, 60 megapixels,
-// DefaultMaxBytes, DefaultMaxScans.
+// DefaultLimits are the limits of a photo: MinSide, showroom.DefaultMaxPixels,
+// showroom.DefaultMaxBytes, DefaultMaxScans.
 func DefaultLimits() Limits {
-	return Limits{MinSide: MinSide, MaxPixels: 60_000_000, MaxBytes: DefaultMaxBytes, MaxScans: DefaultMaxScans}
+	return Limits{MinSide: MinSide, MaxPixels: showroom.DefaultMaxPixels, MaxBytes: showroom.DefaultMaxBytes, MaxScans: DefaultMaxScans}
 }
 
 func (l Limits) maxScans() int {
@@ -116,7 +111,7 @@ func quickHeader(data []byte, sof []byte) (h Header, ok bool) {
 			h.SampleBytes = 2
 		}
 		return h, true
-	case len(data) >= 26 && string(data[:8]) == "\x89PNG\r\n\x1a\n" && string(data[12:16]) == "IHDR":
+	case len(data) >= 26 && string(data[:8]) == pngSignature && string(data[12:16]) == "IHDR":
 		h = Header{Width: be32(data[16:]), Height: be32(data[20:]), SampleBytes: 1}
 		if data[24] == 16 {
 			h.SampleBytes = 2

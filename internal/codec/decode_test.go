@@ -1,4 +1,4 @@
-package vision
+package codec
 
 import (
 	"bytes"
@@ -158,8 +158,8 @@ func TestDecodeJPEGRefusesBrokenData(t *testing.T) {
 }
 
 // TestDecodeRefusesTinyPhotos: a photo under MinSide on a side is the
-// client's mistake, refused from its header (a retry cannot cure it), for
-// the decoder and the segmenter alike.
+// client's mistake, refused from its header (a retry cannot cure it); the
+// segmenter refuses the same (TestSegmentRefusesTinyPhotos).
 func TestDecodeRefusesTinyPhotos(t *testing.T) {
 	for _, size := range []image.Point{{7, 40}, {40, 7}, {1, 1}} {
 		var buf bytes.Buffer
@@ -170,10 +170,6 @@ func TestDecodeRefusesTinyPhotos(t *testing.T) {
 		var se *showroom.Error
 		if !errors.As(err, &se) || se.Code != showroom.EInvalidImage {
 			t.Errorf("%v: %v, want INVALID_IMAGE", size, err)
-		}
-		_, err = (&Segmenter{}).Segment(context.Background(), image.NewNRGBA(image.Rectangle{Max: size}))
-		if !errors.As(err, &se) || se.Code != showroom.EInvalidImage {
-			t.Errorf("Segment %v: %v, want INVALID_IMAGE", size, err)
 		}
 	}
 	if _, err := Decode(context.Background(), testJPEG(t, MinSide, MinSide, 1, vips.InterpretationSRGB), Limits{MinSide: MinSide}); err != nil {
@@ -257,5 +253,29 @@ func TestRecycledPixelsAreReusedOnce(t *testing.T) {
 	}
 	if !bytes.Equal(b.Pix, want) || !bytes.Equal(c.Pix, want) {
 		t.Error("a photo decoded into a recycled buffer differs")
+	}
+}
+
+// largePhoto is the first 12 MP photo of ../shared/testdata/large.
+func largePhoto(b testing.TB) []byte {
+	photos, _ := filepath.Glob("../../../shared/testdata/large/*.jpg")
+	if len(photos) == 0 {
+		b.Skip("skipping: ../shared/testdata/large is not there")
+	}
+	data, err := os.ReadFile(photos[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+// BenchmarkDecode12MP is the decode of a 12 MP JPEG (EXIF orientation,
+// sRGB) through libvips.
+func BenchmarkDecode12MP(b *testing.B) {
+	data := largePhoto(b)
+	for b.Loop() {
+		if _, err := Decode(context.Background(), data, Limits{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

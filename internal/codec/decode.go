@@ -1,4 +1,4 @@
-package vision
+package codec
 
 // #include <stdlib.h>
 // #include "jpeg.h"
@@ -7,14 +7,15 @@ import "C"
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"image"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"unsafe"
-
-	"github.com/davidbyttow/govips/v2/vips"
 
 	"github.com/showroom/showroom/internal/showroom"
 )
@@ -22,17 +23,17 @@ import (
 // vipsStart starts libvips once per process: libvips is a process-wide C
 // library with its own global state, so this is package state by necessity.
 var vipsStart = sync.OnceValue(func() error {
-	vips.LoggingSettings(nil, vips.LogLevelError)
-	// Concurrency 1: libvips would otherwise start a thread per core for
-	// every decode and fight ONNX Runtime for the same two cores; requests
-	// run in parallel at the worker level instead.
-	return vips.Startup(&vips.Config{ConcurrencyLevel: 1, MaxCacheMem: 0, MaxCacheSize: 0, MaxCacheFiles: 0})
+	var msg [200]C.char
+	if C.sr_vips_start(&msg[0], C.size_t(len(msg))) != C.SR_OK {
+		return errors.New(C.GoString(&msg[0]))
+	}
+	return nil
 })
 
 // Start starts libvips with the settings this package chose (one libvips
-// thread; requests run in parallel at the worker level), once. Decode
-// calls it; a package that uses libvips without decoding first calls it
-// too, so govips never starts itself with its own defaults.
+// thread, as requests run in parallel at the worker level; no operation
+// cache), once. Decode and Encode call it; a caller may call it first, to
+// fail at start-up rather than on the first image.
 func Start() error { return vipsStart() }
 
 // MinSide is the least width and height of a photo that can be processed.
@@ -52,21 +53,56 @@ const MinSide = showroom.MinPhotoSide
 // milliseconds and returns ctx's error. A caller done with the image may
 // Recycle it.
 func Decode(ctx context.Context, data []byte, lim Limits) (*image.NRGBA, error) {
-	return decode(ctx, data, lim, false)
+	return decodeData(ctx, data, lim, false)
 }
 
 // DecodeTransparent is Decode keeping the image's transparency: for a
 // poster or a logo laid over a photo.
 func DecodeTransparent(ctx context.Context, data []byte, lim Limits) (*image.NRGBA, error) {
-	return decode(ctx, data, lim, true)
+	return decodeData(ctx, data, lim, true)
 }
 
-// Image formats by signature, as sr_vips_header and sr_vips_decode take them.
-var formats = map[vips.ImageType]C.int{
-	vips.ImageTypeJPEG: C.SR_VIPS_JPEG,
-	vips.ImageTypePNG:  C.SR_VIPS_PNG,
-	vips.ImageTypeWEBP: C.SR_VIPS_WEBP,
+func decodeData(ctx context.Context, data []byte, lim Limits, keepAlpha bool) (*image.NRGBA, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	in, err := Inspect(data, lim)
+	if err != nil {
+		return nil, err
+	}
+	return in.decode(ctx, keepAlpha)
 }
+
+// Inspected is an image Inspect read the header of and found within its
+// limits: its Decode goes on from there, without reading the header again.
+type Inspected struct {
+	Header
+	// data is what the decoder reads: the file, or a PNG's bytes without
+	// its text chunks.
+	data        []byte
+	orientation int
+	typ         C.int
+	lim         Limits
+}
+
+// Decode is Decode of the inspected image.
+func (in Inspected) Decode(ctx context.Context) (*image.NRGBA, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return in.decode(ctx, false)
+}
+
+// DecodeTransparent is DecodeTransparent of the inspected image.
+func (in Inspected) DecodeTransparent(ctx context.Context) (*image.NRGBA, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return in.decode(ctx, true)
+}
+
+// vipsTypes are the formats as sr_vips_header and sr_vips_decode take them.
+var vipsTypes = map[Format]C.int{JPEG: C.SR_VIPS_JPEG, PNG: C.SR_VIPS_PNG, WebP: C.SR_VIPS_WEBP}
 
 // Inspect checks an image against lim without decoding a pixel, and
 // returns its header (the size as stored, before any EXIF orientation). A
@@ -77,21 +113,27 @@ var formats = map[vips.ImageType]C.int{
 // waiting for a turn to decode.
 //
 // A PNG's text chunks are never read: see withoutPNGText.
-func Inspect(data []byte, lim Limits) (Header, error) {
-	h, _, _, _, err := inspect(data, lim)
-	return h, err
+func Inspect(data []byte, lim Limits) (Inspected, error) {
+	h, orientation, typ, decodable, err := inspect(data, lim)
+	if err != nil {
+		return Inspected{Header: h}, err
+	}
+	return Inspected{Header: h, data: decodable, orientation: orientation, typ: typ, lim: lim}, nil
 }
 
 // inspect is Inspect, returning besides the header what the decoder is to
 // read: data, or a PNG's bytes without its text chunks.
 func inspect(data []byte, lim Limits) (h Header, orientation int, typ C.int, decodable []byte, err error) {
 	if err := vipsStart(); err != nil {
-		return h, 0, 0, nil, showroom.Internal(fmt.Errorf("vision: starting libvips: %w", err))
+		return h, 0, 0, nil, showroom.Internal(fmt.Errorf("codec: starting libvips: %w", err))
 	}
-	typ, ok := formats[vips.DetermineImageType(data)]
-	if !ok || len(data) == 0 {
+	// Under 12 bytes no file of these formats is whole (a WebP's
+	// signature alone takes 12).
+	f, ok := Sniff(data)
+	if !ok || len(data) < 12 {
 		return h, 0, 0, nil, invalidImage("the image is not a JPEG, PNG or WebP", fmt.Errorf("%d bytes", len(data)))
 	}
+	typ = vipsTypes[f]
 	var layout jpegLayout
 	if typ == C.SR_VIPS_JPEG {
 		if layout, err = walkJPEG(data, lim.maxScans()); err != nil {
@@ -116,14 +158,13 @@ func inspect(data []byte, lim Limits) (h Header, orientation int, typ C.int, dec
 	return h, orientation, typ, data, lim.check(h)
 }
 
-func decode(ctx context.Context, data []byte, lim Limits, keepAlpha bool) (*image.NRGBA, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+// decode decodes the inspected image, upright.
+func (in Inspected) decode(ctx context.Context, keepAlpha bool) (*image.NRGBA, error) {
+	hdr, orientation, typ, data, lim := in.Header, in.orientation, in.typ, in.data, in.lim
+	if data == nil {
+		return nil, errors.New("codec: decoding an image Inspect refused")
 	}
-	hdr, orientation, typ, data, err := inspect(data, lim)
-	if err != nil {
-		return nil, err
-	}
+	var err error
 	stop := watch(ctx)
 	defer stop.release()
 	w, h := hdr.Width, hdr.Height
@@ -168,12 +209,23 @@ func readHeader(data []byte, typ C.int) (Header, int, error) {
 	return h, int(info.orientation), nil
 }
 
-// srgbProfile is the path of govips's sRGB profile, the one its
-// TransformICCProfile converted to, as a C string for the life of the
-// process.
+// srgbICC is the sRGB profile (IEC 61966-2-1, the International Color
+// Consortium's, freely distributed) images are converted to: the same
+// bytes govips handed libvips when it was the binding, so the colours stay
+// as they were.
+//
+//go:embed srgb.icc
+var srgbICC []byte
+
+// srgbProfile is the path of srgbICC written to a file of its own, which is
+// how libvips takes a profile, as a C string for the life of the process.
 var srgbProfile = sync.OnceValues(func() (*C.char, error) {
-	p, err := vips.GetSRGBIEC6196621ICCProfilePath()
+	dir, err := os.MkdirTemp("", "showroom-codec-")
 	if err != nil {
+		return nil, err
+	}
+	p := filepath.Join(dir, "srgb_iec61966_2_1.icc")
+	if err := os.WriteFile(p, srgbICC, 0o600); err != nil {
 		return nil, err
 	}
 	return C.CString(p), nil

@@ -65,8 +65,8 @@ int sr_vips_header(const unsigned char *data, size_t len, int type, sr_vips_info
 }
 
 // sr_vips_convert builds, on in, the conversion to 8-bit sRGB RGBA that
-// libvips does as the image is read, the steps govips's (decode.go's
-// earlier) toSRGB took: the embedded profile to sRGB, whatever colour space
+// libvips does as the image is read, the steps a decode through govips
+// took before: the embedded profile to sRGB, whatever colour space
 // to sRGB, alpha flattened onto white or kept, 4 bands. The images made on
 // the way belong to parent.
 static VipsImage *sr_vips_convert(VipsObject *parent, VipsImage *in, const char *srgb, int keep_alpha) {
@@ -159,4 +159,81 @@ int sr_vips_decode(const unsigned char *data, size_t len, int type, const char *
 	g_object_unref(parent);
 	g_object_unref(in);
 	return result;
+}
+
+// sr_vips_quiet drops a libvips warning: a file's oddities that leave it
+// readable are not the service's to log.
+static void sr_vips_quiet(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {}
+
+int sr_vips_start(char *msg, size_t msg_len) {
+	msg[0] = 0;
+	if (VIPS_INIT("showroom")) {
+		sr_vips_error(msg, msg_len, "start");
+		return SR_CORRUPT;
+	}
+	g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO | G_LOG_LEVEL_DEBUG,
+	                  sr_vips_quiet, NULL);
+	vips_concurrency_set(1);
+	vips_cache_set_max(0);
+	vips_cache_set_max_mem(0);
+	vips_cache_set_max_files(0);
+	return SR_OK;
+}
+
+int sr_vips_encode(const unsigned char *pix, int w, int h, int has_alpha, int type, int quality, void **out,
+                   size_t *out_len, char *msg, size_t msg_len) {
+	msg[0] = 0;
+	*out = NULL;
+	*out_len = 0;
+	VipsImage *base = vips_image_new();
+	VipsImage **t = (VipsImage **)vips_object_local_array(VIPS_OBJECT(base), 2);
+	int rc = -1;
+	VipsImage *in = vips_image_new_from_memory_copy(pix, (size_t)w * h * 4, w, h, 4, VIPS_FORMAT_UCHAR);
+	if (!in) {
+		goto done;
+	}
+	in->Type = VIPS_INTERPRETATION_sRGB;
+	vips_object_local(base, in);
+	if (!has_alpha) {
+		if (vips_extract_band(in, &t[0], 0, "n", 3, NULL)) {
+			goto done;
+		}
+		in = t[0];
+	} else if (type == SR_VIPS_JPEG) {
+		double white[3] = {255, 255, 255};
+		VipsArrayDouble *bg = vips_array_double_new(white, 3);
+		rc = vips_flatten(in, &t[1], "background", bg, NULL);
+		vips_area_unref(VIPS_AREA(bg));
+		if (rc) {
+			goto done;
+		}
+		in = t[1];
+	}
+	switch (type) {
+	case SR_VIPS_JPEG:
+		rc = vips_jpegsave_buffer(in, out, out_len, "strip", TRUE, "optimize_coding", TRUE, "interlace", FALSE,
+		                          "subsample_mode", VIPS_FOREIGN_SUBSAMPLE_AUTO, "trellis_quant", FALSE,
+		                          "overshoot_deringing", FALSE, "optimize_scans", FALSE, "quant_table", 0, "Q",
+		                          quality, NULL);
+		break;
+	case SR_VIPS_PNG:
+		rc = vips_pngsave_buffer(in, out, out_len, "strip", TRUE, "compression", 4, "interlace", FALSE, "filter",
+		                         VIPS_FOREIGN_PNG_FILTER_ALL, "palette", FALSE, NULL);
+		break;
+	case SR_VIPS_WEBP:
+		rc = vips_webpsave_buffer(in, out, out_len, "strip", TRUE, "lossless", FALSE, "near_lossless", FALSE,
+		                          "reduction_effort", 3, "profile", "none", "min_size", FALSE, "kmin", 0, "kmax", 0,
+		                          "Q", quality, NULL);
+		break;
+	}
+done:
+	if (rc) {
+		sr_vips_error(msg, msg_len, "encode");
+		if (*out) {
+			g_free(*out);
+			*out = NULL;
+		}
+	}
+	g_object_unref(base);
+	return rc ? SR_CORRUPT : SR_OK;
 }

@@ -1,4 +1,4 @@
-package vision
+package codec
 
 import (
 	"bytes"
@@ -12,8 +12,8 @@ import (
 
 	"github.com/davidbyttow/govips/v2/vips"
 
+	"github.com/showroom/showroom/internal/codec/codectest"
 	"github.com/showroom/showroom/internal/showroom"
-	"github.com/showroom/showroom/internal/vision/visiontest"
 )
 
 // fuzzLimits keep each fuzzed decode small and quick.
@@ -23,7 +23,7 @@ var fuzzLimits = Limits{MaxPixels: 1 << 20, MaxBytes: 8 << 20, MaxScans: 40}
 // variants, for the fuzzers to mutate.
 func seeds(f *testing.F) [][]byte {
 	f.Helper()
-	jpg := visiontest.BaselineJPEG(40, 24)
+	jpg := codectest.BaselineJPEG(40, 24)
 	grey := new(bytes.Buffer)
 	png.Encode(grey, image.NewGray(image.Rect(0, 0, 9, 9)))
 	return [][]byte{
@@ -31,23 +31,23 @@ func seeds(f *testing.F) [][]byte {
 		testJPEG(f, 24, 16, 6, vips.InterpretationSRGB), // progressive, rotated
 		// CMYK without the 500 kB profile libvips would embed: small seeds
 		// are mutated (and minimised) faster.
-		visiontest.ProgressiveJPEG(16, 16, 4, 2),
-		visiontest.ProgressiveJPEG(16, 16, 1, 5),
-		visiontest.ProgressiveJPEG(16, 16, 4, 5),
-		visiontest.ProgressiveJPEG(16, 16, 1, 60),
-		visiontest.Garbage(jpg, 0xC4, 7),
-		visiontest.AfterFirstScan(visiontest.ProgressiveJPEG(16, 16, 1, 3), 5),
+		codectest.ProgressiveJPEG(16, 16, 4, 2),
+		codectest.ProgressiveJPEG(16, 16, 1, 5),
+		codectest.ProgressiveJPEG(16, 16, 4, 5),
+		codectest.ProgressiveJPEG(16, 16, 1, 60),
+		codectest.Garbage(jpg, 0xC4, 7),
+		codectest.AfterFirstScan(codectest.ProgressiveJPEG(16, 16, 1, 3), 5),
 		jpg[:len(jpg)/2],
 		noisePNG(f, 12, 10, false),
 		noisePNG(f, 12, 10, true),
 		grey.Bytes(),
-		visiontest.PNGHeader(2000, 2000, 16, 6),
+		codectest.PNGHeader(2000, 2000, 16, 6),
 		// Compressed text chunks, which no decoder may inflate, and a
 		// comment ahead of a JPEG's frame header, or no frame header.
-		visiontest.TextBombPNG(9, 9, 3, 1<<16, "zTXt"),
-		visiontest.TextBombPNG(9, 9, 3, 1<<16, "iTXt"),
-		visiontest.Commented(jpg, 1000),
-		visiontest.WithoutFrame(jpg),
+		codectest.TextBombPNG(9, 9, 3, 1<<16, "zTXt"),
+		codectest.TextBombPNG(9, 9, 3, 1<<16, "iTXt"),
+		codectest.Commented(jpg, 1000),
+		codectest.WithoutFrame(jpg),
 		noiseWebP(f, 12, 10),
 	}
 }
@@ -147,7 +147,7 @@ func FuzzReadHeader(f *testing.F) {
 	for _, s := range seeds(f) {
 		f.Add(s)
 	}
-	f.Add(visiontest.Commented(visiontest.BaselineJPEG(40, 24), 70_000))
+	f.Add(codectest.Commented(codectest.BaselineJPEG(40, 24), 70_000))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		read, h, ok, err := ReadHeader(iotest.HalfReader(bytes.NewReader(data)))
 		if !bytes.HasPrefix(data, read) {

@@ -1,14 +1,10 @@
-package vision
+package codec
 
 import (
 	"image"
 	"sync"
 	"unsafe"
 )
-
-// Two free lists stand in for the heap where it is slowest: pixels for
-// photos (and the images rendered from them), floats for the planes
-// segmentation works on.
 
 // pixels keeps the pixel buffers of photos and rendered images their users
 // are done with (Recycle), for the next Decode or NewNRGBA. A fresh 48 MB
@@ -84,52 +80,4 @@ func Recycle(img *image.NRGBA) {
 		pixels.free = append(pixels.free[:small], pixels.free[small+1:]...)
 	}
 	pixels.free = append(pixels.free, img.Pix[:0])
-}
-
-// floats keeps the float buffers of planes a segmentation is done with
-// (plane.release): each 12 MP photo goes through some 150 MB of planes, and
-// fresh buffers cost zeroing, page faults and garbage collections. Bounded
-// by the bytes it holds.
-var floats struct {
-	sync.Mutex
-	free  [][]float32
-	bytes int
-}
-
-const pooledFloatBytes = 160 << 20
-
-// getFloats returns n zeroed floats.
-func getFloats(n int) []float32 {
-	floats.Lock()
-	for i, b := range floats.free {
-		if cap(b) >= n && cap(b) <= n+n/4 {
-			floats.free = append(floats.free[:i], floats.free[i+1:]...)
-			floats.bytes -= 4 * cap(b)
-			floats.Unlock()
-			b = b[:n]
-			clear(b)
-			return b
-		}
-	}
-	floats.Unlock()
-	return make([]float32, n)
-}
-
-// putFloats hands b back; nothing may use it afterwards.
-func putFloats(b []float32) {
-	if cap(b) < 1<<16 { // small ones are cheap to allocate
-		return
-	}
-	floats.Lock()
-	defer floats.Unlock()
-	for _, f := range floats.free {
-		if unsafe.SliceData(f) == unsafe.SliceData(b) {
-			return
-		}
-	}
-	if floats.bytes+4*cap(b) > pooledFloatBytes {
-		return
-	}
-	floats.free = append(floats.free, b[:0])
-	floats.bytes += 4 * cap(b)
 }

@@ -1,4 +1,4 @@
-package vision
+package codec
 
 import (
 	"errors"
@@ -24,7 +24,7 @@ func ReadHeader(r io.Reader) (read []byte, h Header, ok bool, err error) {
 	if !s.fill(3) {
 		return s.buf, h, false, s.failed()
 	}
-	if b := s.buf; b[0] != 0xFF || b[1] != 0xD8 || b[2] != 0xFF {
+	if f, _ := Sniff(s.buf); f != JPEG {
 		s.fill(30) // PNG, WebP: their header, if they have one, is in these
 		h, ok = quickHeader(s.buf, nil)
 		return s.buf, h, ok, s.failed()

@@ -1,9 +1,6 @@
-package vision
+package codec
 
 import "encoding/binary"
-
-// pngSignature opens every PNG file.
-const pngSignature = "\x89PNG\r\n\x1a\n"
 
 // withoutPNGText returns the PNG in data without its text chunks (tEXt,
 // zTXt, iTXt), or data itself when it has none. Showroom uses no text of
@@ -24,7 +21,7 @@ const pngSignature = "\x89PNG\r\n\x1a\n"
 // seconds and, called again, hung. Such a chunk is cut off with all that
 // follows it, which was nothing but the claim.
 func withoutPNGText(data []byte) []byte {
-	if len(data) < len(pngSignature) || string(data[:len(pngSignature)]) != pngSignature {
+	if f, _ := Sniff(data); f != PNG {
 		return data
 	}
 	var out []byte // nil until a text chunk is found
