@@ -188,7 +188,7 @@ func TestCleanupDropsAKerbLine(t *testing.T) {
 		t.Errorf("box %v runs out along the kerb", c.box)
 	}
 	// A running board of the same thickness stays: it ends with the car.
-	sal, car = sideCar()
+	sal, _ = sideCar()
 	board := image.Rect(110, 240, 290, 246)
 	fill(sal, board, 0.9)
 	got, _ = keptOf(t, sal)
