@@ -17,6 +17,10 @@ import (
 	"github.com/showroom/showroom/internal/showroom"
 )
 
+// govips is only the tests' reference decoder and fixture writer: its
+// start-up lines (each loader it registers) would fill the test output.
+func init() { vips.LoggingSettings(nil, vips.LogLevelWarning) }
+
 // testJPEG encodes a w×h picture that is different in every direction (a
 // gradient across, another down, a red block in the top-left corner) as a
 // JPEG, in colour space space, with EXIF orientation o.
