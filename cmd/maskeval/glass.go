@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"image"
 	"image/color"
 	"image/draw"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,18 +81,14 @@ func evalGlass(ctx context.Context, stdout io.Writer, seg *vision.Segmenter, pho
 		}
 		glass := pipeline.DetectGlass(photo, mask)
 		took := time.Since(start)
-		var annot [3]*image.Gray // car, windows, never
-		for i, suffix := range []string{".mask.png", ".windows.png", ".never.png"} {
-			g, err := vision.ReadMask(base + suffix)
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-				continue
-			case err != nil:
-				return err
-			case g.Rect.Size() != photo.Rect.Size():
-				return fmt.Errorf("eval %s: %s is %v, the photo %v", name, suffix, g.Rect.Size(), photo.Rect.Size())
+		annot, err := readAnnotations(base) // car, windows, never
+		if err != nil {
+			return err
+		}
+		for i, g := range annot {
+			if g != nil && g.Rect.Size() != photo.Rect.Size() {
+				return fmt.Errorf("eval %s: %s is %v, the photo %v", name, annotationSuffixes[i], g.Rect.Size(), photo.Rect.Size())
 			}
-			annot[i] = g
 		}
 		iou := "-"
 		if annot[0] != nil {

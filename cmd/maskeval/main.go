@@ -229,22 +229,36 @@ type evalResult struct {
 	took      time.Duration
 }
 
-func evalOne(ctx context.Context, seg *vision.Segmenter, path string) (evalResult, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return evalResult{}, err
-	}
-	var annot [3]*image.Gray // car, windows, never
-	base := strings.TrimSuffix(path, ".jpg")
-	for i, suffix := range []string{".mask.png", ".windows.png", ".never.png"} {
+// annotationSuffixes name a photo's hand-made annotations, in the order
+// readAnnotations returns them: the car's mask, its windows, its
+// never-glass parts.
+var annotationSuffixes = [3]string{".mask.png", ".windows.png", ".never.png"}
+
+// readAnnotations reads the annotations of the photo base.jpg; one that
+// does not exist is nil.
+func readAnnotations(base string) ([3]*image.Gray, error) {
+	var annot [3]*image.Gray
+	for i, suffix := range annotationSuffixes {
 		g, err := vision.ReadMask(base + suffix)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue
 		case err != nil:
-			return evalResult{}, err
+			return annot, err
 		}
 		annot[i] = g
+	}
+	return annot, nil
+}
+
+func evalOne(ctx context.Context, seg *vision.Segmenter, path string) (evalResult, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return evalResult{}, err
+	}
+	annot, err := readAnnotations(strings.TrimSuffix(path, ".jpg"))
+	if err != nil {
+		return evalResult{}, err
 	}
 	start := time.Now()
 	photo, err := codec.Decode(ctx, data, codec.Limits{MinSide: codec.MinSide, MaxPixels: evalMaxPixels})
