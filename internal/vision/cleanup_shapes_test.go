@@ -74,18 +74,7 @@ func TestCleanupKeepsAPickupsCab(t *testing.T) {
 // person in with the car, one region, the torso as broad as the car's
 // pillars; car is the car alone, person the person's part above the bonnet.
 func sedanWithPerson() (sal plane, car []bool, person image.Rectangle) {
-	const w, h = 400, 300
-	sal = newPlane(w, h)
-	body, cabin := image.Rect(40, 140, 330, 240), image.Rect(110, 85, 250, 140)
-	fill(sal, body, 0.98)
-	fill(sal, cabin, 0.98)
-	car = make([]bool, w*h)
-	for y := range h {
-		for x := range w {
-			p := image.Pt(x, y)
-			car[y*w+x] = p.In(body) || p.In(cabin)
-		}
-	}
+	sal, car = boxCar(image.Rect(40, 140, 330, 240), image.Rect(110, 85, 250, 140))
 	fill(sal, image.Rect(292, 60, 320, 150), 0.97) // torso, down onto the bonnet
 	for y := 40; y < 60; y++ {                     // head
 		fill(sal, image.Rect(298, y, 314, y+1), 0.97)
@@ -146,10 +135,15 @@ func TestCleanupDropsAPersonBehindTheCar(t *testing.T) {
 // sideCar is the saliency of a saloon seen from the side, standing inside
 // the photo, and the car alone.
 func sideCar() (sal plane, car []bool) {
+	return boxCar(image.Rect(60, 140, 330, 240), image.Rect(120, 85, 270, 140))
+}
+
+// boxCar is the saliency, on a 400×300 photo, of a car drawn as its body
+// and cabin boxes, and the car alone.
+func boxCar(body, cabin image.Rectangle) (sal plane, car []bool) {
 	const w, h = 400, 300
 	sal = newPlane(w, h)
 	clear(sal.p)
-	body, cabin := image.Rect(60, 140, 330, 240), image.Rect(120, 85, 270, 140)
 	fill(sal, body, 0.98)
 	fill(sal, cabin, 0.98)
 	car = make([]bool, w*h)
