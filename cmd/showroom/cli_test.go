@@ -209,7 +209,7 @@ func TestHelpListsDoubleDashFlags(t *testing.T) {
 }
 
 // TestProcessUnknownConfigurationMakesNoFolder: a --config that does not
-// exist fails before the results' folder is made.
+// exist fails before the results' folder (or a data directory) is made.
 func TestProcessUnknownConfigurationMakesNoFolder(t *testing.T) {
 	dir := t.TempDir()
 	photo := filepath.Join(dir, "car.jpg")
@@ -223,5 +223,17 @@ func TestProcessUnknownConfigurationMakesNoFolder(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("process made %s before failing (stat: %v)", out, err)
+	}
+	// A company's own configuration, from a data directory that has no
+	// database: neither the results' folder nor the data directory made.
+	data := filepath.Join(dir, "data")
+	_, _, err = run(t, nil, "", "process", "--config", "lot", "--company", "acme", "--data-dir", data, "--out", out, photo)
+	if err == nil || !strings.Contains(err.Error(), "holds no Showroom database") {
+		t.Errorf("process --company on a data directory that does not exist: %v, want an error saying so", err)
+	}
+	for _, made := range []string{out, data} {
+		if _, err := os.Stat(made); !os.IsNotExist(err) {
+			t.Errorf("process --company made %s before failing (stat: %v)", made, err)
+		}
 	}
 }
