@@ -67,6 +67,8 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"process", "--config"}, "flag needs an argument: --config"},
 		{[]string{"version", "extra"}, ""},
 		{[]string{"version", "--nope"}, "unknown flag --nope\nUsage: showroom version ("},
+		{[]string{"admin", "frobnicate"}, "admin: unknown command \"frobnicate\"\nUsage: showroom admin [--data-dir DIR] COMMAND ... ('showroom admin --help' lists the commands)"},
+		{[]string{"admin", "--data-dir", "x"}, "admin: no command given\nUsage: showroom admin"},
 	} {
 		t.Run(strings.Join(append([]string{"error"}, tc.args...), " "), func(t *testing.T) {
 			stdout, stderr, err := run(t, nil, "", tc.args...)
