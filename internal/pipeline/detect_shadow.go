@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/showroom/showroom/internal/catalog"
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // detectShadow is DetectCarShadowProcessor: it measures how much darker
@@ -60,7 +61,7 @@ func fadeAtPhotoEdges(d plane, box image.Rectangle, cut edges) {
 	}
 	lx := math.Max(0.1*float64(box.Dx()), 3)
 	ly := math.Max(0.1*float64(box.Dy()), 3)
-	fade := func(dist int, l float64) float32 { return float32(smoothstep(0, l, float64(dist)+0.5)) }
+	fade := func(dist int, l float64) float32 { return float32(imaging.Smoothstep(0, l, float64(dist)+0.5)) }
 	if !cut.left && reaches(h, func(y int) float32 { return slices.Max(d.p[y*w : y*w+min(band, w)]) }) {
 		for y := range h {
 			for x := 0; x < min(w, int(lx)+1); x++ {
@@ -142,7 +143,7 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 				continue
 			}
 			v := max(-1, min(1-g.lum.p[i]/ref[y], 1))
-			dark.p[li] = v * float32(1-smoothstep(0.5*reach, reach, float64(dist[i])))
+			dark.p[li] = v * float32(1-imaging.Smoothstep(0.5*reach, reach, float64(dist[i])))
 			weight.p[li] = 1
 		}
 	}
@@ -362,7 +363,7 @@ func fadeEdges(d plane, roi image.Rectangle, r, top int) {
 		fy := float32(min(float64(y-roi.Min.Y)/float64(top), float64(roi.Max.Y-1-y)/float64(r), 1))
 		for x := roi.Min.X; x < roi.Max.X; x++ {
 			fx := float32(min(x-roi.Min.X, roi.Max.X-1-x, r)) / float32(r)
-			d.p[y*d.w+x] *= float32(smoothstep(0, 1, float64(min(fx, fy))))
+			d.p[y*d.w+x] *= float32(imaging.Smoothstep(0, 1, float64(min(fx, fy))))
 		}
 	}
 	for y := range d.h {

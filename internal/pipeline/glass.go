@@ -119,7 +119,7 @@ func refineGlass(photo *image.NRGBA, matte *image.Gray, g *workGrid, coarse plan
 	}
 	bound := imaging.Distance(zero, cw, ch)
 	for i, d := range bound {
-		bound[i] = float32(clamp01((float64(d) - glassInset) / glassFade))
+		bound[i] = float32(imaging.Clamp01((float64(d) - glassInset) / glassFade))
 	}
 
 	// Full resolution is needed only where the working layer, bilinearly
@@ -154,7 +154,7 @@ func refineGlass(photo *image.NRGBA, matte *image.Gray, g *workGrid, coarse plan
 				p := src[4*x : 4*x+3 : 4*x+3]
 				lum := float32(linearToSRGB(0.2126*srgbToLinear[p[0]]+0.7152*srgbToLinear[p[1]]+0.0722*srgbToLinear[p[2]])) / 255
 				q := (ra[i0]+w*(ra[i1]-ra[i0]))*lum + rb[i0] + w*(rb[i1]-rb[i0])
-				q = float32(smoothstep(glassFloor, 1, float64(q)))
+				q = float32(imaging.Smoothstep(glassFloor, 1, float64(q)))
 				q = min(q, re[i0]+w*(re[i1]-re[i0])) * float32(m[x]) / 255
 				dst[x] = imaging.ToByte(q)
 			}

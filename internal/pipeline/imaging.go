@@ -297,13 +297,6 @@ func (g *workGrid) toWork(r image.Rectangle) image.Rectangle {
 		Intersect(image.Rect(0, 0, g.w, g.h))
 }
 
-func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }
-
-func smoothstep(lo, hi, x float64) float64 {
-	t := clamp01((x - lo) / (hi - lo))
-	return t * t * (3 - 2*t)
-}
-
 // kth returns the k-th smallest of v (from 0), the value v[k] would hold
 // sorted, by selection: on average linear where a sort is n log n. It
 // reorders v.

@@ -256,7 +256,7 @@ func (s *Scene) floorWeights() []float32 {
 			w[y] = 1
 			continue
 		}
-		w[y] = float32(smoothstep(s.Floor-soft, s.Floor+soft, float64(y)+0.5))
+		w[y] = float32(imaging.Smoothstep(s.Floor-soft, s.Floor+soft, float64(y)+0.5))
 	}
 	return w
 }
@@ -564,8 +564,8 @@ func localMeans(g *workGrid, need image.Rectangle) (fg, bg [3]plane, at image.Po
 			i, m := y*w+x, float64(g.matte.p[src+x])
 			// Only clearly car or clearly background pixels vote: the
 			// soft edge itself is the mixture being solved.
-			wa.p[i] = float32(smoothstep(0.7, 0.95, m))
-			wb.p[i] = float32(1 - smoothstep(0.05, 0.3, m))
+			wa.p[i] = float32(imaging.Smoothstep(0.7, 0.95, m))
+			wb.p[i] = float32(1 - imaging.Smoothstep(0.05, 0.3, m))
 			for c := range 3 {
 				v := g.rgb[c].p[src+x]
 				fg[c].p[i] = v * wa.p[i]
@@ -627,7 +627,7 @@ func (s *Scene) canvasArea(r image.Rectangle) image.Rectangle {
 // The curve keeps the middle of the ramp and steepens it.
 func matteChoke() (t [256]uint8) {
 	for i := range t {
-		t[i] = uint8(math.Round(255 * smoothstep(0.2, 0.85, float64(i)/255)))
+		t[i] = uint8(math.Round(255 * imaging.Smoothstep(0.2, 0.85, float64(i)/255)))
 	}
 	return t
 }

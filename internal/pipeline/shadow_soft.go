@@ -3,6 +3,8 @@ package pipeline
 import (
 	"image"
 	"math"
+
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // normalizedBlur averages v over the pixels where wt is set, with a box of
@@ -71,7 +73,7 @@ func penumbra(smooth, defined plane, tyres []tyre, dist []float32, gridW int, ro
 			for j < len(radii)-1 && radii[j] < r {
 				j++
 			}
-			f := float32(clamp01((r - radii[j-1]) / (radii[j] - radii[j-1])))
+			f := float32(imaging.Clamp01((r - radii[j-1]) / (radii[j] - radii[j-1])))
 			// The edge spreads outwards only: inside a thin band the blur
 			// would wash out the darkness the photo shows.
 			out.p[li] = max(levels[0].p[li], levels[j-1].p[li]*(1-f)+levels[j].p[li]*f)

@@ -539,13 +539,8 @@ func confidence(sal plane, keep []bool) float64 {
 	certainty := in / float64(n)
 	focus := min(in/all, 1)
 	frac := float64(n) / float64(len(sal.p))
-	size := smoothstep(0.002, 0.01, frac)
+	size := imaging.Smoothstep(0.002, 0.01, frac)
 	return certainty * focus * size
-}
-
-func smoothstep(lo, hi, x float64) float64 {
-	t := math.Max(0, math.Min(1, (x-lo)/(hi-lo)))
-	return t * t * (3 - 2*t)
 }
 
 // borderShare is the share of the outline of keep that runs along the
