@@ -310,7 +310,7 @@ func postGlass(gg *glassGrid, prob []float32) []float32 {
 	// bridges over a pillar, which show as torn edges when drawn.
 	r := max(1, int(math.Round(0.006*math.Sqrt(float64(gg.box.Dx()*gg.box.Dy())))))
 	found := set
-	set = dilate(erode(set, w, h, r), w, h, r)
+	set = imaging.Dilate(imaging.ErodeFromEdge(set, w, h, r), w, h, r)
 	labels, comps := components(set, w, h)
 	sum := make([]float32, len(comps))
 	for i, l := range labels {
@@ -328,7 +328,7 @@ func postGlass(gg *glassGrid, prob []float32) []float32 {
 	}
 	// The opening also took the edge's detail off the regions kept: give
 	// it back, as far as the opening reached.
-	near := dilate(keep, w, h, r)
+	near := imaging.Dilate(keep, w, h, r)
 	for i, f := range found {
 		keep[i] = keep[i] || (f && near[i] && own(i))
 	}

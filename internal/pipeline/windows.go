@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/showroom/showroom/internal/catalog"
+	"github.com/showroom/showroom/internal/imaging"
 	"github.com/showroom/showroom/internal/vision"
 )
 
@@ -78,7 +79,7 @@ func softenInward(keep []bool, w, h int, sx float64) plane {
 	soft := max(1, int(math.Round(0.5/sx)))
 	core := keep
 	if sx < 1 {
-		core = erode(keep, w, h, soft)
+		core = imaging.ErodeFromEdge(keep, w, h, soft)
 	}
 	for i, k := range core {
 		if k {
@@ -137,52 +138,6 @@ func components(set []bool, w, h int) ([]int32, []component) {
 		comps = append(comps, c)
 	}
 	return labels, comps
-}
-
-// dilate grows set by a square of radius r.
-func dilate(set []bool, w, h, r int) []bool {
-	return morph(set, w, h, r, true)
-}
-
-// erode shrinks set by a square of radius r.
-func erode(set []bool, w, h, r int) []bool {
-	return morph(set, w, h, r, false)
-}
-
-// morph is a separable square max (grow) or min filter of radius r; off
-// the image counts as not set.
-func morph(set []bool, w, h, r int, grow bool) []bool {
-	tmp := make([]bool, w*h)
-	out := make([]bool, w*h)
-	pass := func(src, dst []bool, n, m, stride, step int) {
-		for j := range m {
-			base := j * stride
-			// Count set samples in the window with a running sum.
-			count := 0
-			at := func(i int) bool { return i >= 0 && i < n && src[base+i*step] }
-			for i := -r; i <= r; i++ {
-				if at(i) {
-					count++
-				}
-			}
-			for i := range n {
-				if grow {
-					dst[base+i*step] = count > 0
-				} else {
-					dst[base+i*step] = count == 2*r+1
-				}
-				if at(i + r + 1) {
-					count++
-				}
-				if at(i - r) {
-					count--
-				}
-			}
-		}
-	}
-	pass(set, tmp, w, h, w, 1)
-	pass(tmp, out, h, w, 1, w)
-	return out
 }
 
 // fillEnclosed sets the regions of !set that do not reach the image's

@@ -84,12 +84,12 @@ func cleanup(sal plane, work [3]plane) cleaned {
 		set[i] = v >= outlineLevel
 	}
 	r := max(1, int(letterOpening*math.Hypot(float64(w), float64(h))))
-	body, bodyBox, ok := keepMain(dilate(erode(core, w, h, r), w, h, r), w, h)
+	body, bodyBox, ok := keepMain(imaging.Dilate(imaging.Erode(core, w, h, r), w, h, r), w, h)
 	c := cleaned{matte: newPlane(w, h), raw: raw, found: ok}
 	if !ok {
 		return c
 	}
-	reach := dilate(body, w, h, r/4+2)
+	reach := imaging.Dilate(body, w, h, r/4+2)
 	near := make([]bool, w*h)
 	for i := range set {
 		near[i] = set[i] && reach[i]
@@ -102,7 +102,7 @@ func cleanup(sal plane, work [3]plane) cleaned {
 	// What an opening of the outline leaves is as thick as a car's body:
 	// an outline part beyond the reach made mostly of it is car the model
 	// was less sure of (the far end of a long car), not a letter's stroke.
-	solid := dilate(erode(set, w, h, r), w, h, r)
+	solid := imaging.Dilate(imaging.Erode(set, w, h, r), w, h, r)
 	c.box = c.box.Union(restoreLowParts(keep, c.box, set, reach, solid, w, h, bodyBox.Min.Y+int(roofMargin*float64(bodyBox.Dy()))))
 	c.box = clipRoofPeaks(keep, w, c.box)
 	area := 0
@@ -120,7 +120,7 @@ func cleanup(sal plane, work [3]plane) cleaned {
 	// two pixels of it), rescaled so that the edge level is one half, and
 	// is solid inside, so filled holes are car. What the cleanup cut on
 	// purpose (lettering, a person) stays at most one half.
-	rim := dilate(keep, w, h, 2)
+	rim := imaging.Dilate(keep, w, h, 2)
 	for i := range keep {
 		a := sal.p[i]
 		if a >= edgeLevel {
@@ -439,81 +439,6 @@ func edge(keep []bool, w, h, i int) bool {
 	x, y := i%w, i/w
 	return (x > 0 && !keep[i-1]) || (x < w-1 && !keep[i+1]) ||
 		(y > 0 && !keep[i-w]) || (y < h-1 && !keep[i+w])
-}
-
-// dilate returns set grown by r pixels (a square structuring element,
-// separable: a row pass then a column pass of running counts, each split
-// over the cores).
-func dilate(set []bool, w, h, r int) []bool {
-	tmp := make([]bool, len(set))
-	imaging.Parallel(h, func(lo, hi int) {
-		for y := lo; y < hi; y++ {
-			row := set[y*w : (y+1)*w]
-			out := tmp[y*w : (y+1)*w]
-			n := 0
-			for x := 0; x < min(r, w); x++ {
-				if row[x] {
-					n++
-				}
-			}
-			for x := range w {
-				if x+r < w && row[x+r] {
-					n++
-				}
-				if x-r-1 >= 0 && row[x-r-1] {
-					n--
-				}
-				out[x] = n > 0
-			}
-		}
-	})
-	// The column pass runs down the rows with a count per column, so it
-	// reads memory in order.
-	out := make([]bool, len(set))
-	imaging.Parallel(w, func(lo, hi int) {
-		count := make([]int32, hi-lo)
-		for y := 0; y < min(r, h); y++ {
-			for x, s := range tmp[y*w+lo : y*w+hi] {
-				if s {
-					count[x]++
-				}
-			}
-		}
-		for y := range h {
-			if y+r < h {
-				for x, s := range tmp[(y+r)*w+lo : (y+r)*w+hi] {
-					if s {
-						count[x]++
-					}
-				}
-			}
-			if y-r-1 >= 0 {
-				for x, s := range tmp[(y-r-1)*w+lo : (y-r-1)*w+hi] {
-					if s {
-						count[x]--
-					}
-				}
-			}
-			row := out[y*w+lo : y*w+hi]
-			for x, n := range count {
-				row[x] = n > 0
-			}
-		}
-	})
-	return out
-}
-
-// erode returns set shrunk by r pixels.
-func erode(set []bool, w, h, r int) []bool {
-	inv := make([]bool, len(set))
-	for i, s := range set {
-		inv[i] = !s
-	}
-	d := dilate(inv, w, h, r)
-	for i := range d {
-		d[i] = !d[i]
-	}
-	return d
 }
 
 // confidence scores, in 0..1, how clearly the model found one object; see
