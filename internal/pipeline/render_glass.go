@@ -3,6 +3,8 @@ package pipeline
 import (
 	"image"
 	"slices"
+
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // glassLook draws the car's glass as a tinted pane in front of the new
@@ -81,7 +83,7 @@ func (s *Scene) newGlassLook() *glassLook {
 			own[y*w+x] = (image.Point{X, Y}).In(gl.Rect) && gl.Pix[gl.PixOffset(X, Y)] >= 128
 		}
 	}
-	labels, panes := components(own, w, h)
+	labels, panes := imaging.Label(own, w, h, false)
 	lums := make([][]float32, len(panes))
 	sums := make([][3]float64, len(panes))
 	for i, p := range labels {

@@ -4,6 +4,8 @@ import (
 	"image"
 	"image/color"
 	"math"
+
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // Scene is what processors change: the original photo and everything found
@@ -280,15 +282,15 @@ func (s *Scene) mainBox() image.Rectangle {
 	for i, v := range g.matte.p {
 		set[i] = v > 0.5
 	}
-	_, comps := components(set, g.w, g.h)
+	_, comps := imaging.Label(set, g.w, g.h, false)
 	biggest := 0
 	for _, c := range comps {
-		biggest = max(biggest, c.area)
+		biggest = max(biggest, c.Area)
 	}
 	var work image.Rectangle
 	for _, c := range comps {
-		if c.area*4 >= biggest {
-			work = work.Union(c.box)
+		if c.Area*4 >= biggest {
+			work = work.Union(c.Box)
 		}
 	}
 	if work.Empty() {

@@ -113,7 +113,7 @@ func cleanup(sal plane, work [3]plane) cleaned {
 	}
 	// A see-through window can be a fifth of the silhouette: a windscreen
 	// seen from the front, a cab's rear window from behind.
-	fillHoles(keep, w, h, area/3)
+	imaging.FillHoles(keep, w, h, area/3)
 	c.confidence = confidence(sal, keep)
 	c.borderShare = borderShare(keep, w, h)
 	// The matte keeps the model's soft values on the object's rim (within
@@ -215,7 +215,7 @@ func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool
 	for i := range set {
 		out[i] = set[i] && !reach[i]
 	}
-	labels, comps := label(out, w, h, false)
+	labels, comps := imaging.Label(out, w, h, false)
 	// Where each part touches the kept object (the leftmost and rightmost
 	// column of its pixels next to it) and how many of its pixels are
 	// solid.
@@ -225,16 +225,16 @@ func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool
 		touches[k] = touch{x0: w, x1: -1}
 	}
 	for i, l := range labels {
-		if l == 0 {
+		if l < 0 {
 			continue
 		}
 		if solid[i] {
-			touches[l-1].solid++
+			touches[l].solid++
 		}
 		x, y := i%w, i/w
 		if (x > 0 && keep[i-1]) || (x < w-1 && keep[i+1]) ||
 			(y > 0 && keep[i-w]) || (y < h-1 && keep[i+w]) {
-			t := &touches[l-1]
+			t := &touches[l]
 			t.x0, t.x1 = min(t.x0, x), max(t.x1, x)
 		}
 	}
@@ -245,17 +245,17 @@ func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool
 		if t.x1 < 0 {
 			continue
 		}
-		solid := 2*t.solid >= c.area
-		if !solid && escapes(c.box, kept, w, h) {
+		solid := 2*t.solid >= c.Area
+		if !solid && escapes(c.Box, kept, w, h) {
 			continue
 		}
-		if c.box.Min.Y >= roofY || isRoofArch(c.box, t.x0, t.x1+1, kept) || solid {
+		if c.Box.Min.Y >= roofY || isRoofArch(c.Box, t.x0, t.x1+1, kept) || solid {
 			take[k] = true
-			box = box.Union(c.box)
+			box = box.Union(c.Box)
 		}
 	}
 	for i, l := range labels {
-		if l != 0 && take[l-1] {
+		if l >= 0 && take[l] {
 			keep[i] = true
 		}
 	}
