@@ -172,7 +172,7 @@ func (gg *glassGrid) features() ([]float32, []int) {
 		m := rect(si, w, x0, y0, x1, y1) / n
 		return float32(math.Sqrt(math.Max(0, float64(rect(qi, w, x0, y0, x1, y1)/n-m*m))))
 	}
-	dist := distanceTo(notSet(car), w, h)
+	dist := imaging.Chamfer(notSet(car), w, h)
 	unit := float32(math.Sqrt(float64(bw * bh)))
 	r1 := max(int(0.015*unit), 1)
 	r2 := max(int(0.05*unit), 2)
