@@ -15,7 +15,7 @@ func TestDetectCarShadowFindsTheShadowUnderTheCar(t *testing.T) {
 		t.Fatal("no shadow detected under a car that casts one")
 	}
 	g := s.work
-	darkness := func(x, y float64) float64 { return float64(s.Shadow.sample(x*g.sx, y*g.sy)) }
+	darkness := func(x, y float64) float64 { return float64(s.Shadow.Sample(x*g.sx, y*g.sy)) }
 	c := car.ShadowCenter
 	// Below the car, between the wheels and beyond them, where the floor
 	// shows: the layer matches the drawn darkness.
@@ -122,7 +122,7 @@ func checkShadowOnly(t *testing.T, car *SyntheticCar) {
 	}
 	g := s.work
 	darkness := func(x, y int) float64 {
-		return float64(s.Shadow.sample((float64(x)+0.5)*g.sx, (float64(y)+0.5)*g.sy))
+		return float64(s.Shadow.Sample((float64(x)+0.5)*g.sx, (float64(y)+0.5)*g.sy))
 	}
 	c, r := car.ShadowCenter, car.ShadowRadii
 	var under, n float64

@@ -80,7 +80,7 @@ func (s *Scene) detectGlassWith(feats []vision.Features, m *probeModel) *image.G
 // coordinates and every pixel outside it is 0. Only bytes are kept at full
 // resolution.
 func refineGlass(photo *image.NRGBA, matte *image.Gray, g *workGrid, coarse plane) *image.Gray {
-	found := coarse.nonZero()
+	found := coarse.NonZero()
 	if found.Empty() {
 		return image.NewGray(image.Rectangle{})
 	}
@@ -90,7 +90,7 @@ func refineGlass(photo *image.NRGBA, matte *image.Gray, g *workGrid, coarse plan
 		out := image.NewGray(found)
 		for y := found.Min.Y; y < found.Max.Y; y++ {
 			for x := found.Min.X; x < found.Max.X; x++ {
-				q := coarse.p[y*g.w+x] * float32(matte.Pix[y*matte.Stride+x]) / 255
+				q := coarse.Pix[y*g.w+x] * float32(matte.Pix[y*matte.Stride+x]) / 255
 				out.Pix[out.PixOffset(x, y)] = imaging.ToByte(q)
 			}
 		}
@@ -104,8 +104,8 @@ func refineGlass(photo *image.NRGBA, matte *image.Gray, g *workGrid, coarse plan
 	for y := range ch {
 		for x := range cw {
 			i := (crop.Min.Y+y)*g.w + crop.Min.X + x
-			guide[y*cw+x] = float32(linearToSRGB(g.lum.p[i])) / 255
-			layer[y*cw+x] = coarse.p[i]
+			guide[y*cw+x] = float32(linearToSRGB(g.lum.Pix[i])) / 255
+			layer[y*cw+x] = coarse.Pix[i]
 		}
 	}
 	a, b := imaging.GuidedCoefficients(guide, layer, cw, ch, glassRadius, glassEps, nil)
@@ -161,20 +161,6 @@ func refineGlass(photo *image.NRGBA, matte *image.Gray, g *workGrid, coarse plan
 		}
 	})
 	return out
-}
-
-// nonZero returns the bounds of p's non-zero samples, on p's own grid.
-func (p plane) nonZero() image.Rectangle {
-	r := image.Rectangle{}
-	for y := range p.h {
-		row := p.p[y*p.w : (y+1)*p.w]
-		for x, v := range row {
-			if v != 0 {
-				r = r.Union(image.Rect(x, y, x+1, y+1))
-			}
-		}
-	}
-	return r
 }
 
 // sampleGray returns the bilinear value (0..1) of g at (x, y) in

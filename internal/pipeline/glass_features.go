@@ -48,10 +48,10 @@ func newGlassGrid(g *workGrid, box image.Rectangle, raw *image.Gray) *glassGrid 
 			for yy := y * k; yy < (y+1)*k; yy++ {
 				for xx := x * k; xx < (x+1)*k; xx++ {
 					j := yy*g.w + xx
-					s[0] += g.rgb[0].p[j]
-					s[1] += g.rgb[1].p[j]
-					s[2] += g.rgb[2].p[j]
-					s[3] += g.matte.p[j]
+					s[0] += g.rgb[0].Pix[j]
+					s[1] += g.rgb[1].Pix[j]
+					s[2] += g.rgb[2].Pix[j]
+					s[3] += g.matte.Pix[j]
 					if raw != nil && raw.Pix[yy*raw.Stride+xx] == 0 {
 						rawOut++
 					}

@@ -91,9 +91,9 @@ func (s *Scene) newGlassLook() *glassLook {
 			continue
 		}
 		j := (l.cells.Min.Y+i/w)*wg.w + l.cells.Min.X + i%w
-		lums[p] = append(lums[p], wg.lum.p[j])
+		lums[p] = append(lums[p], wg.lum.Pix[j])
 		for c := range 3 {
-			sums[p][c] += float64(wg.rgb[c].p[j])
+			sums[p][c] += float64(wg.rgb[c].Pix[j])
 		}
 	}
 	l.level, l.levelY = make([][3]float32, len(panes)), make([]float32, len(panes))

@@ -239,7 +239,7 @@ func NewScene(photo *image.NRGBA) *Scene {
 // workGrid returns the downscaled photo and matte, computed once per
 // matte.
 func (s *Scene) workGrid() *workGrid {
-	if s.work == nil || (s.Matte != nil && s.work.matte.p == nil) {
+	if s.work == nil || (s.Matte != nil && s.work.matte.Pix == nil) {
 		s.work = newWorkGrid(s.Photo, s.Matte)
 	}
 	return s.work
@@ -279,7 +279,7 @@ func (s *Scene) setCar(matte *image.Gray, box image.Rectangle, raw *image.Gray) 
 func (s *Scene) mainBox() image.Rectangle {
 	g := s.workGrid()
 	set := make([]bool, g.w*g.h)
-	for i, v := range g.matte.p {
+	for i, v := range g.matte.Pix {
 		set[i] = v > 0.5
 	}
 	_, comps := imaging.Label(set, g.w, g.h, false)

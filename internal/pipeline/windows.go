@@ -52,13 +52,13 @@ func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray, feats []vision
 // the working grid, inside the car only, softened inwards.
 func glassOnWork(g *workGrid, gg *glassGrid, glass []float32) plane {
 	keep := make([]bool, g.w*g.h)
-	small := plane{w: gg.w, h: gg.h, p: glass}
+	small := plane{W: gg.w, H: gg.h, Pix: glass}
 	inv := 1 / float64(gg.k)
 	for y := range g.h {
 		for x := range g.w {
 			i := y*g.w + x
-			if g.matte.p[i] > 0.5 {
-				keep[i] = small.sample((float64(x)+0.5)*inv, (float64(y)+0.5)*inv) >= 0.5
+			if g.matte.Pix[i] > 0.5 {
+				keep[i] = small.Sample((float64(x)+0.5)*inv, (float64(y)+0.5)*inv) >= 0.5
 			}
 		}
 	}
@@ -83,13 +83,13 @@ func softenInward(keep []bool, w, h int, sx float64) plane {
 	}
 	for i, k := range core {
 		if k {
-			out.p[i] = 1
+			out.Pix[i] = 1
 		}
 	}
-	out.boxBlur(soft)
+	out.BoxBlur(soft)
 	for i, k := range keep {
 		if !k {
-			out.p[i] = 0
+			out.Pix[i] = 0
 		}
 	}
 	return out

@@ -72,11 +72,11 @@ const (
 // thick as a car's body). What then rises above the car's silhouette in a
 // narrow peak is cut (clipRoofPeaks): a letter's foot, a person.
 func cleanup(sal plane, work [3]plane) cleaned {
-	w, h := sal.w, sal.h
+	w, h := sal.W, sal.H
 	raw := image.NewGray(image.Rect(0, 0, w, h))
 	core := make([]bool, w*h)
 	set := make([]bool, w*h)
-	for i, v := range sal.p {
+	for i, v := range sal.Pix {
 		if v >= 0.5 {
 			raw.Pix[i] = 255
 		}
@@ -122,7 +122,7 @@ func cleanup(sal plane, work [3]plane) cleaned {
 	// purpose (lettering, a person) stays at most one half.
 	rim := imaging.Dilate(keep, w, h, 2)
 	for i := range keep {
-		a := sal.p[i]
+		a := sal.Pix[i]
 		if a >= edgeLevel {
 			a = 0.5 + 0.5*(a-edgeLevel)/(1-edgeLevel)
 		} else {
@@ -130,15 +130,15 @@ func cleanup(sal plane, work [3]plane) cleaned {
 		}
 		switch {
 		case keep[i]:
-			c.matte.p[i] = max(a, 0.5)
+			c.matte.Pix[i] = max(a, 0.5)
 			if !edge(keep, w, h, i) {
-				c.matte.p[i] = 1
+				c.matte.Pix[i] = 1
 			}
-		case rim[i] && sal.p[i] < outlineLevel:
-			c.matte.p[i] = a
+		case rim[i] && sal.Pix[i] < outlineLevel:
+			c.matte.Pix[i] = a
 		case rim[i]:
 			// Cut on purpose (lettering, a person): at most half.
-			c.matte.p[i] = min(a, 0.5)
+			c.matte.Pix[i] = min(a, 0.5)
 		}
 	}
 	return c
@@ -172,7 +172,7 @@ func secondLookCrop(sal plane, c cleaned) (crop image.Rectangle, ok bool) {
 	}
 	unsure, all := 0, 0
 	for y := c.box.Min.Y + c.box.Dy()/2; y < c.box.Max.Y; y++ {
-		for _, v := range sal.p[y*sal.w+c.box.Min.X : y*sal.w+c.box.Max.X] {
+		for _, v := range sal.Pix[y*sal.W+c.box.Min.X : y*sal.W+c.box.Max.X] {
 			all++
 			if v > 0.05 && v < 0.5 {
 				unsure++
@@ -184,7 +184,7 @@ func secondLookCrop(sal plane, c cleaned) (crop image.Rectangle, ok bool) {
 	}
 	ex := int(secondLookMargin * float64(c.box.Dx()))
 	ey := int(secondLookMargin * float64(c.box.Dy()))
-	crop = image.Rect(c.box.Min.X-ex, c.box.Min.Y-ey, c.box.Max.X+ex, c.box.Max.Y+ey).Intersect(image.Rect(0, 0, sal.w, sal.h))
+	crop = image.Rect(c.box.Min.X-ex, c.box.Min.Y-ey, c.box.Max.X+ex, c.box.Max.Y+ey).Intersect(image.Rect(0, 0, sal.W, sal.H))
 	return crop, !crop.Empty()
 }
 
@@ -192,8 +192,8 @@ func secondLookCrop(sal plane, c cleaned) (crop image.Rectangle, ok bool) {
 // the working grid) where it is surer, below the middle of the car's box.
 func mergeSecondLook(sal, look plane, crop, box image.Rectangle) {
 	for y := max(box.Min.Y+box.Dy()/2, crop.Min.Y); y < crop.Max.Y; y++ {
-		row := sal.p[y*sal.w+crop.Min.X : y*sal.w+crop.Max.X]
-		seen := look.p[(y-crop.Min.Y)*look.w : (y-crop.Min.Y+1)*look.w]
+		row := sal.Pix[y*sal.W+crop.Min.X : y*sal.W+crop.Max.X]
+		seen := look.Pix[(y-crop.Min.Y)*look.W : (y-crop.Min.Y+1)*look.W]
 		for x, v := range seen {
 			row[x] = max(row[x], v)
 		}
@@ -451,7 +451,7 @@ func edge(keep []bool, w, h, i int) bool {
 func confidence(sal plane, keep []bool) float64 {
 	var in, all float64
 	n := 0
-	for i, v := range sal.p {
+	for i, v := range sal.Pix {
 		all += float64(v)
 		if keep[i] {
 			in += float64(v)
@@ -463,7 +463,7 @@ func confidence(sal plane, keep []bool) float64 {
 	}
 	certainty := in / float64(n)
 	focus := min(in/all, 1)
-	frac := float64(n) / float64(len(sal.p))
+	frac := float64(n) / float64(len(sal.Pix))
 	size := imaging.Smoothstep(0.002, 0.01, frac)
 	return certainty * focus * size
 }
