@@ -89,11 +89,10 @@ func distance1D(f, out []float64, v []int, z []float64) {
 	}
 }
 
-// Chamfer returns, for each pixel, its distance in pixels to the
-// nearest set pixel (a chamfer, steps of 1 and √2 to the eight
-// neighbours), 0 on set; 1e9 when
-// nothing is set. It is cheaper than Distance, and its level sets are
-// octagons rather than circles.
+// Chamfer returns, for each pixel, its distance in pixels to the nearest
+// set pixel (a chamfer, steps of 1 and √2 to the eight neighbours), 0 on
+// set; 1e9 when nothing is set. It is cheaper than Distance, and its level
+// sets are octagons rather than circles.
 //
 // Each of the two passes lowers a pixel's distance to a neighbour's
 // behind it in the pass plus the step between them. The neighbours on the
