@@ -105,6 +105,7 @@ func cleanup(sal plane, work [3]plane) cleaned {
 	solid := dilate(erode(set, w, h, r), w, h, r)
 	c.box = c.box.Union(restoreLowParts(keep, c.box, set, reach, solid, w, h, bodyBox.Min.Y+int(roofMargin*float64(bodyBox.Dy()))))
 	c.box = clipRoofPeaks(keep, w, c.box)
+	c.box = clipBorderStrips(keep, w, c.box)
 	area := 0
 	for _, k := range keep {
 		if k {
@@ -380,6 +381,81 @@ func clipRoofPeaks(keep []bool, w int, box image.Rectangle) image.Rectangle {
 	for y := box.Min.Y; y < box.Max.Y; y++ {
 		if slices.Contains(keep[y*w+x0:y*w+x0+n], true) {
 			box.Min.Y = y
+			break
+		}
+	}
+	return box
+}
+
+// stripThin and stripLong bound what clipBorderStrips cuts: columns at
+// the side of the car that hold less than stripThin of the car's height,
+// all of it in the car's lower half, for at least stripLong of its width,
+// out to the photo's border.
+const (
+	stripThin = 0.15
+	stripLong = 0.02
+)
+
+// clipBorderStrips cuts off keep a thin strip at the car's foot that runs
+// out of the photo's left or right border beyond the car's end: a kerb, a
+// floor line or a privacy blur over a number plate that the model joined
+// to the car, thick enough to survive the lettering cut (so it is part of
+// the body, which restoreLowParts's kerb rule never sees). A part of a car
+// ends where the car does: where the photo cuts the car, the columns at
+// the border hold the car's whole side, not a strip; a rounded nose that
+// touches the border is thin for a pixel or two only. box is keep's box;
+// it returns the box of what is left.
+func clipBorderStrips(keep []bool, w int, box image.Rectangle) image.Rectangle {
+	if box.Empty() {
+		return box
+	}
+	mid := box.Min.Y + box.Dy()/2
+	thin := int(stripThin * float64(box.Dy()))
+	long := max(3, int(stripLong*float64(box.Dx())))
+	// footOnly reports whether column x holds at most thin kept pixels, all
+	// below the car's middle, and at least one.
+	footOnly := func(x int) bool {
+		n := 0
+		for y := box.Min.Y; y < box.Max.Y; y++ {
+			if keep[y*w+x] {
+				if y < mid {
+					return false
+				}
+				n++
+			}
+		}
+		return n > 0 && n <= thin
+	}
+	cut := func(x0, x1 int) {
+		for y := box.Min.Y; y < box.Max.Y; y++ {
+			clear(keep[y*w+x0 : y*w+x1])
+		}
+	}
+	x0, x1 := box.Min.X, box.Max.X
+	if x0 == 0 {
+		x := x0
+		for x < x1 && footOnly(x) {
+			x++
+		}
+		if x-x0 >= long && x < x1 {
+			cut(x0, x)
+			box.Min.X = x
+		}
+	}
+	if x1 == w {
+		x := x1
+		for x > box.Min.X && footOnly(x-1) {
+			x--
+		}
+		if x1-x >= long && x > box.Min.X {
+			cut(x, x1)
+			box.Max.X = x
+		}
+	}
+	// The box's bottom may have come up.
+	for y := box.Max.Y - 1; y >= box.Min.Y; y-- {
+		if slices.Contains(keep[y*w+box.Min.X:y*w+box.Max.X], true) {
+			box.Max.Y = y + 1
 			break
 		}
 	}

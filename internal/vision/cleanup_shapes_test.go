@@ -254,3 +254,35 @@ func TestSecondLook(t *testing.T) {
 		t.Errorf("kept %.2f of the cabin after the second look, want all (its first answer stands above the middle)", s)
 	}
 }
+
+// TestCleanupDropsAStripToTheBorder: a strip at the car's foot running out
+// of the photo beyond the car's end (a kerb, a floor line, a privacy blur
+// over a number plate), as thick as the body and so part of it after the
+// lettering cut, is not car; the same car cut by the photo keeps its side.
+func TestCleanupDropsAStripToTheBorder(t *testing.T) {
+	for _, strip := range []image.Rectangle{
+		image.Rect(310, 212, 400, 234), // from the front bumper to the right border
+		image.Rect(0, 218, 80, 238),    // from the rear bumper to the left border
+	} {
+		sal, car := sideCar()
+		fill(sal, strip, 0.95)
+		got, c := keptOf(t, sal)
+		if n := keptBeside(got, car); n > 150 {
+			t.Errorf("strip %v: kept %d pixels of it, want none", strip, n)
+		}
+		if c.box.Min.X < 55 || c.box.Max.X > 335 {
+			t.Errorf("strip %v: box %v runs out along the strip", strip, c.box)
+		}
+		if v := iou(got, car); v < 0.97 {
+			t.Errorf("strip %v: IoU with the car %.3f, want >= 0.97", strip, v)
+		}
+	}
+	// The car cut by the photo's right border: its body runs out there,
+	// and so does a low spoiler under it.
+	sal, _ := boxCar(image.Rect(60, 140, 400, 240), image.Rect(120, 85, 270, 140))
+	fill(sal, image.Rect(300, 240, 400, 250), 0.95)
+	got, _ := keptOf(t, sal)
+	if s := share(got, sal.w, image.Rect(330, 140, 400, 250)); s < 0.98 {
+		t.Errorf("kept %.2f of the car's end the photo cuts, want all", s)
+	}
+}
