@@ -106,6 +106,7 @@ func cleanup(sal plane, work [3]plane) cleaned {
 	c.box = c.box.Union(restoreLowParts(keep, c.box, set, reach, solid, w, h, bodyBox.Min.Y+int(roofMargin*float64(bodyBox.Dy()))))
 	c.box = clipRoofPeaks(keep, w, c.box)
 	c.box = clipBorderStrips(keep, w, c.box)
+	closeLowGaps(keep, sal, w, c.box)
 	area := 0
 	for _, k := range keep {
 		if k {
@@ -460,6 +461,61 @@ func clipBorderStrips(keep []bool, w int, box image.Rectangle) image.Rectangle {
 		}
 	}
 	return box
+}
+
+// lowGapLong, lowGapSure and lowGapWide bound the gaps closeLowGaps
+// closes: at most lowGapLong of the car's height, where the model's
+// answer averages at least lowGapSure, together at least lowGapWide of the
+// car's width.
+const (
+	lowGapLong = 0.08
+	lowGapSure = 0.3
+	lowGapWide = 0.05
+)
+
+// closeLowGaps sets the short vertical gaps of keep in the lower half of
+// the car's box (each column's unset stretch between two kept pixels)
+// where the model leaned towards car, and that together span a good part
+// of the car's width: a lower bumper or valance between the wheels, whose
+// dark grille and skid plate the model held between background and car,
+// with the bumper's lower edge kept below them. Such a gap opens to the
+// side, so it is not a hole. A narrow one (between a bumper and an
+// exhaust pipe) stays.
+func closeLowGaps(keep []bool, sal plane, w int, box image.Rectangle) {
+	long := max(1, int(lowGapLong*float64(box.Dy())))
+	gap := make([]bool, len(keep))
+	any := false
+	for x := box.Min.X; x < box.Max.X; x++ {
+		last := -1 // the last kept row seen
+		for y := box.Min.Y + box.Dy()/2; y < box.Max.Y; y++ {
+			if !keep[y*w+x] {
+				continue
+			}
+			if last >= 0 && y-last > 1 && y-last-1 <= long {
+				var sum float32
+				for g := last + 1; g < y; g++ {
+					sum += sal.p[g*w+x]
+				}
+				if sum >= lowGapSure*float32(y-last-1) {
+					for g := last + 1; g < y; g++ {
+						gap[g*w+x] = true
+					}
+					any = true
+				}
+			}
+			last = y
+		}
+	}
+	if !any {
+		return
+	}
+	labels, comps := label(gap, w, len(keep)/w, true)
+	wide := lowGapWide * float64(box.Dx())
+	for i, l := range labels {
+		if l != 0 && float64(comps[l-1].box.Dx()) >= wide {
+			keep[i] = true
+		}
+	}
 }
 
 // openTopEnds is openTop with the line continued beyond its ends at

@@ -286,3 +286,42 @@ func TestCleanupDropsAStripToTheBorder(t *testing.T) {
 		t.Errorf("kept %.2f of the car's end the photo cuts, want all", s)
 	}
 }
+
+// TestCleanupClosesALowerBumper: a car seen from the front, whose lower
+// valance and grille between the wheels the model held between background
+// and car (0.35), under the body and over the bumper's lower lip, which it
+// was sure of. The gap opens to the side between the lip's end and the
+// right tyre, so it is not a hole; it is car. Where the model saw floor between
+// the body and the lip (0.1), and under a narrow gap, nothing is added.
+func TestCleanupClosesALowerBumper(t *testing.T) {
+	const w, h = 400, 300
+	front := func(valance float32, lip image.Rectangle) plane {
+		sal := newPlane(w, h)
+		clear(sal.p)
+		fill(sal, image.Rect(80, 100, 320, 220), 0.98) // body
+		fill(sal, image.Rect(90, 220, 130, 255), 0.98) // tyres
+		fill(sal, image.Rect(270, 220, 310, 255), 0.98)
+		fill(sal, image.Rect(130, 220, 270, 230), valance)
+		fill(sal, lip, 0.9)
+		return sal
+	}
+	lip := image.Rect(130, 230, 250, 236) // from the left tyre
+	valance := image.Rect(130, 220, 250, 230)
+	got, _ := keptOf(t, front(0.35, lip))
+	if s := share(got, w, lip); s < 0.95 {
+		t.Fatalf("kept %.2f of the bumper's lip, want all", s)
+	}
+	if s := share(got, w, valance); s < 0.98 {
+		t.Errorf("kept %.2f of the valance over the lip, want all", s)
+	}
+	got, _ = keptOf(t, front(0.1, lip))
+	if s := share(got, w, valance); s > 0.3 {
+		t.Errorf("kept %.2f of the floor seen between the body and the lip, want none", s)
+	}
+	// A narrow lip (an exhaust pipe's end): the gap over it stays.
+	narrow := image.Rect(130, 230, 140, 236)
+	got, _ = keptOf(t, front(0.35, narrow))
+	if s := share(got, w, image.Rect(132, 220, 140, 230)); s > 0.3 {
+		t.Errorf("kept %.2f of the gap over a narrow part, want none", s)
+	}
+}
