@@ -255,6 +255,13 @@ func TestSecondLook(t *testing.T) {
 	}
 }
 
+// carWithStrip is sideCar with a strip the model joined to it (0.95).
+func carWithStrip(strip image.Rectangle) (sal plane, car []bool) {
+	sal, car = sideCar()
+	fill(sal, strip, 0.95)
+	return sal, car
+}
+
 // TestCleanupDropsAStripToTheBorder: a strip at the car's foot running out
 // of the photo beyond the car's end (a kerb, a floor line, a privacy blur
 // over a number plate), as thick as the body and so part of it after the
@@ -264,8 +271,7 @@ func TestCleanupDropsAStripToTheBorder(t *testing.T) {
 		image.Rect(310, 212, 400, 234), // from the front bumper to the right border
 		image.Rect(0, 218, 80, 238),    // from the rear bumper to the left border
 	} {
-		sal, car := sideCar()
-		fill(sal, strip, 0.95)
+		sal, car := carWithStrip(strip)
 		got, c := keptOf(t, sal)
 		if n := keptBeside(got, car); n > 150 {
 			t.Errorf("strip %v: kept %d pixels of it, want none", strip, n)
@@ -287,6 +293,38 @@ func TestCleanupDropsAStripToTheBorder(t *testing.T) {
 	}
 }
 
+// frontWithValance is the saliency, on a 400×300 photo, of a car seen
+// from the front: its body, the tyres below it, between them a valance
+// the model holds at valance and, under it, the bumper's lip; and the car
+// alone (the valance over the lip is car).
+func frontWithValance(valance float32, lip image.Rectangle) (sal plane, car []bool) {
+	const w, h = 400, 300
+	sal = newPlane(w, h)
+	clear(sal.p)
+	parts := []image.Rectangle{
+		image.Rect(80, 100, 320, 220), // body
+		image.Rect(90, 220, 130, 255), // tyres
+		image.Rect(270, 220, 310, 255),
+	}
+	for _, r := range parts {
+		fill(sal, r, 0.98)
+	}
+	fill(sal, image.Rect(130, 220, 270, 230), valance)
+	fill(sal, lip, 0.9)
+	parts = append(parts, lip, image.Rect(lip.Min.X, 220, lip.Max.X, lip.Min.Y))
+	car = make([]bool, w*h)
+	for y := range h {
+		for x := range w {
+			for _, r := range parts {
+				if image.Pt(x, y).In(r) {
+					car[y*w+x] = true
+				}
+			}
+		}
+	}
+	return sal, car
+}
+
 // TestCleanupClosesALowerBumper: a car seen from the front, whose lower
 // valance and grille between the wheels the model held between background
 // and car (0.35), under the body and over the bumper's lower lip, which it
@@ -294,15 +332,9 @@ func TestCleanupDropsAStripToTheBorder(t *testing.T) {
 // right tyre, so it is not a hole; it is car. Where the model saw floor between
 // the body and the lip (0.1), and under a narrow gap, nothing is added.
 func TestCleanupClosesALowerBumper(t *testing.T) {
-	const w, h = 400, 300
+	const w = 400
 	front := func(valance float32, lip image.Rectangle) plane {
-		sal := newPlane(w, h)
-		clear(sal.p)
-		fill(sal, image.Rect(80, 100, 320, 220), 0.98) // body
-		fill(sal, image.Rect(90, 220, 130, 255), 0.98) // tyres
-		fill(sal, image.Rect(270, 220, 310, 255), 0.98)
-		fill(sal, image.Rect(130, 220, 270, 230), valance)
-		fill(sal, lip, 0.9)
+		sal, _ := frontWithValance(valance, lip)
 		return sal
 	}
 	lip := image.Rect(130, 230, 250, 236) // from the left tyre
