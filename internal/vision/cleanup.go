@@ -494,7 +494,7 @@ func closeLowGaps(keep []bool, sal plane, w int, box image.Rectangle) {
 			if last >= 0 && y-last > 1 && y-last-1 <= long {
 				var sum float32
 				for g := last + 1; g < y; g++ {
-					sum += sal.p[g*w+x]
+					sum += sal.Pix[g*w+x]
 				}
 				if sum >= lowGapSure*float32(y-last-1) {
 					for g := last + 1; g < y; g++ {
@@ -509,10 +509,10 @@ func closeLowGaps(keep []bool, sal plane, w int, box image.Rectangle) {
 	if !any {
 		return
 	}
-	labels, comps := label(gap, w, len(keep)/w, true)
+	labels, comps := imaging.Label(gap, w, len(keep)/w, true)
 	wide := lowGapWide * float64(box.Dx())
 	for i, l := range labels {
-		if l != 0 && float64(comps[l-1].box.Dx()) >= wide {
+		if l >= 0 && float64(comps[l].Box.Dx()) >= wide {
 			keep[i] = true
 		}
 	}

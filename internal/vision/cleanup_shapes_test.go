@@ -288,7 +288,7 @@ func TestCleanupDropsAStripToTheBorder(t *testing.T) {
 	sal, _ := boxCar(image.Rect(60, 140, 400, 240), image.Rect(120, 85, 270, 140))
 	fill(sal, image.Rect(300, 240, 400, 250), 0.95)
 	got, _ := keptOf(t, sal)
-	if s := share(got, sal.w, image.Rect(330, 140, 400, 250)); s < 0.98 {
+	if s := share(got, sal.W, image.Rect(330, 140, 400, 250)); s < 0.98 {
 		t.Errorf("kept %.2f of the car's end the photo cuts, want all", s)
 	}
 }
@@ -300,7 +300,7 @@ func TestCleanupDropsAStripToTheBorder(t *testing.T) {
 func frontWithValance(valance float32, lip image.Rectangle) (sal plane, car []bool) {
 	const w, h = 400, 300
 	sal = newPlane(w, h)
-	clear(sal.p)
+	clear(sal.Pix)
 	parts := []image.Rectangle{
 		image.Rect(80, 100, 320, 220), // body
 		image.Rect(90, 220, 130, 255), // tyres
