@@ -24,7 +24,23 @@ var probeTraining = struct {
 	Sample int
 	// RestWeight: as glassTraining's.
 	RestWeight float32
-}{Hidden: 16, Epochs: 6, Batch: 256, Rate: 2e-3, L2: 1e-4, Sample: 40, RestWeight: 0.15}
+	// NeverWeight is the weight of a never-glass candidate (a bonnet, a
+	// tailgate, a mirror), and NeverDensity how many times more of them
+	// are kept for training than of the other candidates: the hard
+	// negatives, the false glass a dealer sees first.
+	NeverWeight  float32
+	NeverDensity int
+	// Hand names the hand-made features the model reads (nil: the
+	// pipeline's default ones).
+	Hand []int
+}{Hidden: 16, Epochs: 6, Batch: 256, Rate: 2e-3, L2: 1e-4, Sample: 40, RestWeight: 0.15, NeverWeight: 1, NeverDensity: 1}
+
+// TuneProbe sets the deep model's never-glass weight and density and the
+// hand-made features it reads (nil: the default ones), for measuring them
+// with glasstrain.
+func TuneProbe(neverWeight float32, neverDensity int, hand []int) {
+	probeTraining.NeverWeight, probeTraining.NeverDensity, probeTraining.Hand = neverWeight, max(neverDensity, 1), hand
+}
 
 // Result is one photo's glass scores: recall and false glass, and its
 // torn panes.
@@ -56,16 +72,23 @@ func probeExample(ex Example) probeRows {
 	var keep []int
 	var keepHand []float32
 	for j, i := range in.Cells {
-		if !sampled(i, p.Sample) {
+		n := p.Sample
+		if never[i] && !windows[i] {
+			n = max(1, p.Sample/p.NeverDensity)
+		}
+		if !sampled(i, n) {
 			continue
 		}
 		keep = append(keep, i)
 		keepHand = append(keepHand, in.Hand[j*pipeline.GlassFeatureCount:(j+1)*pipeline.GlassFeatureCount]...)
 		lab, wt := label(windows[i], never[i], p.RestWeight)
+		if never[i] && !windows[i] {
+			wt *= p.NeverWeight
+		}
 		r.y = append(r.y, lab)
 		r.w = append(r.w, wt)
 	}
-	r.x = in.Deep(keep, keepHand)
+	r.x = in.Deep(keep, p.Hand, keepHand)
 	return r
 }
 
@@ -89,7 +112,7 @@ func trainProbe(rows []probeRows, channels []int) pipeline.ProbeModel {
 		return pipeline.ProbeModel{}
 	}
 	n := len(x) / N
-	m := pipeline.ProbeModel{Channels: channels, Hidden: p.Hidden, Mean: make([]float32, n), Std: make([]float32, n),
+	m := pipeline.ProbeModel{Channels: channels, Hand: p.Hand, Hidden: p.Hidden, Mean: make([]float32, n), Std: make([]float32, n),
 		W1: make([]float32, p.Hidden*n), B1: make([]float32, p.Hidden), W2: make([]float32, p.Hidden)}
 	for i := range n {
 		var s, q float64

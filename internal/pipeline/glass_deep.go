@@ -22,12 +22,12 @@ import (
 // regions are then decided as before (postGlass) and refined to full
 // resolution (refineGlass).
 
-// glassPosFeatures are the hand-made features the deep detector keeps, by
-// their index in glassGrid.features' vector: height in the car's column,
-// height in the box, distance across from the centre, distance to the
-// outline, lightness against the car's, saturation, and the segmenter's
-// own "left out" cue.
-var glassPosFeatures = [...]int{0, 1, 2, 7, 9, 11, 23}
+// glassPosFeatures are the hand-made features a deep model reads when it
+// names none (probeModel.Hand), by their index in glassGrid.features'
+// vector: height in the car's column, height in the box, distance across
+// from the centre, distance to the outline, lightness against the car's,
+// saturation, and the segmenter's own "left out" cue.
+var glassPosFeatures = []int{0, 1, 2, 7, 9, 11, 23}
 
 // probeModel is a network with one hidden layer of ReLU units over
 // standardised inputs, giving the log-odds of glass.
@@ -35,13 +35,17 @@ type probeModel struct {
 	// Layers names the activations it reads, with their channel counts,
 	// so a model trained on other outputs is not applied to these.
 	Channels []int
-	Mean     []float32
-	Std      []float32
-	Hidden   int
-	W1       []float32 // Hidden rows of len(Mean)
-	B1       []float32
-	W2       []float32
-	B2       float32
+	// Hand names the hand-made features it reads, by their index in
+	// glassGrid.features' vector, before the activations (none:
+	// glassPosFeatures).
+	Hand   []int `json:",omitempty"`
+	Mean   []float32
+	Std    []float32
+	Hidden int
+	W1     []float32 // Hidden rows of len(Mean)
+	B1     []float32
+	W2     []float32
+	B2     float32
 }
 
 //go:embed glass_probe.json
@@ -58,7 +62,7 @@ var glassProbe = sync.OnceValue(func() *probeModel {
 
 // fits reports whether m reads the activations feats.
 func (m *probeModel) fits(feats []vision.Features) bool {
-	if m == nil || len(m.Channels) == 0 || len(feats) != len(m.Channels) {
+	if m == nil || len(m.Channels) == 0 || len(feats) != len(m.Channels) || len(m.Mean) != deepInputs(m.hand(), feats) {
 		return false
 	}
 	for i, f := range feats {
@@ -69,9 +73,18 @@ func (m *probeModel) fits(feats []vision.Features) bool {
 	return true
 }
 
-// inputs is the length of the model's input vector.
-func deepInputs(feats []vision.Features) int {
-	n := len(glassPosFeatures)
+// hand returns the hand-made features m reads.
+func (m *probeModel) hand() []int {
+	if len(m.Hand) == 0 {
+		return glassPosFeatures
+	}
+	return m.Hand
+}
+
+// deepInputs is the length of the input vector of a model that reads the
+// hand-made features pos and the activations feats.
+func deepInputs(pos []int, feats []vision.Features) int {
+	n := len(pos)
 	for _, f := range feats {
 		n += f.Channels
 	}
@@ -100,11 +113,12 @@ func (m *probeModel) logit(x, h []float32) float32 {
 func sigmoid(v float32) float32 { return float32(1 / (1 + math.Exp(-float64(v)))) }
 
 // deepFeatures returns the deep detector's input vectors for the pixels
-// idx of the glass grid (row-major), from the hand-made vectors hand
-// (glassFeatureCount each, in idx's order) and the activations feats, which
-// cover the whole working grid g stretched to a square.
-func deepFeatures(gg *glassGrid, g *workGrid, feats []vision.Features, hand []float32, idx []int) []float32 {
-	n := deepInputs(feats)
+// idx of the glass grid (row-major): the hand-made features pos of their
+// vectors hand (glassFeatureCount each, in idx's order), then the
+// activations feats, which cover the whole working grid g stretched to a
+// square.
+func deepFeatures(gg *glassGrid, g *workGrid, feats []vision.Features, pos []int, hand []float32, idx []int) []float32 {
+	n := deepInputs(pos, feats)
 	out := make([]float32, len(idx)*n)
 	imaging.Parallel(len(idx), func(lo, hi int) {
 		for j := lo; j < hi; j++ {
@@ -113,10 +127,10 @@ func deepFeatures(gg *glassGrid, g *workGrid, feats []vision.Features, hand []fl
 			u := (float64(x) + 0.5) * float64(gg.k) / float64(g.w)
 			v := (float64(y) + 0.5) * float64(gg.k) / float64(g.h)
 			o := out[j*n : (j+1)*n]
-			for k, f := range glassPosFeatures {
+			for k, f := range pos {
 				o[k] = hand[j*glassFeatureCount+f]
 			}
-			o = o[len(glassPosFeatures):]
+			o = o[len(pos):]
 			for _, f := range feats {
 				sampleChannels(f, u, v, o[:f.Channels])
 				o = o[f.Channels:]
@@ -168,7 +182,7 @@ func glassProb(gg *glassGrid, g *workGrid, feats []vision.Features, deep *probeM
 		return nil
 	}
 	if deep.fits(feats) {
-		return gg.predictDeep(deep, deepFeatures(gg, g, feats, hand, idx), idx)
+		return gg.predictDeep(deep, deepFeatures(gg, g, feats, deep.hand(), hand, idx), idx)
 	}
 	return gg.predict(glassModel(), hand, idx)
 }
