@@ -30,6 +30,12 @@ var probeTraining = struct {
 	// negatives, the false glass a dealer sees first.
 	NeverWeight  float32
 	NeverDensity int
+	// NearReach, when above 0, keeps the weight and density to the
+	// never-glass candidates within that share of the car's size (√ of
+	// its box's area) of annotated glass: the bonnet under a windscreen's
+	// foot, the tailgate under a rear window, a mirror beside a side
+	// window, where the false glass is joined to a pane.
+	NearReach float32
 	// Hand names the hand-made features the model reads (nil: the
 	// pipeline's default ones).
 	Hand []int
@@ -38,8 +44,53 @@ var probeTraining = struct {
 // TuneProbe sets the deep model's never-glass weight and density and the
 // hand-made features it reads (nil: the default ones), for measuring them
 // with glasstrain.
-func TuneProbe(neverWeight float32, neverDensity int, hand []int) {
+func TuneProbe(neverWeight float32, neverDensity int, nearReach float32, hand []int) {
 	probeTraining.NeverWeight, probeTraining.NeverDensity, probeTraining.Hand = neverWeight, max(neverDensity, 1), hand
+	probeTraining.NearReach = nearReach
+}
+
+// hardNegatives returns the never-glass cells the weight and density
+// apply to: all of them, or with NearReach those near annotated glass
+// (4-connected steps on the glass grid).
+func hardNegatives(in *pipeline.GlassInputs, windows, never []bool) []bool {
+	hard := make([]bool, len(never))
+	for i := range never {
+		hard[i] = never[i] && !windows[i]
+	}
+	reach := probeTraining.NearReach
+	if reach <= 0 {
+		return hard
+	}
+	w, h, box := in.Grid()
+	limit := int32(math.Ceil(float64(reach) * math.Sqrt(float64(box.Dx()*box.Dy()))))
+	dist := make([]int32, w*h)
+	var queue []int
+	for i, v := range windows {
+		if v {
+			queue = append(queue, i)
+		} else {
+			dist[i] = -1
+		}
+	}
+	for len(queue) > 0 {
+		i := queue[0]
+		queue = queue[1:]
+		if dist[i] >= limit {
+			continue
+		}
+		x := i % w
+		for _, n := range [4]int{i - 1, i + 1, i - w, i + w} {
+			if n < 0 || n >= w*h || (n == i-1 && x == 0) || (n == i+1 && x == w-1) || dist[n] >= 0 {
+				continue
+			}
+			dist[n] = dist[i] + 1
+			queue = append(queue, n)
+		}
+	}
+	for i := range hard {
+		hard[i] = hard[i] && dist[i] >= 0
+	}
+	return hard
 }
 
 // Result is one photo's glass scores: recall and false glass, and its
@@ -71,9 +122,10 @@ func probeExample(ex Example) probeRows {
 	p := probeTraining
 	var keep []int
 	var keepHand []float32
+	hard := hardNegatives(in, windows, never)
 	for j, i := range in.Cells {
 		n := p.Sample
-		if never[i] && !windows[i] {
+		if hard[i] {
 			n = max(1, p.Sample/p.NeverDensity)
 		}
 		if !sampled(i, n) {
@@ -82,7 +134,7 @@ func probeExample(ex Example) probeRows {
 		keep = append(keep, i)
 		keepHand = append(keepHand, in.Hand[j*pipeline.GlassFeatureCount:(j+1)*pipeline.GlassFeatureCount]...)
 		lab, wt := label(windows[i], never[i], p.RestWeight)
-		if never[i] && !windows[i] {
+		if hard[i] {
 			wt *= p.NeverWeight
 		}
 		r.y = append(r.y, lab)

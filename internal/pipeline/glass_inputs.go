@@ -120,3 +120,6 @@ func SetGlassReach(v float32) { glassReach = v }
 // SetGlassSnap sets the guided filter's radius and regularisation that
 // fit the glass probability's edges to the photo's, for tuning.
 func SetGlassSnap(r int, eps float32) { glassSnap, glassSnapEps = r, eps }
+
+// Grid returns the glass grid's size and the car's box on it.
+func (in *GlassInputs) Grid() (w, h int, box image.Rectangle) { return in.gg.w, in.gg.h, in.gg.box }
