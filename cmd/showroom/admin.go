@@ -17,11 +17,6 @@ import (
 	"golang.org/x/term"
 )
 
-// adminUsage lists admin's commands: its help, and what a mistake in
-// them prints.
-const adminUsage = `Usage:
-` + adminCommands
-
 const adminCommands = `  showroom admin --data-dir DIR company add NAME
   showroom admin --data-dir DIR user add --company NAME --username U [--system showroom]   (password on stdin)
   showroom admin --data-dir DIR user passwd --username U                                   (password on stdin)
@@ -44,8 +39,7 @@ func (m *Main) runAdmin(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(rest) == 0 {
-		fmt.Fprintln(m.Stderr, adminUsage)
-		return usageError("admin: no command given")
+		return adminMistake("admin: no command given")
 	}
 	// The database is opened once a command's arguments are good, so
 	// that `admin user add --help` or a typo creates no ./data.
@@ -176,9 +170,14 @@ func (m *Main) runAdmin(ctx context.Context, args []string) error {
 	case cmd == "credits add" || cmd == "credits set" || cmd == "credits show":
 		return m.adminCredits(ctx, open, rest[1], rest[2:])
 	default:
-		fmt.Fprintln(m.Stderr, adminUsage)
-		return usageError(fmt.Sprintf("admin: unknown command %q", strings.Join(rest, " ")))
+		return adminMistake(fmt.Sprintf("admin: unknown command %q", strings.Join(rest, " ")))
 	}
+}
+
+// adminMistake is a missing or unknown admin command: the error and one
+// usage line, as a flag mistake is, not the whole list of commands.
+func adminMistake(msg string) error {
+	return usageError(msg + "\nUsage: showroom admin [--data-dir DIR] COMMAND ... ('showroom admin --help' lists the commands)")
 }
 
 // createUser creates a user, and its company too when createCompany is set.

@@ -54,9 +54,12 @@ func TestHelpAndVersion(t *testing.T) {
 		want string // on standard error
 	}{
 		{nil, "Usage: showroom COMMAND"},
-		{[]string{"frobnicate"}, "Usage: showroom COMMAND"},
-		{[]string{"help", "frobnicate"}, "Usage: showroom COMMAND"},
-		{[]string{"--verbose"}, "Usage: showroom COMMAND"},
+		{[]string{"frobnicate"}, "unknown command \"frobnicate\"\nUsage: showroom COMMAND [flags], COMMAND one of admin, api, auth, migrate, process, serve, version, worker ("},
+		{[]string{"help", "frobnicate"}, "unknown command \"frobnicate\"\nUsage: showroom COMMAND"},
+		{[]string{"--verbose"}, "unknown flag --verbose\nUsage: showroom COMMAND"},
+		// The commands that left for tools of their own say where they went.
+		{[]string{"eval"}, "unknown command \"eval\"; eval is a tool of its own in the source tree: go run ./cmd/maskeval --images DIR\nUsage: showroom COMMAND"},
+		{[]string{"gallery", "--images", "x"}, "go run ./cmd/gallery --images DIR"},
 		{[]string{"serve", "--nope"}, "unknown flag --nope\nUsage: showroom serve [flags] ('showroom serve --help' lists the flags)"},
 		{[]string{"worker", "--rate-limit", "5"}, "unknown flag --rate-limit"},
 		{[]string{"process", "--nope"}, "Usage: showroom process --config NAME"},
@@ -64,6 +67,8 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"process", "--config"}, "flag needs an argument: --config"},
 		{[]string{"version", "extra"}, ""},
 		{[]string{"version", "--nope"}, "unknown flag --nope\nUsage: showroom version ("},
+		{[]string{"admin", "frobnicate"}, "admin: unknown command \"frobnicate\"\nUsage: showroom admin [--data-dir DIR] COMMAND ... ('showroom admin --help' lists the commands)"},
+		{[]string{"admin", "--data-dir", "x"}, "admin: no command given\nUsage: showroom admin"},
 	} {
 		t.Run(strings.Join(append([]string{"error"}, tc.args...), " "), func(t *testing.T) {
 			stdout, stderr, err := run(t, nil, "", tc.args...)
@@ -75,9 +80,10 @@ func TestHelpAndVersion(t *testing.T) {
 			if !strings.Contains(said, tc.want) {
 				t.Errorf("the program says %q, which lacks %q", said, tc.want)
 			}
-			// A mistake in a command's flags is the error and one usage
-			// line, not the command's whole help.
-			if len(tc.args) > 1 && strings.HasPrefix(tc.args[1], "--") {
+			// A mistake in a command or its flags is the error and one
+			// usage line, not the whole help (only no command at all,
+			// a question, is answered with the commands).
+			if tc.args != nil && tc.want != "" {
 				if n := strings.Count(said, "\n"); n != 2 || stderr != "" {
 					t.Errorf("a flag mistake printed %d lines, want the error and the usage line:\n%s", n, said)
 				}
@@ -205,7 +211,7 @@ func TestHelpListsDoubleDashFlags(t *testing.T) {
 }
 
 // TestProcessUnknownConfigurationMakesNoFolder: a --config that does not
-// exist fails before the results' folder is made.
+// exist fails before the results' folder (or a data directory) is made.
 func TestProcessUnknownConfigurationMakesNoFolder(t *testing.T) {
 	dir := t.TempDir()
 	photo := filepath.Join(dir, "car.jpg")
@@ -219,5 +225,17 @@ func TestProcessUnknownConfigurationMakesNoFolder(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("process made %s before failing (stat: %v)", out, err)
+	}
+	// A company's own configuration, from a data directory that has no
+	// database: neither the results' folder nor the data directory made.
+	data := filepath.Join(dir, "data")
+	_, _, err = run(t, nil, "", "process", "--config", "lot", "--company", "acme", "--data-dir", data, "--out", out, photo)
+	if err == nil || !strings.Contains(err.Error(), "holds no Showroom database") {
+		t.Errorf("process --company on a data directory that does not exist: %v, want an error saying so", err)
+	}
+	for _, made := range []string{out, data} {
+		if _, err := os.Stat(made); !os.IsNotExist(err) {
+			t.Errorf("process --company made %s before failing (stat: %v)", made, err)
+		}
 	}
 }

@@ -56,6 +56,9 @@ type database struct {
 	newQueue func(cfg river.Config, blobs river.Blobs, run river.Runner, log *slog.Logger, o river.Observer) (*river.Queue, error)
 }
 
+// sqlitePath is where the SQLite database of dataDir lives.
+func sqlitePath(dataDir string) string { return filepath.Join(dataDir, "showroom.db") }
+
 // open opens the database the flags choose; SQLite's lives in dataDir.
 // Unless told otherwise, PostgreSQL's pending migrations are applied first.
 func (d databaseFlags) open(ctx context.Context, dataDir string) (*database, error) {
@@ -63,7 +66,7 @@ func (d databaseFlags) open(ctx context.Context, dataDir string) (*database, err
 		if err := os.MkdirAll(dataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("data directory: %w", err)
 		}
-		db, err := sqlite.Open(ctx, filepath.Join(dataDir, "showroom.db"))
+		db, err := sqlite.Open(ctx, sqlitePath(dataDir))
 		if err != nil {
 			return nil, err
 		}

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"io"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/showroom/showroom/internal/cliflag"
 )
 
 // flagSet returns a flag set for a subcommand whose flags fall back to
@@ -34,52 +34,11 @@ func (m *Main) newFlagSet(name string) *flagSet {
 	return fs
 }
 
-func (fs *flagSet) usage() {
-	w := fs.Output()
-	fmt.Fprintf(w, "Usage: %s\n", fs.synopsis)
-	if fs.about != "" {
-		fmt.Fprintf(w, "\n%s\n", fs.about)
-	}
-	fs.printFlags(w)
-}
+func (fs *flagSet) usage() { fs.command().Help(fs.Output(), fs.FlagSet) }
 
-// printFlags lists the flags as flag.PrintDefaults does, but written the
-// way the docs write them, --name; nothing when the command has none.
-func (fs *flagSet) printFlags(w io.Writer) {
-	var b strings.Builder
-	fs.VisitAll(func(f *flag.Flag) {
-		fmt.Fprintf(&b, "  --%s", f.Name)
-		typ, usage := flag.UnquoteUsage(f)
-		if typ != "" {
-			b.WriteString(" " + typ)
-		}
-		b.WriteString("\n    \t" + strings.ReplaceAll(usage, "\n", "\n    \t"))
-		if !isZeroDefault(f) {
-			if g, ok := f.Value.(flag.Getter); ok {
-				if _, isString := g.Get().(string); isString {
-					fmt.Fprintf(&b, " (default %q)", f.DefValue)
-					b.WriteString("\n")
-					return
-				}
-			}
-			fmt.Fprintf(&b, " (default %v)", f.DefValue)
-		}
-		b.WriteString("\n")
-	})
-	if b.Len() > 0 {
-		fmt.Fprintf(w, "\nFlags:\n%s", b.String())
-	}
-}
-
-// isZeroDefault reports whether f's default is its type's zero value, which
-// the help leaves unsaid (as flag.PrintDefaults does).
-func isZeroDefault(f *flag.Flag) bool {
-	t := reflect.TypeOf(f.Value)
-	if t.Kind() != reflect.Pointer {
-		return f.DefValue == ""
-	}
-	zero, ok := reflect.New(t.Elem()).Interface().(flag.Value)
-	return ok && f.DefValue == zero.String()
+// command is what the help says of 'showroom name'.
+func (fs *flagSet) command() cliflag.Command {
+	return cliflag.Command{Name: "showroom " + fs.name, Synopsis: fs.synopsis, About: fs.about}
 }
 
 // envName is the environment variable a flag falls back to.
@@ -169,7 +128,7 @@ func (fs *flagSet) Parse(args []string) ([]string, error) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, fs.usageError(flagMessages.Replace(err.Error()))
+		return nil, fs.usageError(cliflag.Message(err))
 	}
 	if fs.envErr != nil {
 		return nil, usageError(fs.envErr.Error())
@@ -180,14 +139,5 @@ func (fs *flagSet) Parse(args []string) ([]string, error) {
 // usageError returns msg as a usage error, with the command's synopsis and
 // where to find the rest under it.
 func (fs *flagSet) usageError(msg string) error {
-	return usageError(fmt.Sprintf("%s\nUsage: %s ('showroom %s --help' lists the flags)", msg, fs.synopsis, fs.name))
+	return usageError(fs.command().Mistake(msg).Error())
 }
-
-// flagMessages rewrites the flag package's errors to name flags as the help
-// and the docs do, --name.
-var flagMessages = strings.NewReplacer(
-	"flag provided but not defined: -", "unknown flag --",
-	"for flag -", "for flag --",
-	"for -", "for --",
-	"flag needs an argument: -", "flag needs an argument: --",
-)

@@ -90,8 +90,7 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		m.usage(m.Stderr)
-		return usageError(fmt.Sprintf("unknown command %q", args[0]))
+		return unknownCommand(args[0])
 	}
 	if err := c.run(m, ctx, args[1:]); !errors.Is(err, flag.ErrHelp) {
 		return err
@@ -100,12 +99,39 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	return nil
 }
 
-func (m *Main) usage(w io.Writer) {
+// movedTools are the commands that left the binary for tools of their own,
+// as a user of an older version would type them.
+var movedTools = map[string]string{
+	"eval":    "go run ./cmd/maskeval --images DIR",
+	"gallery": "go run ./cmd/gallery --images DIR (or make gallery)",
+}
+
+// unknownCommand is the error for 'showroom name', name no command: the
+// error and one usage line naming the commands, not the whole help.
+func unknownCommand(name string) error {
+	msg := fmt.Sprintf("unknown command %q", name)
+	if strings.HasPrefix(name, "-") {
+		msg = "unknown flag " + name
+	}
+	if tool, ok := movedTools[name]; ok {
+		msg += fmt.Sprintf("; %s is a tool of its own in the source tree: %s", name, tool)
+	}
+	return usageError(fmt.Sprintf("%s\nUsage: showroom COMMAND [flags], COMMAND one of %s ('showroom --help' says what each does)",
+		msg, strings.Join(commandNames(), ", ")))
+}
+
+// commandNames returns the commands' names in order.
+func commandNames() []string {
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	return names
+}
+
+func (m *Main) usage(w io.Writer) {
+	names := commandNames()
 	var b strings.Builder
 	b.WriteString("Usage: showroom COMMAND [flags]\n\nCommands:\n")
 	for _, n := range names {

@@ -738,6 +738,13 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 // --database, --blob-url) and the library over them, finds --company, and
 // returns what closes them.
 func openLocalLibrary(ctx context.Context, o processOptions) (*library.Service, *showroom.Company, func(), error) {
+	// Only read from: a data directory without a database has no company,
+	// and a mistyped --data-dir leaves no empty database behind.
+	if o.db.url == "" {
+		if _, err := os.Stat(sqlitePath(o.dataDir)); errors.Is(err, os.ErrNotExist) {
+			return nil, nil, nil, fmt.Errorf("--company: %s holds no Showroom database; give --data-dir, the folder 'showroom serve' or 'showroom admin' used", o.dataDir)
+		}
+	}
 	db, err := o.db.open(ctx, o.dataDir)
 	if err != nil {
 		return nil, nil, nil, err

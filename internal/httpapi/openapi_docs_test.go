@@ -85,3 +85,22 @@ func TestEveryAnswerDocumentsRequestID(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsNameEveryHeader: every response header the OpenAPI document
+// declares is explained in docs/api.md too (X-Request-ID was in every
+// schema of the document and nowhere in the page).
+func TestDocsNameEveryHeader(t *testing.T) {
+	b, err := os.ReadFile("../../docs/api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := loadOpenAPI(t)
+	if len(doc.Components.Headers) == 0 {
+		t.Fatal("the OpenAPI document declares no headers")
+	}
+	for name := range doc.Components.Headers {
+		if !strings.Contains(string(b), "`"+name+"`") {
+			t.Errorf("the OpenAPI document declares the header %s, which docs/api.md does not name", name)
+		}
+	}
+}

@@ -1,7 +1,9 @@
-// Package imaging holds the small image-processing pieces that the vision
-// and pipeline packages share: the antialiased resampling filter, the
-// guided filter that brings a coarse layer to full resolution, and the
-// row-band parallel loop.
+// Package imaging holds the raster primitives that the vision and pipeline
+// packages share, in pure Go: the antialiased resampling filter, the guided
+// filter that brings a coarse layer to full resolution, the row-band
+// parallel loop, the morphology of binary grids (Dilate, Erode), their
+// connected components (Label, FillHoles), distance transforms (Distance,
+// Chamfer) and the scalar ramps (Smoothstep, Clamp01).
 package imaging
 
 import (

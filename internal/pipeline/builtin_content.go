@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/showroom/showroom/internal/catalog"
+	"github.com/showroom/showroom/internal/imaging"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -45,7 +46,7 @@ func syntheticLogo(w, h int) *image.NRGBA {
 			fx, fy := float64(x)+0.5, float64(y)+0.5
 			cx := math.Max(0, math.Max(r-fx, fx-(float64(w)-r)))
 			cy := math.Max(0, math.Max(r-fy, fy-(float64(h)-r)))
-			a := clamp01(r - math.Hypot(cx, cy))
+			a := imaging.Clamp01(r - math.Hypot(cx, cy))
 			c := color.NRGBA{20, 40, 90, uint8(a * 230)}
 			if fy > float64(h)*0.42 && fy < float64(h)*0.58 && fx > float64(w)*0.12 && fx < float64(w)*0.88 {
 				c = color.NRGBA{240, 190, 40, uint8(a * 255)}

@@ -71,7 +71,7 @@ func contactShadow(s *Scene) plane {
 	for x := box.Min.X; x < box.Max.X; x++ {
 		bottom := -1
 		for y := box.Max.Y - 1; y >= box.Min.Y; y-- {
-			if g.matte.p[y*g.w+x] > 0.5 {
+			if g.matte.Pix[y*g.w+x] > 0.5 {
 				bottom = y + 1
 				break
 			}
@@ -100,10 +100,10 @@ func contactShadow(s *Scene) plane {
 			if t := (float64(y) - math.Max(gy, float64(bottom))) / reach; t > 0 {
 				v *= sq(math.Max(0, 1-t))
 			}
-			d.p[y*g.w+x] = float32(v)
+			d.Pix[y*g.w+x] = float32(v)
 		}
 	}
-	d.boxBlur(max(bw/150, 1))
+	d.BoxBlur(max(bw/150, 1))
 	addContactShadows(d, tyreContacts(g, box), box)
 	return d
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/showroom/showroom/internal/catalog"
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // detectShadow is DetectCarShadowProcessor: it measures how much darker
@@ -44,7 +45,7 @@ func (detectShadow) apply(ctx context.Context, r *run, s *Scene) error {
 // are left alone: the car is placed with them on the canvas's edge
 // (frameCut), where the shadow runs out of the picture with it.
 func fadeAtPhotoEdges(d plane, box image.Rectangle, cut edges) {
-	w, h := d.w, d.h
+	w, h := d.W, d.H
 	// Whether the shadow reaches the edge: findShadow's own fade (over
 	// fadeEdges' r of its region, which the photo's edge clips) has
 	// already taken it to nothing on the edge itself, so the band that
@@ -60,32 +61,32 @@ func fadeAtPhotoEdges(d plane, box image.Rectangle, cut edges) {
 	}
 	lx := math.Max(0.1*float64(box.Dx()), 3)
 	ly := math.Max(0.1*float64(box.Dy()), 3)
-	fade := func(dist int, l float64) float32 { return float32(smoothstep(0, l, float64(dist)+0.5)) }
-	if !cut.left && reaches(h, func(y int) float32 { return slices.Max(d.p[y*w : y*w+min(band, w)]) }) {
+	fade := func(dist int, l float64) float32 { return float32(imaging.Smoothstep(0, l, float64(dist)+0.5)) }
+	if !cut.left && reaches(h, func(y int) float32 { return slices.Max(d.Pix[y*w : y*w+min(band, w)]) }) {
 		for y := range h {
 			for x := 0; x < min(w, int(lx)+1); x++ {
-				d.p[y*w+x] *= fade(x, lx)
+				d.Pix[y*w+x] *= fade(x, lx)
 			}
 		}
 	}
-	if !cut.right && reaches(h, func(y int) float32 { return slices.Max(d.p[y*w+max(w-band, 0) : (y+1)*w]) }) {
+	if !cut.right && reaches(h, func(y int) float32 { return slices.Max(d.Pix[y*w+max(w-band, 0) : (y+1)*w]) }) {
 		for y := range h {
 			for x := max(0, w-1-int(lx)); x < w; x++ {
-				d.p[y*w+x] *= fade(w-1-x, lx)
+				d.Pix[y*w+x] *= fade(w-1-x, lx)
 			}
 		}
 	}
 	if !cut.top && reaches(w, func(x int) float32 { return columnMax(d, x, 0, min(band, h)) }) {
 		for y := 0; y < min(h, int(ly)+1); y++ {
 			for x := range w {
-				d.p[y*w+x] *= fade(y, ly)
+				d.Pix[y*w+x] *= fade(y, ly)
 			}
 		}
 	}
 	if !cut.bottom && reaches(w, func(x int) float32 { return columnMax(d, x, max(h-band, 0), h) }) {
 		for y := max(0, h-1-int(ly)); y < h; y++ {
 			for x := range w {
-				d.p[y*w+x] *= fade(h-1-y, ly)
+				d.Pix[y*w+x] *= fade(h-1-y, ly)
 			}
 		}
 	}
@@ -141,9 +142,9 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 			if float64(dist[i]) < near {
 				continue
 			}
-			v := max(-1, min(1-g.lum.p[i]/ref[y], 1))
-			dark.p[li] = v * float32(1-smoothstep(0.5*reach, reach, float64(dist[i])))
-			weight.p[li] = 1
+			v := max(-1, min(1-g.lum.Pix[i]/ref[y], 1))
+			dark.Pix[li] = v * float32(1-imaging.Smoothstep(0.5*reach, reach, float64(dist[i])))
+			weight.Pix[li] = 1
 		}
 	}
 	// The shadow under a car is a band along the floor: it changes slowly
@@ -153,7 +154,7 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	keep := connectedShadow(first, dist, w, roi, box)
 	for li, k := range keep {
 		if !k {
-			dark.p[li] = 0
+			dark.Pix[li] = 0
 		}
 	}
 	// Averaged again with the floor around set to none, so the shadow's
@@ -164,8 +165,8 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	var mass float64
 	for y := roi.Min.Y; y < roi.Max.Y; y++ {
 		for x := roi.Min.X; x < roi.Max.X; x++ {
-			v := max(soft.p[(y-roi.Min.Y)*rw+x-roi.Min.X], 0)
-			d.p[y*w+x] = v
+			v := max(soft.Pix[(y-roi.Min.Y)*rw+x-roi.Min.X], 0)
+			d.Pix[y*w+x] = v
 			mass += float64(v)
 		}
 	}
@@ -195,12 +196,12 @@ func floorLevel(g *workGrid, box image.Rectangle, roi image.Rectangle, dist []fl
 		ring, wide = ring[:0], wide[:0]
 		for x := span.Min.X; x < span.Max.X; x++ {
 			i := y*w + x
-			if g.matte.p[i] >= 0.1 {
+			if g.matte.Pix[i] >= 0.1 {
 				continue
 			}
-			wide = append(wide, g.lum.p[i])
+			wide = append(wide, g.lum.Pix[i])
 			if d := float64(dist[i]); d >= reach && d < 3*reach {
-				ring = append(ring, g.lum.p[i])
+				ring = append(ring, g.lum.Pix[i])
 			}
 		}
 		switch {
@@ -219,14 +220,14 @@ func floorLevel(g *workGrid, box image.Rectangle, roi image.Rectangle, dist []fl
 // connected to the car's lower edge: a dark object elsewhere on the floor
 // is not the car's shadow.
 func connectedShadow(smooth plane, dist []float32, w int, roi, box image.Rectangle) []bool {
-	rw, rh := smooth.w, smooth.h
+	rw, rh := smooth.W, smooth.H
 	keep := make([]bool, rw*rh)
 	var stack []int
 	lowEdge := box.Min.Y + box.Dy()*3/4
 	for y := max(roi.Min.Y, lowEdge); y < roi.Max.Y; y++ {
 		for x := roi.Min.X; x < roi.Max.X; x++ {
 			li := (y-roi.Min.Y)*rw + x - roi.Min.X
-			if smooth.p[li] < shadowSeed || dist[y*w+x] > 4 {
+			if smooth.Pix[li] < shadowSeed || dist[y*w+x] > 4 {
 				continue
 			}
 			keep[li] = true
@@ -242,7 +243,7 @@ func connectedShadow(smooth plane, dist []float32, w int, roi, box image.Rectang
 				continue
 			}
 			j := n[1]*rw + n[0]
-			if !keep[j] && smooth.p[j] >= shadowGrow {
+			if !keep[j] && smooth.Pix[j] >= shadowGrow {
 				keep[j] = true
 				stack = append(stack, j)
 			}
@@ -254,71 +255,11 @@ func connectedShadow(smooth plane, dist []float32, w int, roi, box image.Rectang
 // distanceToCar returns, for each pixel of the grid, its distance in
 // pixels to the nearest car pixel, 0 on the car.
 func distanceToCar(g *workGrid) []float32 {
-	car := make([]bool, len(g.matte.p))
-	for i, m := range g.matte.p {
+	car := make([]bool, len(g.matte.Pix))
+	for i, m := range g.matte.Pix {
 		car[i] = m > 0.5
 	}
-	return distanceTo(car, g.w, g.h)
-}
-
-// distanceTo returns, for each pixel, its distance in pixels to the
-// nearest set pixel (a chamfer 3-4 approximation), 0 on set; 1e9 when
-// nothing is set.
-//
-// Each of the two passes lowers a pixel's distance to a neighbour's
-// behind it in the pass plus the step between them. The neighbours on the
-// row before are final, so they are taken for the whole row at once
-// (relaxFromRow, no chain from pixel to pixel); only the neighbour before
-// it on its own row has to wait for that one. The result is the same as
-// taking all four in turn, pixel by pixel: a minimum does not depend on
-// the order of its terms.
-func distanceTo(set []bool, w, h int) []float32 {
-	const inf = float32(1e9)
-	d := make([]float32, w*h)
-	for i, on := range set {
-		d[i] = inf
-		if on {
-			d[i] = 0
-		}
-	}
-	for y := range h {
-		row := d[y*w : (y+1)*w]
-		if y > 0 {
-			relaxFromRow(row, d[(y-1)*w:y*w])
-		}
-		for x := 1; x < w; x++ {
-			row[x] = min(row[x], row[x-1]+chamferStep)
-		}
-	}
-	for y := h - 1; y >= 0; y-- {
-		row := d[y*w : (y+1)*w]
-		if y < h-1 {
-			relaxFromRow(row, d[(y+1)*w:(y+2)*w])
-		}
-		for x := w - 2; x >= 0; x-- {
-			row[x] = min(row[x], row[x+1]+chamferStep)
-		}
-	}
-	return d
-}
-
-// The chamfer's steps: to a side neighbour and to a diagonal one.
-const chamferStep, chamferDiagonal = 1, 1.4142
-
-// relaxFromRow lowers each distance on row to that of its three neighbours
-// on the adjacent row next plus the step to them.
-func relaxFromRow(row, next []float32) {
-	n := len(row)
-	next = next[:n]
-	if n == 1 {
-		row[0] = min(row[0], next[0]+chamferStep)
-		return
-	}
-	row[0] = min(row[0], next[0]+chamferStep, next[1]+chamferDiagonal)
-	for x := 1; x < n-1; x++ {
-		row[x] = min(row[x], next[x]+chamferStep, next[x-1]+chamferDiagonal, next[x+1]+chamferDiagonal)
-	}
-	row[n-1] = min(row[n-1], next[n-1]+chamferStep, next[n-2]+chamferDiagonal)
+	return imaging.Chamfer(car, g.w, g.h)
 }
 
 // fillUnderCar continues the shadow upwards under the car's lower edge:
@@ -330,7 +271,7 @@ func fillUnderCar(g *workGrid, d plane, box image.Rectangle) {
 		// Find the car's lowest pixel in this column and the shadow below.
 		bottom := -1
 		for y := min(box.Max.Y, g.h-1); y >= box.Min.Y; y-- {
-			if g.matte.p[y*g.w+x] > 0.5 {
+			if g.matte.Pix[y*g.w+x] > 0.5 {
 				bottom = y
 				break
 			}
@@ -338,10 +279,10 @@ func fillUnderCar(g *workGrid, d plane, box image.Rectangle) {
 		if bottom < 0 || bottom+2 >= g.h {
 			continue
 		}
-		v := max(d.p[(bottom+1)*g.w+x], d.p[(bottom+2)*g.w+x])
+		v := max(d.Pix[(bottom+1)*g.w+x], d.Pix[(bottom+2)*g.w+x])
 		for y := bottom; y > max(bottom-depth, box.Min.Y); y-- {
 			i := y*g.w + x
-			d.p[i] = max(d.p[i], v)
+			d.Pix[i] = max(d.Pix[i], v)
 		}
 	}
 }
@@ -350,7 +291,7 @@ func fillUnderCar(g *workGrid, d plane, box image.Rectangle) {
 func columnMax(d plane, x, y0, y1 int) float32 {
 	var m float32
 	for y := y0; y < y1; y++ {
-		m = max(m, d.p[y*d.w+x])
+		m = max(m, d.Pix[y*d.W+x])
 	}
 	return m
 }
@@ -362,13 +303,13 @@ func fadeEdges(d plane, roi image.Rectangle, r, top int) {
 		fy := float32(min(float64(y-roi.Min.Y)/float64(top), float64(roi.Max.Y-1-y)/float64(r), 1))
 		for x := roi.Min.X; x < roi.Max.X; x++ {
 			fx := float32(min(x-roi.Min.X, roi.Max.X-1-x, r)) / float32(r)
-			d.p[y*d.w+x] *= float32(smoothstep(0, 1, float64(min(fx, fy))))
+			d.Pix[y*d.W+x] *= float32(imaging.Smoothstep(0, 1, float64(min(fx, fy))))
 		}
 	}
-	for y := range d.h {
-		for x := range d.w {
+	for y := range d.H {
+		for x := range d.W {
 			if !(image.Point{x, y}).In(roi) {
-				d.p[y*d.w+x] = 0
+				d.Pix[y*d.W+x] = 0
 			}
 		}
 	}
@@ -399,5 +340,5 @@ func smooth1D(v []float32, r int) {
 	if len(v) == 0 {
 		return
 	}
-	blurRow(v, slices.Clone(v), r)
+	imaging.BlurRow(v, slices.Clone(v), r)
 }

@@ -301,14 +301,14 @@ func TestShadowFadesWhereThePhotoCutsIt(t *testing.T) {
 		// anything but a straight edge.
 		nx, ny := int(0.04*float64(box.Dx())), int(0.04*float64(box.Dy()))
 		var inside, edge, near float32
-		for y := range d.h {
-			for x := range d.w {
-				v := d.p[y*d.w+x]
+		for y := range d.H {
+			for x := range d.W {
+				v := d.Pix[y*d.W+x]
 				inside = max(inside, v)
-				if (crop.name == "right" && x == d.w-1) || (crop.name == "bottom" && y == d.h-1) {
+				if (crop.name == "right" && x == d.W-1) || (crop.name == "bottom" && y == d.H-1) {
 					edge = max(edge, v)
 				}
-				if (crop.name == "right" && x >= d.w-1-nx) || (crop.name == "bottom" && y >= d.h-1-ny) {
+				if (crop.name == "right" && x >= d.W-1-nx) || (crop.name == "bottom" && y >= d.H-1-ny) {
 					near = max(near, v)
 				}
 			}

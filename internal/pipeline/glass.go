@@ -80,7 +80,7 @@ func (s *Scene) detectGlassWith(feats []vision.Features, m *probeModel) *image.G
 // coordinates and every pixel outside it is 0. Only bytes are kept at full
 // resolution.
 func refineGlass(photo *image.NRGBA, matte *image.Gray, g *workGrid, coarse plane) *image.Gray {
-	found := coarse.nonZero()
+	found := coarse.NonZero()
 	if found.Empty() {
 		return image.NewGray(image.Rectangle{})
 	}
@@ -90,7 +90,7 @@ func refineGlass(photo *image.NRGBA, matte *image.Gray, g *workGrid, coarse plan
 		out := image.NewGray(found)
 		for y := found.Min.Y; y < found.Max.Y; y++ {
 			for x := found.Min.X; x < found.Max.X; x++ {
-				q := coarse.p[y*g.w+x] * float32(matte.Pix[y*matte.Stride+x]) / 255
+				q := coarse.Pix[y*g.w+x] * float32(matte.Pix[y*matte.Stride+x]) / 255
 				out.Pix[out.PixOffset(x, y)] = imaging.ToByte(q)
 			}
 		}
@@ -104,8 +104,8 @@ func refineGlass(photo *image.NRGBA, matte *image.Gray, g *workGrid, coarse plan
 	for y := range ch {
 		for x := range cw {
 			i := (crop.Min.Y+y)*g.w + crop.Min.X + x
-			guide[y*cw+x] = float32(linearToSRGB(g.lum.p[i])) / 255
-			layer[y*cw+x] = coarse.p[i]
+			guide[y*cw+x] = float32(linearToSRGB(g.lum.Pix[i])) / 255
+			layer[y*cw+x] = coarse.Pix[i]
 		}
 	}
 	a, b := imaging.GuidedCoefficients(guide, layer, cw, ch, glassRadius, glassEps, nil)
@@ -119,7 +119,7 @@ func refineGlass(photo *image.NRGBA, matte *image.Gray, g *workGrid, coarse plan
 	}
 	bound := imaging.Distance(zero, cw, ch)
 	for i, d := range bound {
-		bound[i] = float32(clamp01((float64(d) - glassInset) / glassFade))
+		bound[i] = float32(imaging.Clamp01((float64(d) - glassInset) / glassFade))
 	}
 
 	// Full resolution is needed only where the working layer, bilinearly
@@ -154,27 +154,13 @@ func refineGlass(photo *image.NRGBA, matte *image.Gray, g *workGrid, coarse plan
 				p := src[4*x : 4*x+3 : 4*x+3]
 				lum := float32(linearToSRGB(0.2126*srgbToLinear[p[0]]+0.7152*srgbToLinear[p[1]]+0.0722*srgbToLinear[p[2]])) / 255
 				q := (ra[i0]+w*(ra[i1]-ra[i0]))*lum + rb[i0] + w*(rb[i1]-rb[i0])
-				q = float32(smoothstep(glassFloor, 1, float64(q)))
+				q = float32(imaging.Smoothstep(glassFloor, 1, float64(q)))
 				q = min(q, re[i0]+w*(re[i1]-re[i0])) * float32(m[x]) / 255
 				dst[x] = imaging.ToByte(q)
 			}
 		}
 	})
 	return out
-}
-
-// nonZero returns the bounds of p's non-zero samples, on p's own grid.
-func (p plane) nonZero() image.Rectangle {
-	r := image.Rectangle{}
-	for y := range p.h {
-		row := p.p[y*p.w : (y+1)*p.w]
-		for x, v := range row {
-			if v != 0 {
-				r = r.Union(image.Rect(x, y, x+1, y+1))
-			}
-		}
-	}
-	return r
 }
 
 // sampleGray returns the bilinear value (0..1) of g at (x, y) in

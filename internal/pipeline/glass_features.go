@@ -48,10 +48,10 @@ func newGlassGrid(g *workGrid, box image.Rectangle, raw *image.Gray) *glassGrid 
 			for yy := y * k; yy < (y+1)*k; yy++ {
 				for xx := x * k; xx < (x+1)*k; xx++ {
 					j := yy*g.w + xx
-					s[0] += g.rgb[0].p[j]
-					s[1] += g.rgb[1].p[j]
-					s[2] += g.rgb[2].p[j]
-					s[3] += g.matte.p[j]
+					s[0] += g.rgb[0].Pix[j]
+					s[1] += g.rgb[1].Pix[j]
+					s[2] += g.rgb[2].Pix[j]
+					s[3] += g.matte.Pix[j]
 					if raw != nil && raw.Pix[yy*raw.Stride+xx] == 0 {
 						rawOut++
 					}
@@ -200,7 +200,7 @@ func newNeighbourhood(gg *glassGrid, car []bool) *neighbourhood {
 	return &neighbourhood{
 		w: w, h: h,
 		si: integral(lumCar, w, h), ci: integral(one, w, h), qi: integral(sq, w, h),
-		dist: distanceTo(notSet(car), w, h),
+		dist: imaging.Chamfer(notSet(car), w, h),
 		unit: unit,
 		r1:   max(int(0.015*unit), 1),
 		r2:   max(int(0.05*unit), 2),
@@ -378,8 +378,8 @@ func confidentGlass(gg *glassGrid, prob, sm []float32) []bool {
 	// bridges over a pillar, which show as torn edges when drawn.
 	r := max(1, int(math.Round(0.006*math.Sqrt(float64(gg.box.Dx()*gg.box.Dy())))))
 	found := set
-	set = dilate(erode(set, w, h, r), w, h, r)
-	labels, comps := components(set, w, h)
+	set = imaging.Dilate(imaging.ErodeFromEdge(set, w, h, r), w, h, r)
+	labels, comps := imaging.Label(set, w, h, false)
 	sum := make([]float32, len(comps))
 	for i, l := range labels {
 		if l >= 0 {
@@ -396,7 +396,7 @@ func confidentGlass(gg *glassGrid, prob, sm []float32) []bool {
 	}
 	// The opening also took the edge's detail off the regions kept: give
 	// it back, as far as the opening reached.
-	near := dilate(keep, w, h, r)
+	near := imaging.Dilate(keep, w, h, r)
 	for i, f := range found {
 		keep[i] = keep[i] || (f && near[i] && own(i))
 	}
@@ -414,7 +414,7 @@ func confidentGlass(gg *glassGrid, prob, sm []float32) []bool {
 func wholePanes(keep []bool, sm []float32, gg *glassGrid) {
 	w, h := gg.w, gg.h
 	growGlass(keep, sm, gg, glassGrow)
-	fillEnclosed(keep, w, h)
+	imaging.FillHoles(keep, w, h, w*h)
 	fillColumns(keep, w, h, gg.paint)
 	fillRows(keep, w, h, gg.paint)
 	fillPanes(keep, sm, gg)
@@ -456,10 +456,10 @@ const glassThreshold = 0.55
 // enough, found with confidence as a whole, and solid (a window fills most
 // of its box; a ragged partial find does not, and drawn it shows as a
 // torn patch, worse than the glass left as photographed).
-func window(c component, probSum float32, carArea int) bool {
-	mean := probSum / float32(c.area)
-	solid := float64(c.area) / float64(c.box.Dx()*c.box.Dy())
-	return c.area*500 >= carArea && mean >= glassConfidence && solid >= glassSolidity
+func window(c imaging.Component, probSum float32, carArea int) bool {
+	mean := probSum / float32(c.Area)
+	solid := float64(c.Area) / float64(c.Box.Dx()*c.Box.Dy())
+	return c.Area*500 >= carArea && mean >= glassConfidence && solid >= glassSolidity
 }
 
 // glassConfidence is the least mean probability of a region drawn as
@@ -540,13 +540,13 @@ func fillRows(set []bool, w, h int, paint []bool) { fillSpans(set, w, h, paint, 
 
 // fillSpans closes each region's gaps along its rows (byRow) or columns.
 func fillSpans(set []bool, w, h int, paint []bool, byRow bool) {
-	labels, comps := components(set, w, h)
+	labels, comps := imaging.Label(set, w, h, false)
 	for l, c := range comps {
 		// along runs over the line at a from lo to hi; at gives a pixel's index.
-		a0, a1, lo, hi := c.box.Min.X, c.box.Max.X, c.box.Min.Y, c.box.Max.Y
+		a0, a1, lo, hi := c.Box.Min.X, c.Box.Max.X, c.Box.Min.Y, c.Box.Max.Y
 		at := func(a, b int) int { return b*w + a }
 		if byRow {
-			a0, a1, lo, hi = c.box.Min.Y, c.box.Max.Y, c.box.Min.X, c.box.Max.X
+			a0, a1, lo, hi = c.Box.Min.Y, c.Box.Max.Y, c.Box.Min.X, c.Box.Max.X
 			at = func(a, b int) int { return a*w + b }
 		}
 		for a := a0; a < a1; a++ {

@@ -4,6 +4,8 @@ import (
 	"image"
 	"math"
 	"slices"
+
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // Torn-pane scoring (issue 27): a pane is a 4-connected region of a
@@ -37,7 +39,7 @@ func ScorePanes(glass, windows *image.Gray) PaneScore {
 			set[y*w+x] = v >= 128
 		}
 	}
-	labels, comps := components(set, w, h)
+	labels, comps := imaging.Label(set, w, h, false)
 	hit := make([]int, len(comps))
 	for y := range h {
 		g := glass.Pix[y*glass.Stride : y*glass.Stride+w]
@@ -49,11 +51,11 @@ func ScorePanes(glass, windows *image.Gray) PaneScore {
 	}
 	var s PaneScore
 	for l, c := range comps {
-		if float64(c.area) < paneMinShare*float64(w*h) {
+		if float64(c.Area) < paneMinShare*float64(w*h) {
 			continue
 		}
 		s.Panes++
-		if f := float64(hit[l]) / float64(c.area); f > tornLow && f < tornHigh {
+		if f := float64(hit[l]) / float64(c.Area); f > tornLow && f < tornHigh {
 			s.Torn++
 		}
 	}
@@ -149,7 +151,7 @@ func fillPanes(set []bool, sm []float32, gg *glassGrid) {
 	}
 	// Whole or not at all: a region the flood spread far beyond its
 	// glass went past the pane; it keeps the glass it had.
-	labels, comps := components(set, w, h)
+	labels, comps := imaging.Label(set, w, h, false)
 	had := make([]int, len(comps))
 	for i, l := range labels {
 		if l >= 0 && seed[i] {
@@ -157,7 +159,7 @@ func fillPanes(set []bool, sm []float32, gg *glassGrid) {
 		}
 	}
 	for i, l := range labels {
-		if l >= 0 && float32(comps[l].area-had[l]) > paneSpread*float32(had[l]) {
+		if l >= 0 && float32(comps[l].Area-had[l]) > paneSpread*float32(had[l]) {
 			set[i] = seed[i]
 		}
 	}
@@ -180,13 +182,13 @@ func cutNecks(set []bool, w, h int) {
 	if paneNeck <= 0 {
 		return
 	}
-	labels, comps := components(set, w, h)
+	labels, comps := imaging.Label(set, w, h, false)
 	for l, c := range comps {
-		width := make([]int, c.box.Dy())
-		for y := c.box.Min.Y; y < c.box.Max.Y; y++ {
-			for x := c.box.Min.X; x < c.box.Max.X; x++ {
+		width := make([]int, c.Box.Dy())
+		for y := c.Box.Min.Y; y < c.Box.Max.Y; y++ {
+			for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
 				if labels[y*w+x] == int32(l) {
-					width[y-c.box.Min.Y]++
+					width[y-c.Box.Min.Y]++
 				}
 			}
 		}
@@ -206,11 +208,11 @@ func cutNecks(set []bool, w, h int) {
 		// A tongue hangs under the pane's middle: a narrower part at one
 		// end of the region is another pane joined to it (a side view's
 		// windscreen under a strip of glass along the roof), not cut.
-		if cut < len(width) && !underMiddle(labels, l, w, c.box, c.box.Min.Y+widest, c.box.Min.Y+cut) {
+		if cut < len(width) && !underMiddle(labels, l, w, c.Box, c.Box.Min.Y+widest, c.Box.Min.Y+cut) {
 			cut = len(width)
 		}
-		for y := c.box.Min.Y + cut; y < c.box.Max.Y; y++ {
-			for x := c.box.Min.X; x < c.box.Max.X; x++ {
+		for y := c.Box.Min.Y + cut; y < c.Box.Max.Y; y++ {
+			for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
 				if labels[y*w+x] == int32(l) {
 					set[y*w+x] = false
 				}

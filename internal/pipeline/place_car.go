@@ -266,13 +266,13 @@ func bottomProfile(g *workGrid, box image.Rectangle) []float64 {
 		x := box.Min.X + i
 		bottom[i] = -1
 		for y := box.Max.Y - 1; y >= box.Min.Y; y-- {
-			m := float64(g.matte.p[y*g.w+x])
+			m := float64(g.matte.Pix[y*g.w+x])
 			if m > 0.5 {
 				// Sub-pixel: the soft edge below says how far the car
 				// reaches into the next row.
 				next := 0.0
 				if y+1 < g.h {
-					next = float64(g.matte.p[(y+1)*g.w+x])
+					next = float64(g.matte.Pix[(y+1)*g.w+x])
 				}
 				bottom[i] = float64(y+1) + next
 				break

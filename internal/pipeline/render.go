@@ -79,7 +79,7 @@ func renderRows(s *Scene, rowsDone func(canvas *image.NRGBA, lo, hi int)) (*imag
 	}
 	shadowArea := image.Rectangle{}
 	if shadowOp > 0 {
-		shadowArea = s.canvasArea(s.Shadow.bounds(gsx, gsy))
+		shadowArea = s.canvasArea(s.Shadow.Bounds(gsx, gsy))
 	}
 
 	// A car on whole pixels at its photographed size (Placement.onPixels)
@@ -162,7 +162,7 @@ func renderRows(s *Scene, rowsDone func(canvas *image.NRGBA, lo, hi int)) (*imag
 				br, bgc, bb, ba := bg.at(s, x, y, px, py)
 				covered := false
 				if inShadow {
-					if d := s.Shadow.sample(px*gsx, py*gsy) * shadowOp * floorRow[y]; d > 0 {
+					if d := s.Shadow.Sample(px*gsx, py*gsy) * shadowOp * floorRow[y]; d > 0 {
 						k := 1 - d
 						br, bgc, bb, ba = br*k, bgc*k, bb*k, ba*k+d
 						covered = true
@@ -256,7 +256,7 @@ func (s *Scene) floorWeights() []float32 {
 			w[y] = 1
 			continue
 		}
-		w[y] = float32(smoothstep(s.Floor-soft, s.Floor+soft, float64(y)+0.5))
+		w[y] = float32(imaging.Smoothstep(s.Floor-soft, s.Floor+soft, float64(y)+0.5))
 	}
 	return w
 }
@@ -525,7 +525,7 @@ func (s *Scene) foreground() *image.NRGBA {
 				var f, fh, bh [3]float32
 				var toF, toB float32
 				for c := range 3 {
-					fh[c], bh[c] = fr[c].sample(wx, wy), bk[c].sample(wx, wy)
+					fh[c], bh[c] = fr[c].Sample(wx, wy), bk[c].Sample(wx, wy)
 					f[c] = fh[c] + al*(srgbToLinear[sp[c]]-al*fh[c]-(1-al)*bh[c])
 					toF += abs32(f[c] - fh[c])
 					toB += abs32(f[c] - bh[c])
@@ -561,15 +561,15 @@ func localMeans(g *workGrid, need image.Rectangle) (fg, bg [3]plane, at image.Po
 	for y := range h {
 		src := (area.Min.Y+y)*g.w + area.Min.X
 		for x := range w {
-			i, m := y*w+x, float64(g.matte.p[src+x])
+			i, m := y*w+x, float64(g.matte.Pix[src+x])
 			// Only clearly car or clearly background pixels vote: the
 			// soft edge itself is the mixture being solved.
-			wa.p[i] = float32(smoothstep(0.7, 0.95, m))
-			wb.p[i] = float32(1 - smoothstep(0.05, 0.3, m))
+			wa.Pix[i] = float32(imaging.Smoothstep(0.7, 0.95, m))
+			wb.Pix[i] = float32(1 - imaging.Smoothstep(0.05, 0.3, m))
 			for c := range 3 {
-				v := g.rgb[c].p[src+x]
-				fg[c].p[i] = v * wa.p[i]
-				bg[c].p[i] = v * wb.p[i]
+				v := g.rgb[c].Pix[src+x]
+				fg[c].Pix[i] = v * wa.Pix[i]
+				bg[c].Pix[i] = v * wb.Pix[i]
 			}
 		}
 	}
@@ -588,15 +588,15 @@ func localMeans(g *workGrid, need image.Rectangle) (fg, bg [3]plane, at image.Po
 				if i >= 4 {
 					rad = 2 * r
 				}
-				planes[i].boxBlur(rad)
+				planes[i].BoxBlur(rad)
 			}
 		})
 	}
 	wg.Wait()
 	for c := range 3 {
-		for i := range fg[c].p {
-			fg[c].p[i] /= max(wa.p[i], 1e-4)
-			bg[c].p[i] /= max(wb.p[i], 1e-4)
+		for i := range fg[c].Pix {
+			fg[c].Pix[i] /= max(wa.Pix[i], 1e-4)
+			bg[c].Pix[i] /= max(wb.Pix[i], 1e-4)
 		}
 	}
 	return fg, bg, area.Min
@@ -627,7 +627,7 @@ func (s *Scene) canvasArea(r image.Rectangle) image.Rectangle {
 // The curve keeps the middle of the ramp and steepens it.
 func matteChoke() (t [256]uint8) {
 	for i := range t {
-		t[i] = uint8(math.Round(255 * smoothstep(0.2, 0.85, float64(i)/255)))
+		t[i] = uint8(math.Round(255 * imaging.Smoothstep(0.2, 0.85, float64(i)/255)))
 	}
 	return t
 }

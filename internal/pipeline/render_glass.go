@@ -3,6 +3,8 @@ package pipeline
 import (
 	"image"
 	"slices"
+
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // glassLook draws the car's glass as a tinted pane in front of the new
@@ -81,7 +83,7 @@ func (s *Scene) newGlassLook() *glassLook {
 			own[y*w+x] = (image.Point{X, Y}).In(gl.Rect) && gl.Pix[gl.PixOffset(X, Y)] >= 128
 		}
 	}
-	labels, panes := components(own, w, h)
+	labels, panes := imaging.Label(own, w, h, false)
 	lums := make([][]float32, len(panes))
 	sums := make([][3]float64, len(panes))
 	for i, p := range labels {
@@ -89,9 +91,9 @@ func (s *Scene) newGlassLook() *glassLook {
 			continue
 		}
 		j := (l.cells.Min.Y+i/w)*wg.w + l.cells.Min.X + i%w
-		lums[p] = append(lums[p], wg.lum.p[j])
+		lums[p] = append(lums[p], wg.lum.Pix[j])
 		for c := range 3 {
-			sums[p][c] += float64(wg.rgb[c].p[j])
+			sums[p][c] += float64(wg.rgb[c].Pix[j])
 		}
 	}
 	l.level, l.levelY = make([][3]float32, len(panes)), make([]float32, len(panes))

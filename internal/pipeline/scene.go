@@ -4,6 +4,8 @@ import (
 	"image"
 	"image/color"
 	"math"
+
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // Scene is what processors change: the original photo and everything found
@@ -237,7 +239,7 @@ func NewScene(photo *image.NRGBA) *Scene {
 // workGrid returns the downscaled photo and matte, computed once per
 // matte.
 func (s *Scene) workGrid() *workGrid {
-	if s.work == nil || (s.Matte != nil && s.work.matte.p == nil) {
+	if s.work == nil || (s.Matte != nil && s.work.matte.Pix == nil) {
 		s.work = newWorkGrid(s.Photo, s.Matte)
 	}
 	return s.work
@@ -277,18 +279,18 @@ func (s *Scene) setCar(matte *image.Gray, box image.Rectangle, raw *image.Gray) 
 func (s *Scene) mainBox() image.Rectangle {
 	g := s.workGrid()
 	set := make([]bool, g.w*g.h)
-	for i, v := range g.matte.p {
+	for i, v := range g.matte.Pix {
 		set[i] = v > 0.5
 	}
-	_, comps := components(set, g.w, g.h)
+	_, comps := imaging.Label(set, g.w, g.h, false)
 	biggest := 0
 	for _, c := range comps {
-		biggest = max(biggest, c.area)
+		biggest = max(biggest, c.Area)
 	}
 	var work image.Rectangle
 	for _, c := range comps {
-		if c.area*4 >= biggest {
-			work = work.Union(c.box)
+		if c.Area*4 >= biggest {
+			work = work.Union(c.Box)
 		}
 	}
 	if work.Empty() {

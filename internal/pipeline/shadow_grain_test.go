@@ -19,7 +19,7 @@ func darknessOf(out *image.NRGBA, bg color.NRGBA) plane {
 	for y := range h {
 		for x := range w {
 			c := out.NRGBAAt(x, y)
-			d.p[y*w+x] = float32(1 - lin(c.R, c.G, c.B)/ref)
+			d.Pix[y*w+x] = float32(1 - lin(c.R, c.G, c.B)/ref)
 		}
 	}
 	return d
@@ -29,13 +29,13 @@ func darknessOf(out *image.NRGBA, bg color.NRGBA) plane {
 // smooth fit (a box blur of radius r, twice) over the pixels in area: the
 // energy of the layer's detail finer than r.
 func grain(d plane, area []bool, r int) float64 {
-	fit := newPlane(d.w, d.h)
-	copy(fit.p, d.p)
-	fit.boxBlur(r)
+	fit := newPlane(d.W, d.H)
+	copy(fit.Pix, d.Pix)
+	fit.BoxBlur(r)
 	var sum, n float64
 	for i, in := range area {
 		if in {
-			e := float64(d.p[i] - fit.p[i])
+			e := float64(d.Pix[i] - fit.Pix[i])
 			sum += e * e
 			n++
 		}
@@ -72,13 +72,13 @@ func TestShadowWithoutGroundGrain(t *testing.T) {
 			// The same car on the same floor without its grain: what the
 			// shadow should look like.
 			want := darknessOf(render(t, eFlat, flat, tt.steps...), white)
-			w := d.w
+			w := d.W
 			// The umbra of the cast shadow, away from its drawn edge and
 			// from the car (whose edge is a real step in the picture),
 			// within the reach a shadow is kept from the car.
-			umbra := make([]bool, len(d.p))
+			umbra := make([]bool, len(d.Pix))
 			var photographed, kept, n float64
-			for y := range d.h {
+			for y := range d.H {
 				for x := range w {
 					if cast(x, y) < 0.49 || nearCar(car, x, y, 5) || !nearCar(car, x, y, 20) ||
 						cast(x-6, y) < 0.49 || cast(x+6, y) < 0.49 || cast(x, y-6) < 0.49 || cast(x, y+6) < 0.49 {
@@ -86,7 +86,7 @@ func TestShadowWithoutGroundGrain(t *testing.T) {
 					}
 					umbra[y*w+x] = true
 					photographed += cast(x, y)
-					kept += float64(d.p[y*w+x])
+					kept += float64(d.Pix[y*w+x])
 					n++
 				}
 			}
@@ -104,7 +104,7 @@ func TestShadowWithoutGroundGrain(t *testing.T) {
 			var diff float64
 			for i, in := range umbra {
 				if in {
-					diff += sq(float64(d.p[i] - want.p[i]))
+					diff += sq(float64(d.Pix[i] - want.Pix[i]))
 				}
 			}
 			diff = math.Sqrt(diff / n)
@@ -123,8 +123,8 @@ func TestShadowWithoutGroundGrain(t *testing.T) {
 			// shadow beside it.
 			for _, c := range car.Contacts {
 				x, y := int(c.X), int(c.Y+1.5)
-				beside := (float64(d.p[y*w+x-40]) + float64(d.p[y*w+x+40])) / 2
-				under := float64(d.p[y*w+x])
+				beside := (float64(d.Pix[y*w+x-40]) + float64(d.Pix[y*w+x+40])) / 2
+				under := float64(d.Pix[y*w+x])
 				t.Logf("tyre at %.0f: darkness under it %.2f, beside it %.2f", c.X, under, beside)
 				if under < 0.6 || under < beside+0.1 {
 					t.Errorf("tyre at (%.0f,%.0f): darkness under it %.2f, beside it %.2f; want a contact shadow (at least 0.6, 0.1 darker)",
@@ -243,7 +243,7 @@ func TestShadowContactUnderEachTyreThreeQuarter(t *testing.T) {
 			d := darknessOf(out, color.NRGBA{255, 255, 255, 255})
 			for _, c := range contacts {
 				x, y := int(c.X), int(c.Y+1.5)
-				under := float64(d.p[y*d.w+x])
+				under := float64(d.Pix[y*d.W+x])
 				t.Logf("tyre at (%.0f,%.0f): darkness under it %.2f", c.X, c.Y, under)
 				if under < 0.55 {
 					t.Errorf("tyre at (%.0f,%.0f): darkness under it %.2f, want a contact shadow of at least 0.55", c.X, c.Y, under)

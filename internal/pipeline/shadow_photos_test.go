@@ -60,7 +60,7 @@ func TestShadowOnPhotos(t *testing.T) {
 			dist := distanceToCar(g)
 			area := make([]bool, g.w*g.h)
 			var sum, n float64
-			for i, l := range kept.lum.p {
+			for i, l := range kept.lum.Pix {
 				if d := 1 - float64(l); d >= 0.15 && dist[i] >= 3 {
 					area[i] = true
 					sum += d
@@ -80,8 +80,8 @@ func TestShadowOnPhotos(t *testing.T) {
 			for y := range g.h {
 				floor = floor[:0]
 				for x := max(box.Min.X-box.Dx()/2, 0); x < min(box.Max.X+box.Dx()/2, g.w); x++ {
-					if i := y*g.w + x; dist[i] >= 3 && 1-kept.lum.p[i] < 0.01 {
-						floor = append(floor, photo.lum.p[i])
+					if i := y*g.w + x; dist[i] >= 3 && 1-kept.lum.Pix[i] < 0.01 {
+						floor = append(floor, photo.lum.Pix[i])
 					}
 				}
 				if len(floor) < 8 {
@@ -92,15 +92,15 @@ func TestShadowOnPhotos(t *testing.T) {
 				for x := range g.w {
 					if i := y*g.w + x; area[i] {
 						if ref > 0 {
-							photographed += 1 - float64(photo.lum.p[i]/ref)
+							photographed += 1 - float64(photo.lum.Pix[i]/ref)
 						}
 					}
 				}
 			}
 			photographed /= n
 			dark := newPlane(g.w, g.h)
-			for i, l := range kept.lum.p {
-				dark.p[i] = 1 - l
+			for i, l := range kept.lum.Pix {
+				dark.Pix[i] = 1 - l
 			}
 			t.Logf("%.0f grid pixels of shadow, darkness photographed %.3f, kept %.3f", n, photographed, keptMean)
 			if keptMean < 0.8*photographed || keptMean > 1.2*photographed {

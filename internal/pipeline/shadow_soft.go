@@ -3,6 +3,8 @@ package pipeline
 import (
 	"image"
 	"math"
+
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // normalizedBlur averages v over the pixels where wt is set, with a box of
@@ -12,20 +14,20 @@ import (
 // returns the average and where it is defined (1) or not (0: no voter
 // near).
 func normalizedBlur(v, wt plane, rx, ry int) (avg, defined plane) {
-	avg, defined = newPlane(v.w, v.h), newPlane(v.w, v.h)
-	for i := range v.p {
-		avg.p[i] = v.p[i] * wt.p[i]
+	avg, defined = newPlane(v.W, v.H), newPlane(v.W, v.H)
+	for i := range v.Pix {
+		avg.Pix[i] = v.Pix[i] * wt.Pix[i]
 	}
-	copy(defined.p, wt.p)
-	avg.boxBlurXY(rx, ry)
-	defined.boxBlurXY(rx, ry)
-	for i, s := range defined.p {
+	copy(defined.Pix, wt.Pix)
+	avg.BoxBlurXY(rx, ry)
+	defined.BoxBlurXY(rx, ry)
+	for i, s := range defined.Pix {
 		if s < 0.1 {
-			avg.p[i], defined.p[i] = 0, 0
+			avg.Pix[i], defined.Pix[i] = 0, 0
 			continue
 		}
-		avg.p[i] /= s
-		defined.p[i] = 1
+		avg.Pix[i] /= s
+		defined.Pix[i] = 1
 	}
 	return avg, defined
 }
@@ -50,12 +52,12 @@ func penumbra(smooth, defined plane, tyres []tyre, dist []float32, gridW int, ro
 		l, _ := normalizedBlur(smooth, defined, int(r), int(r))
 		levels = append(levels, l)
 	}
-	out := newPlane(smooth.w, smooth.h)
-	for y := range smooth.h {
+	out := newPlane(smooth.W, smooth.H)
+	for y := range smooth.H {
 		gy := float64(y+roi.Min.Y) + 0.5
-		for x := range smooth.w {
-			li := y*smooth.w + x
-			if defined.p[li] == 0 {
+		for x := range smooth.W {
+			li := y*smooth.W + x
+			if defined.Pix[li] == 0 {
 				continue
 			}
 			gx := float64(x+roi.Min.X) + 0.5
@@ -71,10 +73,10 @@ func penumbra(smooth, defined plane, tyres []tyre, dist []float32, gridW int, ro
 			for j < len(radii)-1 && radii[j] < r {
 				j++
 			}
-			f := float32(clamp01((r - radii[j-1]) / (radii[j] - radii[j-1])))
+			f := float32(imaging.Clamp01((r - radii[j-1]) / (radii[j] - radii[j-1])))
 			// The edge spreads outwards only: inside a thin band the blur
 			// would wash out the darkness the photo shows.
-			out.p[li] = max(levels[0].p[li], levels[j-1].p[li]*(1-f)+levels[j].p[li]*f)
+			out.Pix[li] = max(levels[0].Pix[li], levels[j-1].Pix[li]*(1-f)+levels[j].Pix[li]*f)
 		}
 	}
 	return out

@@ -5,6 +5,8 @@ import (
 	"image/color"
 	"math"
 	"math/rand/v2"
+
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // SyntheticCar is a drawn side view of a car with every answer known: its
@@ -336,7 +338,9 @@ func NewAsphaltCar(grainy bool) (car *SyntheticCar, cast func(x, y int) float64)
 	// towards the front (right) and a little towards the camera.
 	cast = func(x, y int) float64 {
 		px, py := float64(x)+0.5, float64(y)+0.5
-		edge := func(v, lo, hi float64) float64 { return smoothstep(lo-2, lo+2, v) * (1 - smoothstep(hi-2, hi+2, v)) }
+		edge := func(v, lo, hi float64) float64 {
+			return imaging.Smoothstep(lo-2, lo+2, v) * (1 - imaging.Smoothstep(hi-2, hi+2, v))
+		}
 		return 0.5 * edge(px, 0.18*fw, 0.92*fw) * edge(py, ground-0.08*fh, ground+0.06*fh)
 	}
 	rng := rand.New(rand.NewPCG(7, 11))

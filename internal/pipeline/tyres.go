@@ -115,8 +115,8 @@ func rubber(g *workGrid, box image.Rectangle, bottom []float64, i0, i1 int) bool
 			if y < 0 || y >= g.h {
 				continue
 			}
-			if j := y*g.w + x; g.matte.p[j] > 0.9 {
-				sum += float64(g.lum.p[j])
+			if j := y*g.w + x; g.matte.Pix[j] > 0.9 {
+				sum += float64(g.lum.Pix[j])
 				n++
 			}
 		}
@@ -139,17 +139,17 @@ func addContactShadows(d plane, tyres []tyre, box image.Rectangle) {
 		b := math.Max(0.22*a, 1.5)
 		x0, x1 := int(t.at.X-2*a), int(math.Ceil(t.at.X+2*a))
 		y0, y1 := int(t.at.Y-b*8), int(math.Ceil(t.at.Y+3*b))
-		for y := max(y0, 0); y < min(y1, d.h); y++ {
+		for y := max(y0, 0); y < min(y1, d.H); y++ {
 			dy := (float64(y) + 0.5 - t.at.Y) / b
 			if dy < 0 {
 				// Under the tyre, hidden by it, and fading beside it.
 				dy /= 3
 			}
-			for x := max(x0, 0); x < min(x1, d.w); x++ {
+			for x := max(x0, 0); x < min(x1, d.W); x++ {
 				dx := (float64(x) + 0.5 - t.at.X) / a
 				v := contactShadowDarkness * math.Exp(-dx*dx-dy*dy)
-				i := y*d.w + x
-				d.p[i] = float32(1 - (1-float64(d.p[i]))*(1-v))
+				i := y*d.W + x
+				d.Pix[i] = float32(1 - (1-float64(d.Pix[i]))*(1-v))
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/showroom/showroom/internal/catalog"
+	"github.com/showroom/showroom/internal/imaging"
 	"github.com/showroom/showroom/internal/vision"
 )
 
@@ -51,13 +52,13 @@ func findGlass(g *workGrid, box image.Rectangle, raw *image.Gray, feats []vision
 // the working grid, inside the car only, softened inwards.
 func glassOnWork(g *workGrid, gg *glassGrid, glass []float32) plane {
 	keep := make([]bool, g.w*g.h)
-	small := plane{w: gg.w, h: gg.h, p: glass}
+	small := plane{W: gg.w, H: gg.h, Pix: glass}
 	inv := 1 / float64(gg.k)
 	for y := range g.h {
 		for x := range g.w {
 			i := y*g.w + x
-			if g.matte.p[i] > 0.5 {
-				keep[i] = small.sample((float64(x)+0.5)*inv, (float64(y)+0.5)*inv) >= 0.5
+			if g.matte.Pix[i] > 0.5 {
+				keep[i] = small.Sample((float64(x)+0.5)*inv, (float64(y)+0.5)*inv) >= 0.5
 			}
 		}
 	}
@@ -78,128 +79,20 @@ func softenInward(keep []bool, w, h int, sx float64) plane {
 	soft := max(1, int(math.Round(0.5/sx)))
 	core := keep
 	if sx < 1 {
-		core = erode(keep, w, h, soft)
+		core = imaging.ErodeFromEdge(keep, w, h, soft)
 	}
 	for i, k := range core {
 		if k {
-			out.p[i] = 1
+			out.Pix[i] = 1
 		}
 	}
-	out.boxBlur(soft)
+	out.BoxBlur(soft)
 	for i, k := range keep {
 		if !k {
-			out.p[i] = 0
+			out.Pix[i] = 0
 		}
 	}
 	return out
 }
 
 func abs32(v float32) float32 { return float32(math.Abs(float64(v))) }
-
-// component is a 4-connected region of a boolean image.
-type component struct {
-	area int
-	box  image.Rectangle
-}
-
-// components labels the 4-connected regions of set; labels are -1 off set.
-func components(set []bool, w, h int) ([]int32, []component) {
-	labels := make([]int32, w*h)
-	for i := range labels {
-		labels[i] = -1
-	}
-	var comps []component
-	var stack []int
-	for start, on := range set {
-		if !on || labels[start] >= 0 {
-			continue
-		}
-		l := int32(len(comps))
-		c := component{box: image.Rect(start%w, start/w, start%w+1, start/w+1)}
-		labels[start] = l
-		stack = append(stack[:0], start)
-		for len(stack) > 0 {
-			i := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			x, y := i%w, i/w
-			c.area++
-			c.box = c.box.Union(image.Rect(x, y, x+1, y+1))
-			for _, n := range [4]int{i - 1, i + 1, i - w, i + w} {
-				if n < 0 || n >= w*h || (n == i-1 && x == 0) || (n == i+1 && x == w-1) {
-					continue
-				}
-				if set[n] && labels[n] < 0 {
-					labels[n] = l
-					stack = append(stack, n)
-				}
-			}
-		}
-		comps = append(comps, c)
-	}
-	return labels, comps
-}
-
-// dilate grows set by a square of radius r.
-func dilate(set []bool, w, h, r int) []bool {
-	return morph(set, w, h, r, true)
-}
-
-// erode shrinks set by a square of radius r.
-func erode(set []bool, w, h, r int) []bool {
-	return morph(set, w, h, r, false)
-}
-
-// morph is a separable square max (grow) or min filter of radius r; off
-// the image counts as not set.
-func morph(set []bool, w, h, r int, grow bool) []bool {
-	tmp := make([]bool, w*h)
-	out := make([]bool, w*h)
-	pass := func(src, dst []bool, n, m, stride, step int) {
-		for j := range m {
-			base := j * stride
-			// Count set samples in the window with a running sum.
-			count := 0
-			at := func(i int) bool { return i >= 0 && i < n && src[base+i*step] }
-			for i := -r; i <= r; i++ {
-				if at(i) {
-					count++
-				}
-			}
-			for i := range n {
-				if grow {
-					dst[base+i*step] = count > 0
-				} else {
-					dst[base+i*step] = count == 2*r+1
-				}
-				if at(i + r + 1) {
-					count++
-				}
-				if at(i - r) {
-					count--
-				}
-			}
-		}
-	}
-	pass(set, tmp, w, h, w, 1)
-	pass(tmp, out, h, w, 1, w)
-	return out
-}
-
-// fillEnclosed sets the regions of !set that do not reach the image's
-// border, i.e. holes wholly surrounded by set.
-func fillEnclosed(set []bool, w, h int) {
-	not := make([]bool, w*h)
-	for i, v := range set {
-		not[i] = !v
-	}
-	labels, comps := components(not, w, h)
-	for i, l := range labels {
-		if l < 0 {
-			continue
-		}
-		b := comps[l].box
-		if b.Min.X > 0 && b.Min.Y > 0 && b.Max.X < w && b.Max.Y < h {
-			set[i] = true
-		}
-	}
-}

@@ -72,11 +72,11 @@ const (
 // thick as a car's body). What then rises above the car's silhouette in a
 // narrow peak is cut (clipRoofPeaks): a letter's foot, a person.
 func cleanup(sal plane, work [3]plane) cleaned {
-	w, h := sal.w, sal.h
+	w, h := sal.W, sal.H
 	raw := image.NewGray(image.Rect(0, 0, w, h))
 	core := make([]bool, w*h)
 	set := make([]bool, w*h)
-	for i, v := range sal.p {
+	for i, v := range sal.Pix {
 		if v >= 0.5 {
 			raw.Pix[i] = 255
 		}
@@ -84,12 +84,12 @@ func cleanup(sal plane, work [3]plane) cleaned {
 		set[i] = v >= outlineLevel
 	}
 	r := max(1, int(letterOpening*math.Hypot(float64(w), float64(h))))
-	body, bodyBox, ok := keepMain(dilate(erode(core, w, h, r), w, h, r), w, h)
+	body, bodyBox, ok := keepMain(imaging.Dilate(imaging.Erode(core, w, h, r), w, h, r), w, h)
 	c := cleaned{matte: newPlane(w, h), raw: raw, found: ok}
 	if !ok {
 		return c
 	}
-	reach := dilate(body, w, h, r/4+2)
+	reach := imaging.Dilate(body, w, h, r/4+2)
 	near := make([]bool, w*h)
 	for i := range set {
 		near[i] = set[i] && reach[i]
@@ -102,7 +102,7 @@ func cleanup(sal plane, work [3]plane) cleaned {
 	// What an opening of the outline leaves is as thick as a car's body:
 	// an outline part beyond the reach made mostly of it is car the model
 	// was less sure of (the far end of a long car), not a letter's stroke.
-	solid := dilate(erode(set, w, h, r), w, h, r)
+	solid := imaging.Dilate(imaging.Erode(set, w, h, r), w, h, r)
 	c.box = c.box.Union(restoreLowParts(keep, c.box, set, reach, solid, w, h, bodyBox.Min.Y+int(roofMargin*float64(bodyBox.Dy()))))
 	c.box = clipRoofPeaks(keep, w, c.box)
 	area := 0
@@ -113,16 +113,16 @@ func cleanup(sal plane, work [3]plane) cleaned {
 	}
 	// A see-through window can be a fifth of the silhouette: a windscreen
 	// seen from the front, a cab's rear window from behind.
-	fillHoles(keep, w, h, area/3)
+	imaging.FillHoles(keep, w, h, area/3)
 	c.confidence = confidence(sal, keep)
 	c.borderShare = borderShare(keep, w, h)
 	// The matte keeps the model's soft values on the object's rim (within
 	// two pixels of it), rescaled so that the edge level is one half, and
 	// is solid inside, so filled holes are car. What the cleanup cut on
 	// purpose (lettering, a person) stays at most one half.
-	rim := dilate(keep, w, h, 2)
+	rim := imaging.Dilate(keep, w, h, 2)
 	for i := range keep {
-		a := sal.p[i]
+		a := sal.Pix[i]
 		if a >= edgeLevel {
 			a = 0.5 + 0.5*(a-edgeLevel)/(1-edgeLevel)
 		} else {
@@ -130,15 +130,15 @@ func cleanup(sal plane, work [3]plane) cleaned {
 		}
 		switch {
 		case keep[i]:
-			c.matte.p[i] = max(a, 0.5)
+			c.matte.Pix[i] = max(a, 0.5)
 			if !edge(keep, w, h, i) {
-				c.matte.p[i] = 1
+				c.matte.Pix[i] = 1
 			}
-		case rim[i] && sal.p[i] < outlineLevel:
-			c.matte.p[i] = a
+		case rim[i] && sal.Pix[i] < outlineLevel:
+			c.matte.Pix[i] = a
 		case rim[i]:
 			// Cut on purpose (lettering, a person): at most half.
-			c.matte.p[i] = min(a, 0.5)
+			c.matte.Pix[i] = min(a, 0.5)
 		}
 	}
 	return c
@@ -172,7 +172,7 @@ func secondLookCrop(sal plane, c cleaned) (crop image.Rectangle, ok bool) {
 	}
 	unsure, all := 0, 0
 	for y := c.box.Min.Y + c.box.Dy()/2; y < c.box.Max.Y; y++ {
-		for _, v := range sal.p[y*sal.w+c.box.Min.X : y*sal.w+c.box.Max.X] {
+		for _, v := range sal.Pix[y*sal.W+c.box.Min.X : y*sal.W+c.box.Max.X] {
 			all++
 			if v > 0.05 && v < 0.5 {
 				unsure++
@@ -184,7 +184,7 @@ func secondLookCrop(sal plane, c cleaned) (crop image.Rectangle, ok bool) {
 	}
 	ex := int(secondLookMargin * float64(c.box.Dx()))
 	ey := int(secondLookMargin * float64(c.box.Dy()))
-	crop = image.Rect(c.box.Min.X-ex, c.box.Min.Y-ey, c.box.Max.X+ex, c.box.Max.Y+ey).Intersect(image.Rect(0, 0, sal.w, sal.h))
+	crop = image.Rect(c.box.Min.X-ex, c.box.Min.Y-ey, c.box.Max.X+ex, c.box.Max.Y+ey).Intersect(image.Rect(0, 0, sal.W, sal.H))
 	return crop, !crop.Empty()
 }
 
@@ -192,8 +192,8 @@ func secondLookCrop(sal plane, c cleaned) (crop image.Rectangle, ok bool) {
 // the working grid) where it is surer, below the middle of the car's box.
 func mergeSecondLook(sal, look plane, crop, box image.Rectangle) {
 	for y := max(box.Min.Y+box.Dy()/2, crop.Min.Y); y < crop.Max.Y; y++ {
-		row := sal.p[y*sal.w+crop.Min.X : y*sal.w+crop.Max.X]
-		seen := look.p[(y-crop.Min.Y)*look.w : (y-crop.Min.Y+1)*look.w]
+		row := sal.Pix[y*sal.W+crop.Min.X : y*sal.W+crop.Max.X]
+		seen := look.Pix[(y-crop.Min.Y)*look.W : (y-crop.Min.Y+1)*look.W]
 		for x, v := range seen {
 			row[x] = max(row[x], v)
 		}
@@ -215,7 +215,7 @@ func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool
 	for i := range set {
 		out[i] = set[i] && !reach[i]
 	}
-	labels, comps := label(out, w, h, false)
+	labels, comps := imaging.Label(out, w, h, false)
 	// Where each part touches the kept object (the leftmost and rightmost
 	// column of its pixels next to it) and how many of its pixels are
 	// solid.
@@ -225,16 +225,16 @@ func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool
 		touches[k] = touch{x0: w, x1: -1}
 	}
 	for i, l := range labels {
-		if l == 0 {
+		if l < 0 {
 			continue
 		}
 		if solid[i] {
-			touches[l-1].solid++
+			touches[l].solid++
 		}
 		x, y := i%w, i/w
 		if (x > 0 && keep[i-1]) || (x < w-1 && keep[i+1]) ||
 			(y > 0 && keep[i-w]) || (y < h-1 && keep[i+w]) {
-			t := &touches[l-1]
+			t := &touches[l]
 			t.x0, t.x1 = min(t.x0, x), max(t.x1, x)
 		}
 	}
@@ -245,17 +245,17 @@ func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool
 		if t.x1 < 0 {
 			continue
 		}
-		solid := 2*t.solid >= c.area
-		if !solid && escapes(c.box, kept, w, h) {
+		solid := 2*t.solid >= c.Area
+		if !solid && escapes(c.Box, kept, w, h) {
 			continue
 		}
-		if c.box.Min.Y >= roofY || isRoofArch(c.box, t.x0, t.x1+1, kept) || solid {
+		if c.Box.Min.Y >= roofY || isRoofArch(c.Box, t.x0, t.x1+1, kept) || solid {
 			take[k] = true
-			box = box.Union(c.box)
+			box = box.Union(c.Box)
 		}
 	}
 	for i, l := range labels {
-		if l != 0 && take[l-1] {
+		if l >= 0 && take[l] {
 			keep[i] = true
 		}
 	}
@@ -441,81 +441,6 @@ func edge(keep []bool, w, h, i int) bool {
 		(y > 0 && !keep[i-w]) || (y < h-1 && !keep[i+w])
 }
 
-// dilate returns set grown by r pixels (a square structuring element,
-// separable: a row pass then a column pass of running counts, each split
-// over the cores).
-func dilate(set []bool, w, h, r int) []bool {
-	tmp := make([]bool, len(set))
-	imaging.Parallel(h, func(lo, hi int) {
-		for y := lo; y < hi; y++ {
-			row := set[y*w : (y+1)*w]
-			out := tmp[y*w : (y+1)*w]
-			n := 0
-			for x := 0; x < min(r, w); x++ {
-				if row[x] {
-					n++
-				}
-			}
-			for x := range w {
-				if x+r < w && row[x+r] {
-					n++
-				}
-				if x-r-1 >= 0 && row[x-r-1] {
-					n--
-				}
-				out[x] = n > 0
-			}
-		}
-	})
-	// The column pass runs down the rows with a count per column, so it
-	// reads memory in order.
-	out := make([]bool, len(set))
-	imaging.Parallel(w, func(lo, hi int) {
-		count := make([]int32, hi-lo)
-		for y := 0; y < min(r, h); y++ {
-			for x, s := range tmp[y*w+lo : y*w+hi] {
-				if s {
-					count[x]++
-				}
-			}
-		}
-		for y := range h {
-			if y+r < h {
-				for x, s := range tmp[(y+r)*w+lo : (y+r)*w+hi] {
-					if s {
-						count[x]++
-					}
-				}
-			}
-			if y-r-1 >= 0 {
-				for x, s := range tmp[(y-r-1)*w+lo : (y-r-1)*w+hi] {
-					if s {
-						count[x]--
-					}
-				}
-			}
-			row := out[y*w+lo : y*w+hi]
-			for x, n := range count {
-				row[x] = n > 0
-			}
-		}
-	})
-	return out
-}
-
-// erode returns set shrunk by r pixels.
-func erode(set []bool, w, h, r int) []bool {
-	inv := make([]bool, len(set))
-	for i, s := range set {
-		inv[i] = !s
-	}
-	d := dilate(inv, w, h, r)
-	for i := range d {
-		d[i] = !d[i]
-	}
-	return d
-}
-
 // confidence scores, in 0..1, how clearly the model found one object; see
 // docs/segmentation.md. It multiplies three terms:
 //   - certainty: the mean saliency over the object (a real subject is near
@@ -526,7 +451,7 @@ func erode(set []bool, w, h, r int) []bool {
 func confidence(sal plane, keep []bool) float64 {
 	var in, all float64
 	n := 0
-	for i, v := range sal.p {
+	for i, v := range sal.Pix {
 		all += float64(v)
 		if keep[i] {
 			in += float64(v)
@@ -538,14 +463,9 @@ func confidence(sal plane, keep []bool) float64 {
 	}
 	certainty := in / float64(n)
 	focus := min(in/all, 1)
-	frac := float64(n) / float64(len(sal.p))
-	size := smoothstep(0.002, 0.01, frac)
+	frac := float64(n) / float64(len(sal.Pix))
+	size := imaging.Smoothstep(0.002, 0.01, frac)
 	return certainty * focus * size
-}
-
-func smoothstep(lo, hi, x float64) float64 {
-	t := math.Max(0, math.Min(1, (x-lo)/(hi-lo)))
-	return t * t * (3 - 2*t)
 }
 
 // borderShare is the share of the outline of keep that runs along the

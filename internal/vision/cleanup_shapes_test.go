@@ -12,8 +12,8 @@ func keptOf(t *testing.T, sal plane) ([]bool, cleaned) {
 	if !c.found {
 		t.Fatal("no car found")
 	}
-	got := make([]bool, len(c.matte.p))
-	for i, v := range c.matte.p {
+	got := make([]bool, len(c.matte.Pix))
+	for i, v := range c.matte.Pix {
 		got[i] = v >= 0.5
 	}
 	return got, c
@@ -53,14 +53,14 @@ func pickupFromBehind() (sal plane, cab, window image.Rectangle) {
 func TestCleanupKeepsAPickupsCab(t *testing.T) {
 	sal, cab, window := pickupFromBehind()
 	got, c := keptOf(t, sal)
-	if s := share(got, sal.w, cab); s < 0.98 {
+	if s := share(got, sal.W, cab); s < 0.98 {
 		t.Errorf("kept %.2f of the cab (its roof over the see-through window, the window filled), want all", s)
 	}
-	if s := share(got, sal.w, window); s < 0.98 {
+	if s := share(got, sal.W, window); s < 0.98 {
 		t.Errorf("kept %.2f of the cab's rear window, want all (glass is car)", s)
 	}
 	for _, m := range []image.Rectangle{image.Rect(80, 112, 95, 126), image.Rect(305, 112, 320, 126)} {
-		if s := share(got, sal.w, m); s < 0.9 {
+		if s := share(got, sal.W, m); s < 0.9 {
 			t.Errorf("kept %.2f of the mirror %v, want all", s, m)
 		}
 	}
@@ -87,7 +87,7 @@ func sedanWithPerson() (sal plane, car []bool, person image.Rectangle) {
 func TestCleanupDropsAPersonLeaningOnTheCar(t *testing.T) {
 	sal, car, person := sedanWithPerson()
 	got, c := keptOf(t, sal)
-	if s := share(got, sal.w, person); s > 0.05 {
+	if s := share(got, sal.W, person); s > 0.05 {
 		t.Errorf("kept %.2f of the person above the bonnet, want none", s)
 	}
 	if v := iou(got, car); v < 0.9 {
@@ -124,7 +124,7 @@ func TestCleanupDropsAPersonBehindTheCar(t *testing.T) {
 	person := image.Rect(176, 45, 206, 85) // shoulders down to the roof
 	fill(sal, person, 0.96)
 	got, c := keptOf(t, sal)
-	if s := share(got, sal.w, image.Rect(176, 30, 206, 82)); s > 0.05 {
+	if s := share(got, sal.W, image.Rect(176, 30, 206, 82)); s > 0.05 {
 		t.Errorf("kept %.2f of the person above the roof, want none", s)
 	}
 	if c.box.Min.Y < 80 {
@@ -143,7 +143,7 @@ func sideCar() (sal plane, car []bool) {
 func boxCar(body, cabin image.Rectangle) (sal plane, car []bool) {
 	const w, h = 400, 300
 	sal = newPlane(w, h)
-	clear(sal.p)
+	clear(sal.Pix)
 	fill(sal, body, 0.98)
 	fill(sal, cabin, 0.98)
 	car = make([]bool, w*h)
@@ -186,7 +186,7 @@ func TestCleanupDropsAKerbLine(t *testing.T) {
 	board := image.Rect(110, 240, 290, 246)
 	fill(sal, board, 0.9)
 	got, _ = keptOf(t, sal)
-	if s := share(got, sal.w, board); s < 0.9 {
+	if s := share(got, sal.W, board); s < 0.9 {
 		t.Errorf("kept %.2f of the running board, want all", s)
 	}
 }
@@ -211,7 +211,7 @@ func TestCleanupDropsASignAtTheCarsEnd(t *testing.T) {
 	sal, _ = sideCar()
 	fill(sal, image.Rect(270, 85, 400, 240), 0.98) // the cabin runs out of the photo
 	got, _ = keptOf(t, sal)
-	if s := share(got, sal.w, image.Rect(270, 85, 400, 240)); s < 0.98 {
+	if s := share(got, sal.W, image.Rect(270, 85, 400, 240)); s < 0.98 {
 		t.Errorf("kept %.2f of the cabin the photo cuts, want all", s)
 	}
 }
@@ -242,15 +242,15 @@ func TestSecondLook(t *testing.T) {
 	}
 	// The second look is sure of the bumper, and less sure of the roof.
 	look := newPlane(crop.Dx(), crop.Dy())
-	clear(look.p)
+	clear(look.Pix)
 	fill(look, bumper.Sub(crop.Min), 0.9)
 	fill(look, image.Rect(120, 85, 270, 140).Sub(crop.Min), 0.4)
 	mergeSecondLook(sal, look, crop, c.box)
 	got, _ := keptOf(t, sal)
-	if s := share(got, sal.w, bumper); s < 0.98 {
+	if s := share(got, sal.W, bumper); s < 0.98 {
 		t.Errorf("kept %.2f of the bumper after the second look, want all", s)
 	}
-	if s := share(got, sal.w, image.Rect(120, 85, 270, 140)); s < 0.98 {
+	if s := share(got, sal.W, image.Rect(120, 85, 270, 140)); s < 0.98 {
 		t.Errorf("kept %.2f of the cabin after the second look, want all (its first answer stands above the middle)", s)
 	}
 }

@@ -22,11 +22,11 @@ func TestWriteCleanupFigures(t *testing.T) {
 		t.Skip("skipping: SHOWROOM_MASK_FIGURES not set")
 	}
 	pickup, cab, _ := pickupFromBehind()
-	pickupCar := make([]bool, pickup.w*pickup.h)
-	for y := range pickup.h {
-		for x := range pickup.w {
+	pickupCar := make([]bool, pickup.W*pickup.H)
+	for y := range pickup.H {
+		for x := range pickup.W {
 			p := image.Pt(x, y)
-			pickupCar[y*pickup.w+x] = p.In(cab) || p.In(image.Rect(60, 150, 340, 250)) ||
+			pickupCar[y*pickup.W+x] = p.In(cab) || p.In(image.Rect(60, 150, 340, 250)) ||
 				p.In(image.Rect(80, 112, 95, 126)) || p.In(image.Rect(305, 112, 320, 126))
 		}
 	}
@@ -37,7 +37,7 @@ func TestWriteCleanupFigures(t *testing.T) {
 		car  []bool
 	}{{"cleanup-pickup-cab", pickup, pickupCar}, {"cleanup-person-on-bonnet", person, personCar}} {
 		got, _ := keptOf(t, c.sal)
-		w, h := c.sal.w, c.sal.h
+		w, h := c.sal.W, c.sal.H
 		panel := image.NewNRGBA(image.Rect(0, 0, w, h))
 		for i, k := range got {
 			e := color.NRGBA{30, 30, 30, 255}
@@ -68,7 +68,7 @@ func TestWriteCleanupFigures(t *testing.T) {
 		fig := image.NewNRGBA(image.Rect(0, 0, 3*w+2*gap, h))
 		for y := range h {
 			for x := range w {
-				v := uint8(255 * c.sal.p[y*w+x])
+				v := uint8(255 * c.sal.Pix[y*w+x])
 				fig.SetNRGBA(x, y, color.NRGBA{v, v, v, 255})
 				fig.Set(w+gap+x, y, before.At(x, y))
 				fig.SetNRGBA(2*(w+gap)+x, y, panel.NRGBAAt(x, y))

@@ -116,7 +116,7 @@ func saliencyOf(tb testing.TB, seg *lazySegmenter, path string) cachedPhoto {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	sal := plane{w: spec.size, h: spec.size, p: out}.resize(ww, wh)
+	sal := plane{W: spec.size, H: spec.size, Pix: out}.Resize(floatPool{}, ww, wh)
 	if file != "" {
 		writePlane(tb, file, sal)
 	}
@@ -136,8 +136,8 @@ func readPlane(tb testing.TB, file string, w, h int) (plane, bool) {
 		return plane{}, false
 	}
 	p := newPlane(w, h)
-	for i := range p.p {
-		p.p[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+	for i := range p.Pix {
+		p.Pix[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
 	}
 	return p, true
 }
@@ -145,8 +145,8 @@ func readPlane(tb testing.TB, file string, w, h int) (plane, bool) {
 // writePlane caches p in file. The cache is an aid: a folder that cannot
 // be written to only means the next pass runs the model again.
 func writePlane(tb testing.TB, file string, p plane) {
-	raw := make([]byte, 4*len(p.p))
-	for i, v := range p.p {
+	raw := make([]byte, 4*len(p.Pix))
+	for i, v := range p.Pix {
 		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
 	}
 	err := os.MkdirAll(filepath.Dir(file), 0o755)
@@ -168,15 +168,15 @@ func matteOf(p cachedPhoto) (*image.Gray, cleaned) {
 	c := cleanup(p.sal, p.work)
 	if crop, ok := secondLookCrop(p.sal, c); ok {
 		look := p.lookAgain(crop)
-		sal := newPlane(p.sal.w, p.sal.h)
-		copy(sal.p, p.sal.p)
+		sal := newPlane(p.sal.W, p.sal.H)
+		copy(sal.Pix, p.sal.Pix)
 		mergeSecondLook(sal, look, crop, c.box)
-		look.release()
-		c.matte.release()
+		look.Release(floatPool{})
+		c.matte.Release(floatPool{})
 		raw := c.raw
 		c = cleanup(sal, p.work)
 		c.raw = raw
-		sal.release()
+		sal.Release(floatPool{})
 	}
 	return refine(p.img, p.work, c.matte), c
 }
@@ -192,7 +192,7 @@ func (p cachedPhoto) lookAgain(crop image.Rectangle) plane {
 			return look
 		}
 	}
-	look, _, err := p.seg.get().lookAgain(context.Background(), p.img, crop, p.sal.w, p.sal.h)
+	look, _, err := p.seg.get().lookAgain(context.Background(), p.img, crop, p.sal.W, p.sal.H)
 	if err != nil {
 		p.tb.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func lostBySaliency(alpha, parts *image.Gray, sal plane) (lost [4]int, found flo
 			if parts.Pix[y*parts.Stride+x] < 128 {
 				continue
 			}
-			v := sal.p[(y*sal.h/H)*sal.w+x*sal.w/W]
+			v := sal.Pix[(y*sal.H/H)*sal.W+x*sal.W/W]
 			if v >= 0.5 {
 				nFound++
 			}
@@ -279,7 +279,7 @@ func measureKept(tb testing.TB, seg *lazySegmenter, photos []string) ([]keptRow,
 	for _, p := range photos {
 		base := strings.TrimSuffix(p, ".jpg")
 		cp := saliencyOf(tb, seg, p)
-		if cp.sal.p == nil {
+		if cp.sal.Pix == nil {
 			continue
 		}
 		alpha, _ := matteOf(cp)
@@ -297,9 +297,9 @@ func measureKept(tb testing.TB, seg *lazySegmenter, photos []string) ([]keptRow,
 		// lowest, outermost parts.
 		extra, _ := KeptOutside(alpha, all, extraMargin)
 		lost, found := lostBySaliency(alpha, parts, cp.sal)
-		cp.sal.release()
+		cp.sal.Release(floatPool{})
 		for _, w := range cp.work {
-			w.release()
+			w.Release(floatPool{})
 		}
 		if !ok {
 			continue
@@ -325,7 +325,7 @@ func cachedDevIoU(tb testing.TB, seg *lazySegmenter, photos []string) (mean, low
 	n := 0
 	for _, p := range photos {
 		cp := saliencyOf(tb, seg, p)
-		if cp.sal.p == nil {
+		if cp.sal.Pix == nil {
 			continue
 		}
 		alpha, _ := matteOf(cp)
@@ -523,7 +523,7 @@ func diagnostic(cp cachedPhoto, alpha, truth *image.Gray, near []bool) *image.NR
 			o := cp.img.PixOffset(sx, sy)
 			r, g, b := cp.img.Pix[o], cp.img.Pix[o+1], cp.img.Pix[o+2]
 			out.SetNRGBA(x, y, color.NRGBA{r, g, b, 255})
-			v := uint8(255 * cp.sal.p[(y*cp.sal.h/h)*cp.sal.w+x*cp.sal.w/w])
+			v := uint8(255 * cp.sal.Pix[(y*cp.sal.H/h)*cp.sal.W+x*cp.sal.W/w])
 			out.SetNRGBA(w+4+x, y, color.NRGBA{v, v, v, 255})
 			a, t := alpha.Pix[sy*alpha.Stride+sx] >= 128, truth.Pix[sy*truth.Stride+sx] >= 128
 			l := uint8((uint32(r)*54 + uint32(g)*183 + uint32(b)*19) / 256 / 3)
@@ -576,7 +576,7 @@ func TestFillSaliencyCache(t *testing.T) {
 	}
 	for _, p := range photos {
 		cp := saliencyOf(t, seg, p)
-		cp.sal.release()
+		cp.sal.Release(floatPool{})
 	}
 }
 
@@ -588,10 +588,10 @@ func BenchmarkCleanupCPU(b *testing.B) {
 	seg := &lazySegmenter{tb: b}
 	defer seg.close()
 	cp := saliencyOf(b, seg, devPhotos(b)[0])
-	sal := cp.sal.resize(1024, 768)
+	sal := cp.sal.Resize(floatPool{}, 1024, 768)
 	var work [3]plane
 	for c := range work {
-		work[c] = cp.work[c].resize(1024, 768)
+		work[c] = cp.work[c].Resize(floatPool{}, 1024, 768)
 	}
 	cpu := func() time.Duration {
 		var ru syscall.Rusage
@@ -601,7 +601,7 @@ func BenchmarkCleanupCPU(b *testing.B) {
 	start := cpu()
 	for b.Loop() {
 		c := cleanup(sal, work)
-		c.matte.release()
+		c.matte.Release(floatPool{})
 	}
 	b.ReportMetric(float64(cpu()-start)/float64(b.N)/1e6, "cpu-ms/op")
 }

@@ -21,17 +21,17 @@ const (
 // bilinearly and applied to the full-resolution luminance, so the edges
 // come from the photo's own pixels rather than from an enlarged mask.
 func refine(img *image.NRGBA, work [3]plane, p plane) *image.Gray {
-	w, h := p.w, p.h
+	w, h := p.W, p.H
 	I := newPlane(w, h)
-	for i := range I.p {
-		I.p[i] = (0.299*work[0].p[i] + 0.587*work[1].p[i] + 0.114*work[2].p[i]) / 255
+	for i := range I.Pix {
+		I.Pix[i] = (0.299*work[0].Pix[i] + 0.587*work[1].Pix[i] + 0.114*work[2].Pix[i]) / 255
 	}
-	ca, cb := imaging.GuidedCoefficients(I.p, p.p, w, h, guideRadius, guideEps, floatPool{})
-	a, b := plane{w: w, h: h, p: ca}, plane{w: w, h: h, p: cb}
-	I.release()
+	ca, cb := imaging.GuidedCoefficients(I.Pix, p.Pix, w, h, guideRadius, guideEps, floatPool{})
+	a, b := plane{W: w, H: h, Pix: ca}, plane{W: w, H: h, Pix: cb}
+	I.Release(floatPool{})
 	alpha := applyCoefficients(img, a, b)
-	a.release()
-	b.release()
+	a.Release(floatPool{})
+	b.Release(floatPool{})
 	return alpha
 }
 
@@ -46,21 +46,21 @@ func (floatPool) Put(b []float32)     { putFloats(b) }
 func applyCoefficients(img *image.NRGBA, a, b plane) *image.Gray {
 	W, H := img.Rect.Dx(), img.Rect.Dy()
 	out := image.NewGray(image.Rect(0, 0, W, H))
-	if W == a.w && H == a.h {
+	if W == a.W && H == a.H {
 		imaging.Parallel(H, func(lo, hi int) {
 			for y := lo; y < hi; y++ {
 				src := img.Pix[y*img.Stride:]
 				dst := out.Pix[y*out.Stride:]
 				for x := range W {
 					lum := (0.299*float32(src[4*x]) + 0.587*float32(src[4*x+1]) + 0.114*float32(src[4*x+2])) / 255
-					dst[x] = imaging.ToByte(a.p[y*a.w+x]*lum + b.p[y*a.w+x])
+					dst[x] = imaging.ToByte(a.Pix[y*a.W+x]*lum + b.Pix[y*a.W+x])
 				}
 			}
 		})
 		return out
 	}
-	x0, x1, fx := imaging.BilinearIndex(0, W, float64(a.w)/float64(W), 0, a.w)
-	y0, y1, fy := imaging.BilinearIndex(0, H, float64(a.h)/float64(H), 0, a.h)
+	x0, x1, fx := imaging.BilinearIndex(0, W, float64(a.W)/float64(W), 0, a.W)
+	y0, y1, fy := imaging.BilinearIndex(0, H, float64(a.H)/float64(H), 0, a.H)
 	// Away from the car the coefficients give 0 (a flat, b well under half
 	// a level), and out is 0 already: only the rows and columns that
 	// interpolate from a cell of the box where some do not are worked out.
@@ -70,18 +70,18 @@ func applyCoefficients(img *image.NRGBA, a, b plane) *image.Gray {
 	}
 	// The output columns interpolated between coefficient columns k and
 	// k+1 are span[k] to span[k+1]: x0 never falls as x rises.
-	span := make([]int, a.w+1)
+	span := make([]int, a.W+1)
 	k := 0
 	for x := range W {
 		for ; k <= x0[x]; k++ {
 			span[k] = x
 		}
 	}
-	for ; k <= a.w; k++ {
+	for ; k <= a.W; k++ {
 		span[k] = W
 	}
 	imaging.Parallel(H, func(lo, hi int) {
-		ra, rb := make([]float32, a.w), make([]float32, a.w)
+		ra, rb := make([]float32, a.W), make([]float32, a.W)
 		// Columns k and k+1 are interpolated for k in kLo..kHi-1.
 		kLo, kHi := max(live.Min.X-1, 0), live.Max.X
 		for y := lo; y < hi; y++ {
@@ -89,10 +89,10 @@ func applyCoefficients(img *image.NRGBA, a, b plane) *image.Gray {
 				continue
 			}
 			// Interpolate the two coefficient rows once per output row.
-			r0, r1, f := y0[y]*a.w, y1[y]*a.w, fy[y]
-			for x := kLo; x < min(kHi+1, a.w); x++ {
-				ra[x] = a.p[r0+x] + f*(a.p[r1+x]-a.p[r0+x])
-				rb[x] = b.p[r0+x] + f*(b.p[r1+x]-b.p[r0+x])
+			r0, r1, f := y0[y]*a.W, y1[y]*a.W, fy[y]
+			for x := kLo; x < min(kHi+1, a.W); x++ {
+				ra[x] = a.Pix[r0+x] + f*(a.Pix[r1+x]-a.Pix[r0+x])
+				rb[x] = b.Pix[r0+x] + f*(b.Pix[r1+x]-b.Pix[r0+x])
 			}
 			src := img.Pix[y*img.Stride:]
 			dst := out.Pix[y*out.Stride : y*out.Stride+W]
@@ -101,7 +101,7 @@ func applyCoefficients(img *image.NRGBA, a, b plane) *image.Gray {
 				if xa >= xb {
 					continue
 				}
-				k1 := min(k+1, a.w-1)
+				k1 := min(k+1, a.W-1)
 				if flat(ra[k]) && flat(ra[k1]) {
 					// No edge to follow between these two columns (most
 					// of the photo: the car's inside and the background):
@@ -133,10 +133,10 @@ func applyCoefficients(img *image.NRGBA, a, b plane) *image.Gray {
 // quarter: no rounding of b·255 + 0.5 reaches 1).
 func liveCells(a, b plane) image.Rectangle {
 	var r image.Rectangle
-	for y := range a.h {
-		row := y * a.w
-		for x := range a.w {
-			if !flat(a.p[row+x]) || b.p[row+x] >= 0.25/255 {
+	for y := range a.H {
+		row := y * a.W
+		for x := range a.W {
+			if !flat(a.Pix[row+x]) || b.Pix[row+x] >= 0.25/255 {
 				r = r.Union(image.Rect(x, y, x+1, y+1))
 			}
 		}

@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"slices"
+
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // Score compares a predicted mask with a hand-made one, both read as car
@@ -226,7 +228,7 @@ func nearParts(parts *image.Gray, margin float64) []bool {
 		return nil
 	}
 	r := max(1, int(margin*float64(max(hull.box.Dx(), hull.box.Dy()))))
-	return dilate(hull.fill(w, h), w, h, r)
+	return imaging.Dilate(hull.fill(w, h), w, h, r)
 }
 
 // convexHull is a convex polygon, its vertices in order, with its box.

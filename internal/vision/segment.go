@@ -132,36 +132,36 @@ func (s *Segmenter) Segment(ctx context.Context, img *image.NRGBA) (*Mask, error
 	}
 	lap("model")
 
-	out := plane{w: spec.size, h: spec.size, p: sal}
-	salw := out.resize(ww, wh)
+	out := plane{W: spec.size, H: spec.size, Pix: sal}
+	salw := out.Resize(floatPool{}, ww, wh)
 	releaseUnless(out, salw)
 	c := cleanup(salw, work)
 	lap("cleanup")
 	if crop, ok := secondLookCrop(salw, c); ok {
 		look, w2, err := s.lookAgain(ctx, img, crop, ww, wh)
 		if err != nil {
-			salw.release()
-			c.matte.release()
+			salw.Release(floatPool{})
+			c.matte.Release(floatPool{})
 			return nil, err
 		}
 		wait += w2
 		mergeSecondLook(salw, look, crop, c.box)
-		look.release()
-		c.matte.release()
+		look.Release(floatPool{})
+		c.matte.Release(floatPool{})
 		raw := c.raw
 		c = cleanup(salw, work)
 		c.raw = raw
 		lap("second look")
 	}
-	salw.release()
+	salw.Release(floatPool{})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 
 	alpha := refine(img, work, c.matte)
-	c.matte.release()
+	c.matte.Release(floatPool{})
 	for _, p := range work {
-		p.release()
+		p.Release(floatPool{})
 	}
 	lap("refine")
 
@@ -193,15 +193,15 @@ func (s *Segmenter) lookAgain(ctx context.Context, img *image.NRGBA, crop image.
 	input := modelInput(square, spec)
 	for c := range 3 {
 		releaseUnless(square[c], base[c])
-		base[c].release()
+		base[c].Release(floatPool{})
 	}
 	out, _, _, wait, err := s.model.runWaiting(ctx, input)
 	putFloats(input)
 	if err != nil {
 		return plane{}, wait, err
 	}
-	sq := plane{w: spec.size, h: spec.size, p: out}
-	look := sq.resize(crop.Dx(), crop.Dy())
+	sq := plane{W: spec.size, H: spec.size, Pix: out}
+	look := sq.Resize(floatPool{}, crop.Dx(), crop.Dy())
 	releaseUnless(sq, look)
 	return look, wait, nil
 }
@@ -218,7 +218,7 @@ func (s *Segmenter) Infer(ctx context.Context, img *image.NRGBA) (time.Duration,
 	input := modelInput(square, spec)
 	for c := range 3 {
 		releaseUnless(square[c], base[c])
-		base[c].release()
+		base[c].Release(floatPool{})
 	}
 	sal, d, err := s.model.run(ctx, input)
 	putFloats(input)
@@ -253,7 +253,7 @@ func modelInput(rgb [3]plane, spec modelSpec) []float32 {
 	for c := range 3 {
 		m, inv := spec.mean[c], 1/spec.std[c]
 		dst := out[c*n : (c+1)*n]
-		for i, v := range rgb[c].p {
+		for i, v := range rgb[c].Pix {
 			dst[i] = (v - m) * inv
 		}
 	}

@@ -21,7 +21,7 @@ import (
 func fill(sal plane, r image.Rectangle, v float32) {
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		for x := r.Min.X; x < r.Max.X; x++ {
-			sal.p[y*sal.w+x] = v
+			sal.Pix[y*sal.W+x] = v
 		}
 	}
 }
@@ -87,24 +87,24 @@ func TestCleanupKeepsTheCarAlone(t *testing.T) {
 		t.Fatal("no car found")
 	}
 	got := make([]bool, len(want))
-	for i, v := range c.matte.p {
+	for i, v := range c.matte.Pix {
 		got[i] = v >= 0.5
 	}
 	if v := iou(got, want); v < 0.98 {
 		t.Errorf("IoU with the drawn car %.3f, want >= 0.98", v)
 	}
 	for _, p := range []image.Point{{123, 40}, {173, 60}, {200, 23}, {250, 75}, {240, 82}} {
-		if got[p.Y*sal.w+p.X] {
+		if got[p.Y*sal.W+p.X] {
 			t.Errorf("lettering at %v kept", p)
 		}
 	}
-	if got[150*sal.w+365] {
+	if got[150*sal.W+365] {
 		t.Error("the pedestrian beside the car was kept")
 	}
-	if !got[115*sal.w+180] {
+	if !got[115*sal.W+180] {
 		t.Error("the window hole was not filled")
 	}
-	if !got[125*sal.w+288] {
+	if !got[125*sal.W+288] {
 		t.Error("the mirror's tip, beyond the body's reach, was cut")
 	}
 	// The outline keeps what lies within a few pixels of the body: the
@@ -119,7 +119,7 @@ func TestCleanupKeepsTheCarAlone(t *testing.T) {
 
 func TestCleanupConfidence(t *testing.T) {
 	wall := newPlane(300, 200)
-	fill(wall, wall.bounds(), 0.05)
+	fill(wall, image.Rect(0, 0, wall.W, wall.H), 0.05)
 	if c := cleanup(wall, [3]plane{}); c.found && c.confidence > 0.1 {
 		t.Errorf("plain wall: found with confidence %.2f", c.confidence)
 	}
@@ -138,7 +138,7 @@ func TestCleanupBorderShare(t *testing.T) {
 	sal, _ := drawnCar()
 	// Shift the car so the frame cuts off its front: the left 40 columns
 	// are the body running out of the picture.
-	cut := newPlane(sal.w, sal.h)
+	cut := newPlane(sal.W, sal.H)
 	fill(cut, image.Rect(0, 140, 290, 240), 0.98)
 	fill(cut, image.Rect(60, 95, 230, 140), 0.98)
 	c := cleanup(cut, [3]plane{})
@@ -149,8 +149,6 @@ func TestCleanupBorderShare(t *testing.T) {
 		t.Errorf("border share %.3f of a car inside the frame", c.borderShare)
 	}
 }
-
-func (p plane) bounds() image.Rectangle { return image.Rect(0, 0, p.w, p.h) }
 
 // modelDir returns the model files' folder, or skips the test.
 func modelDir(t testing.TB) string {
@@ -317,7 +315,7 @@ func newStageInputs(b *testing.B) stageInputs {
 	if err != nil {
 		b.Fatal(err)
 	}
-	in.salw = plane{w: spec.size, h: spec.size, p: sal}.resize(in.ww, in.wh)
+	in.salw = plane{W: spec.size, H: spec.size, Pix: sal}.Resize(floatPool{}, in.ww, in.wh)
 	in.matte = cleanup(in.salw, in.work).matte
 	return in
 }
@@ -540,11 +538,11 @@ func TestApplyCoefficientsSkipsOnlyZeros(t *testing.T) {
 			i := y*w + x
 			switch {
 			case x >= 12 && x < 30 && y >= 8 && y < 20:
-				a.p[i], b.p[i] = float32(rng.NormFloat64()*0.3), 0.5+rng.Float32()/2
+				a.Pix[i], b.Pix[i] = float32(rng.NormFloat64()*0.3), 0.5+rng.Float32()/2
 			case x == 35 && y == 23:
-				b.p[i] = 1 // one cell on its own
+				b.Pix[i] = 1 // one cell on its own
 			default:
-				a.p[i], b.p[i] = float32(rng.NormFloat64()*1e-4), float32(rng.Float64()*0.2/255)
+				a.Pix[i], b.Pix[i] = float32(rng.NormFloat64()*1e-4), float32(rng.Float64()*0.2/255)
 			}
 		}
 	}
@@ -555,8 +553,8 @@ func TestApplyCoefficientsSkipsOnlyZeros(t *testing.T) {
 	for y := range H {
 		for x := range W {
 			at := func(p plane) float32 {
-				r0 := p.p[y0[y]*w+x0[x]] + fy[y]*(p.p[y1[y]*w+x0[x]]-p.p[y0[y]*w+x0[x]])
-				r1 := p.p[y0[y]*w+x1[x]] + fy[y]*(p.p[y1[y]*w+x1[x]]-p.p[y0[y]*w+x1[x]])
+				r0 := p.Pix[y0[y]*w+x0[x]] + fy[y]*(p.Pix[y1[y]*w+x0[x]]-p.Pix[y0[y]*w+x0[x]])
+				r1 := p.Pix[y0[y]*w+x1[x]] + fy[y]*(p.Pix[y1[y]*w+x1[x]]-p.Pix[y0[y]*w+x1[x]])
 				return r0 + fx[x]*(r1-r0)
 			}
 			ca, cb := at(a), at(b)

@@ -8,148 +8,13 @@ import (
 	"github.com/showroom/showroom/internal/imaging"
 )
 
-// plane is a single-channel float32 image, row-major. Soft layers (shadow
-// darkness, glass) live on the scene's working grid as planes and are
-// sampled bilinearly at render time: they are smooth, so a 1024-pixel grid
-// carries them at a fraction of a 12 MP buffer's cost.
-type plane struct {
-	w, h int
-	p    []float32
-}
+// plane is imaging's plane: the soft layers (shadow darkness, glass) live
+// on the scene's working grid as planes and are sampled bilinearly at
+// render time: they are smooth, so a 1024-pixel grid carries them at a
+// fraction of a 12 MP buffer's cost.
+type plane = imaging.Plane
 
-func newPlane(w, h int) plane { return plane{w: w, h: h, p: make([]float32, w*h)} }
-
-// sample returns the bilinear value at (x, y) in pixel-centre coordinates
-// (the centre of pixel 0 is 0.5); outside the plane the value is 0.
-func (p plane) sample(x, y float64) float32 {
-	x -= 0.5
-	y -= 0.5
-	if x < -1 || y < -1 || x >= float64(p.w) || y >= float64(p.h) {
-		return 0
-	}
-	x0, y0 := int(math.Floor(x)), int(math.Floor(y))
-	fx, fy := float32(x-float64(x0)), float32(y-float64(y0))
-	if x0 >= 0 && y0 >= 0 && x0+1 < p.w && y0+1 < p.h {
-		// All four samples inside, the common case: no check each.
-		i := y0*p.w + x0
-		top, bottom := p.p[i:i+2:i+2], p.p[i+p.w:i+p.w+2:i+p.w+2]
-		a := top[0] + (top[1]-top[0])*fx
-		b := bottom[0] + (bottom[1]-bottom[0])*fx
-		return a + (b-a)*fy
-	}
-	at := func(x, y int) float32 {
-		if x < 0 || y < 0 || x >= p.w || y >= p.h {
-			return 0
-		}
-		return p.p[y*p.w+x]
-	}
-	a := at(x0, y0) + (at(x0+1, y0)-at(x0, y0))*fx
-	b := at(x0, y0+1) + (at(x0+1, y0+1)-at(x0, y0+1))*fx
-	return a + (b-a)*fy
-}
-
-// bounds returns the photo rectangle covering p's non-zero samples, p
-// being on a grid that is the photo scaled by (sx, sy).
-func (p plane) bounds(sx, sy float64) image.Rectangle {
-	r := p.nonZero()
-	if r.Empty() {
-		return r
-	}
-	// One grid pixel more: bilinear sampling reaches half a pixel out.
-	return image.Rect(int(float64(r.Min.X-1)/sx), int(float64(r.Min.Y-1)/sy),
-		int(math.Ceil(float64(r.Max.X+1)/sx)), int(math.Ceil(float64(r.Max.Y+1)/sy)))
-}
-
-// boxBlur blurs p in place with a (2r+1)² box, twice (close to a Gaussian),
-// edges clamped.
-func (p plane) boxBlur(r int) {
-	if r < 1 {
-		return
-	}
-	p.boxBlurXY(r, r)
-}
-
-// boxBlurXY blurs p in place with a box of radius rx across and ry down,
-// twice, edges clamped.
-func (p plane) boxBlurXY(rx, ry int) {
-	for range 2 {
-		p.blurPass(rx, ry)
-	}
-}
-
-// blurPass box-blurs p in place across with radius rx, then down with
-// radius ry (a radius below 1 skips that direction), edges clamped. Walking
-// down a column one sample at a time reads a plane's memory 4w bytes apart,
-// a cache miss per sample; instead the column sums advance a whole row at a
-// time, over a ring of the 2ry+2 rows the window spans, each blurred across
-// as it enters. The sums are added in the same order as a column walk
-// would, so the result is the same to the bit.
-func (p plane) blurPass(rx, ry int) {
-	w, h := p.w, p.h
-	if w == 0 || h == 0 {
-		return
-	}
-	row := func(y int) []float32 { return p.p[y*w : (y+1)*w] }
-	if ry < 1 {
-		if rx >= 1 {
-			tmp := make([]float32, w)
-			for y := range h {
-				copy(tmp, row(y))
-				blurRow(row(y), tmp, rx)
-			}
-		}
-		return
-	}
-	n := min(2*ry+2, h)
-	ring := make([]float32, n*w)
-	slot := func(y int) []float32 { return ring[(y%n)*w : (y%n+1)*w] }
-	loaded := -1
-	load := func(upTo int) {
-		for ; loaded < min(upTo, h-1); loaded++ {
-			if rx >= 1 {
-				blurRow(slot(loaded+1), row(loaded+1), rx)
-			} else {
-				copy(slot(loaded+1), row(loaded+1))
-			}
-		}
-	}
-	at := func(y int) []float32 { return slot(min(max(y, 0), h-1)) }
-	load(ry + 1)
-	sum := make([]float32, w)
-	for i := -ry; i <= ry; i++ {
-		for x, v := range at(i) {
-			sum[x] += v
-		}
-	}
-	inv := 1 / float32(2*ry+1)
-	for y := range h {
-		// Row y entered the ring before it is overwritten here, and
-		// every row the sums still need is in the ring.
-		load(y + ry + 1)
-		out, in, gone := row(y), at(y+ry+1), at(y-ry)
-		in, gone = in[:len(out)], gone[:len(out)]
-		for x := range out {
-			out[x] = sum[x] * inv
-			sum[x] += in[x] - gone[x]
-		}
-	}
-}
-
-// blurRow writes to dst the box blur of src with radius r, edges clamped,
-// with a running sum.
-func blurRow(dst, src []float32, r int) {
-	n := len(src)
-	var sum float32
-	for i := -r; i <= r; i++ {
-		sum += src[min(max(i, 0), n-1)]
-	}
-	inv := 1 / float32(2*r+1)
-	dst = dst[:n]
-	for i := range dst {
-		dst[i] = sum * inv
-		sum += src[min(i+r+1, n-1)] - src[max(i-r, 0)]
-	}
-}
+func newPlane(w, h int) plane { return imaging.NewPlane(w, h) }
 
 // srgbToLinear maps an 8-bit sRGB value to linear light 0..1.
 var srgbToLinear = func() (t [256]float32) {
@@ -269,10 +134,10 @@ func newWorkGrid(photo *image.NRGBA, matte *image.Gray) *workGrid {
 				}
 				inv := 1 / float32((y1-y0)*(x1-x0))
 				i := y*w + x
-				g.rgb[0].p[i], g.rgb[1].p[i], g.rgb[2].p[i] = r*inv, gg*inv, b*inv
-				g.lum.p[i] = (0.2126*r + 0.7152*gg + 0.0722*b) * inv
+				g.rgb[0].Pix[i], g.rgb[1].Pix[i], g.rgb[2].Pix[i] = r*inv, gg*inv, b*inv
+				g.lum.Pix[i] = (0.2126*r + 0.7152*gg + 0.0722*b) * inv
 				if matte != nil {
-					g.matte.p[i] = float32(m) * inv / 255
+					g.matte.Pix[i] = float32(m) * inv / 255
 				}
 			}
 		}
@@ -295,13 +160,6 @@ func (g *workGrid) toWork(r image.Rectangle) image.Rectangle {
 	return image.Rect(int(float64(r.Min.X)*g.sx), int(float64(r.Min.Y)*g.sy),
 		int(math.Ceil(float64(r.Max.X)*g.sx)), int(math.Ceil(float64(r.Max.Y)*g.sy))).
 		Intersect(image.Rect(0, 0, g.w, g.h))
-}
-
-func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }
-
-func smoothstep(lo, hi, x float64) float64 {
-	t := clamp01((x - lo) / (hi - lo))
-	return t * t * (3 - 2*t)
 }
 
 // kth returns the k-th smallest of v (from 0), the value v[k] would hold
