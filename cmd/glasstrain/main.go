@@ -48,6 +48,7 @@ func main() {
 	neverWeight := flag.Float64("never-weight", 1, "the deep model's training weight of never-glass candidates (tuning)")
 	neverDensity := flag.Int("never-density", 1, "how many times more never-glass candidates than others it trains on (tuning)")
 	nearReach := flag.Float64("never-near", 0, "with -never-weight and -never-density, only the never-glass within this share of the car's size of annotated glass (tuning; 0: all)")
+	neverPrior := flag.Bool("never-prior", false, "give back the log-odds shift of -never-weight and -never-density in the model's bias (tuning)")
 	hand := flag.String("hand", "", "the hand-made features the deep model reads, by index, comma-separated (tuning; empty: the default ones)")
 	scoreModel := flag.String("score", "", "only score this model file on the photos (no training), e.g. glass_probe.json on the dev set")
 	flag.Parse()
@@ -63,6 +64,7 @@ func main() {
 		handList = append(handList, v)
 	}
 	glasstrain.TuneProbe(float32(*neverWeight), *neverDensity, float32(*nearReach), handList)
+	glasstrain.ShiftProbePrior(*neverPrior)
 	if *snap >= 0 {
 		pipeline.SetGlassSnap(*snap, float32(*snapEps))
 	}

@@ -36,6 +36,13 @@ var probeTraining = struct {
 	// foot, the tailgate under a rear window, a mirror beside a side
 	// window, where the false glass is joined to a pane.
 	NearReach float32
+	// PriorShift, when set, adds ln(NeverWeight·NeverDensity) to the
+	// trained model's bias: the shift the extra weight of the never-glass
+	// puts on the log-odds, given back everywhere, so that the
+	// probabilities keep the meaning the pane thresholds were set for and
+	// only the order the weighting learned (a bonnet below a pane's edge)
+	// stays.
+	PriorShift bool
 	// Hand names the hand-made features the model reads (nil: the
 	// pipeline's default ones).
 	Hand []int
@@ -48,6 +55,9 @@ func TuneProbe(neverWeight float32, neverDensity int, nearReach float32, hand []
 	probeTraining.NeverWeight, probeTraining.NeverDensity, probeTraining.Hand = neverWeight, max(neverDensity, 1), hand
 	probeTraining.NearReach = nearReach
 }
+
+// ShiftProbePrior sets PriorShift (tuning).
+func ShiftProbePrior(on bool) { probeTraining.PriorShift = on }
 
 // hardNegatives returns the never-glass cells the weight and density
 // apply to: all of them, or with NearReach those near annotated glass
@@ -285,6 +295,9 @@ func trainProbe(rows []probeRows, channels []int) pipeline.ProbeModel {
 				*pp -= float32(p.Rate * (mom[i] / c1) / (math.Sqrt(vel[i]/c2) + 1e-8))
 			}
 		}
+	}
+	if p.PriorShift {
+		m.B2 += float32(math.Log(float64(p.NeverWeight) * float64(p.NeverDensity)))
 	}
 	return m
 }
