@@ -409,8 +409,8 @@ func confidentGlass(gg *glassGrid, prob, sm []float32) []bool {
 // likely glass (the dark lower part of a windscreen, where the dashboard
 // shows, is less sure than the sky-lit top), then its holes and the gaps
 // along its columns and rows are closed. Then each region is taken out to
-// its frame, and what hangs under a pane's foot is cut off
-// (glass_panes.go).
+// its frame, what hangs under a pane's foot is cut off, and a region
+// wholly under a pane's foot is left as photographed (glass_panes.go).
 func wholePanes(keep []bool, sm []float32, gg *glassGrid) {
 	w, h := gg.w, gg.h
 	growGlass(keep, sm, gg, glassGrow)
@@ -419,6 +419,7 @@ func wholePanes(keep []bool, sm []float32, gg *glassGrid) {
 	fillRows(keep, w, h, gg.paint)
 	fillPanes(keep, sm, gg)
 	cutNecks(keep, w, h)
+	dropUnderPanes(keep, w, h)
 }
 
 // smoothGlassProb is the model's probability smoothed over 3×3 and, with
