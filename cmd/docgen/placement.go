@@ -20,14 +20,15 @@ const placementDocs = `
 
 PlaceCarProcessor and AddBackgroundAndCropProcessor stand the car on its
 wheels, not on its bounding box. The wheels' contact points are found in the
-car's own outline: the lowest runs of its lower edge are where tyres meet the
-ground (bumpers and sills ride higher), and the lowest point of each end of
-the car finds a third wheel further back in a three-quarter view, and every
-dark, round dip of the lower edge is a tyre (the far front tyre of a
-three-quarter view peeks out under the sill, higher than either end's lowest
-point). The highest of these is the *far* wheel; the others stand lower, as
-photographed: the placement keeps the photo's perspective and never flattens
-it. When no wheels are found the bottom of the car's box stands in for them.
+car's own outline: every dark, grey, round dip of its lower edge is a tyre
+(a bumper's corner, a sill or an exhaust is not: the far front tyre of a
+three-quarter view peeks out under the sill, higher than the near ones), the
+two lowest a quarter of the car apart give the ground line, and the lowest
+point of each end of the car finds a third wheel further back in a
+three-quarter view. The highest of these is the *far* wheel; the others stand
+lower, as photographed: the placement keeps the photo's perspective and never
+flattens it. When no two wheels are found (a front view whose bumper hides
+the tyres) the bottom of the car's box stands in for them.
 
 ### The frame
 

@@ -124,6 +124,10 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	dist := distanceToCar(g)
 	near, reach := 2.5, math.Max(0.15*float64(bw), 6)
 	ref := floorLevel(g, box, roi, dist, reach)
+	// A broad shade cast by something else (a building, a tree) around
+	// the car, against a sunlit floor that set the level: only the car's
+	// footprint of it is kept (distanceToBottom, below).
+	broad := broadShade(g, roi, dist, ref, reach)
 
 	// The signed darkness of each floor pixel, in the region's own
 	// coordinates. The car's edge pixels on the working grid mix car and
@@ -162,10 +166,20 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	smooth, defined := normalizedBlur(dark, weight, rx, ry)
 	tyres := tyreContacts(g, box)
 	soft := penumbra(smooth, defined, tyres, dist, w, roi, bw)
+	var foot []float32
+	if broad {
+		foot = distanceToBottom(g, box)
+	}
 	var mass float64
 	for y := roi.Min.Y; y < roi.Max.Y; y++ {
 		for x := roi.Min.X; x < roi.Max.X; x++ {
 			v := max(soft.Pix[(y-roi.Min.Y)*rw+x-roi.Min.X], 0)
+			if foot != nil {
+				// Sideways the footprint ends soon after the car does.
+				out := float64(max(box.Min.X-x, x+1-box.Max.X, 0))
+				v *= float32((1 - imaging.Smoothstep(footNear*float64(bh), footFar*float64(bh), float64(foot[y*w+x]))) *
+					(1 - imaging.Smoothstep(footSideNear*float64(bw), footSideFar*float64(bw), out)))
+			}
 			d.Pix[y*w+x] = v
 			mass += float64(v)
 		}
@@ -177,6 +191,86 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	fadeEdges(d, roi, max(bw/40, 2), max(bh/8, 2))
 	addContactShadows(d, tyres, box)
 	return d, mass > 0.002*float64(bw*bh)
+}
+
+// footNear and footFar bound the footprint kept of a broad shade, as
+// shares of the car's height from its lower edge: all of it within
+// footNear, none beyond footFar. In a shade the car's own shadow is the
+// darkness close under it, where the car hides the sky; in a front view
+// it reaches about a sixth of the car's height below the bumper.
+const (
+	footNear = 0.05
+	footFar  = 0.2
+)
+
+// footSideNear and footSideFar bound it beyond the car's ends, as shares
+// of its length.
+const (
+	footSideNear = 0.0
+	footSideFar  = 0.06
+)
+
+// broadShadeDark and broadShare tell a broad shade cast by something
+// else from the car's own shadow: the floor just beyond the shadow's
+// reach (reach to twice that from the car) is at least broadShadeDark
+// darker than the floor level over at least broadShare of it. A car's
+// shadow has faded there; a building's shade goes on, against the sunlit
+// floor that set the level. (A floor's grain of ±20% darkens a tenth of
+// it that much.)
+const (
+	broadShadeDark = 0.2
+	broadShare     = 0.3
+)
+
+// broadShade reports whether the car stands in a broad shade: at least
+// broadShare of the floor just beyond the shadow's reach (reach to twice
+// that from the car, in roi) is broadShadeDark darker than the floor
+// level ref.
+func broadShade(g *workGrid, roi image.Rectangle, dist []float32, ref []float32, reach float64) bool {
+	shaded, n := 0, 0
+	for y := roi.Min.Y; y < roi.Max.Y; y++ {
+		if ref[y] <= 0.005 {
+			continue
+		}
+		for x := roi.Min.X; x < roi.Max.X; x++ {
+			i := y*g.w + x
+			if d := float64(dist[i]); d < reach || d >= 2*reach {
+				continue
+			}
+			n++
+			if 1-g.lum.Pix[i]/ref[y] >= broadShadeDark {
+				shaded++
+			}
+		}
+	}
+	return n > 0 && float64(shaded) >= broadShare*float64(n)
+}
+
+// distanceToBottom returns, for each grid pixel, its distance to the
+// car's footprint on the floor: in each of the box's columns, from the
+// car's lowest pixel, where it is in the lower third of the box (a
+// mirror's lower edge is not), down to the floor under it (the line
+// through the wheels' contacts, or the box's bottom without two).
+func distanceToBottom(g *workGrid, box image.Rectangle) []float32 {
+	set := make([]bool, g.w*g.h)
+	low := float64(box.Max.Y) - float64(box.Dy())/3
+	l, r, ok := wheelContacts(g, box)
+	floor := func(x float64) float64 {
+		if !ok {
+			return float64(box.Max.Y)
+		}
+		return l.Y + (r.Y-l.Y)*(x-l.X)/math.Max(r.X-l.X, 1)
+	}
+	for i, b := range bottomProfile(g, box) {
+		if b < low {
+			continue
+		}
+		x := box.Min.X + i
+		for y := max(int(b)-1, 0); y < min(max(int(floor(float64(x)+0.5)), int(b)), g.h); y++ {
+			set[y*g.w+x] = true
+		}
+	}
+	return imaging.Chamfer(set, g.w, g.h)
 }
 
 // floorLevel returns the floor's own brightness, row by row: the median

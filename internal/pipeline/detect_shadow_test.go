@@ -90,6 +90,64 @@ func TestDetectCarShadowInTheShade(t *testing.T) {
 	checkShadowOnly(t, car)
 }
 
+// TestDetectCarShadowNotABuildingsShade parks the test car in a
+// building's shade that reaches the photo's left and bottom edges, the sun
+// on the floor beyond the car's right end, as the 12 MP Fords stand: the
+// floor around the car is partly sunlit, so the shade looks dark against
+// it. The shade is not the car's shadow (it runs far beyond the car, to
+// the photo's edges, and its edge is not shaped by the car): only the
+// car's own shadow under it is kept.
+func TestDetectCarShadowNotABuildingsShade(t *testing.T) {
+	car := widen(testCar(t), 240)
+	w, h := car.Photo.Rect.Dx(), car.Photo.Rect.Dy()
+	ground := car.ShadowCenter.Y
+	// The shade's edge: a straight line from above the car's right end
+	// down to the left, as a building's corner casts it.
+	edge := func(y int) float64 { return float64(car.Box.Max.X) + 20 - 8*(float64(y)-ground) }
+	for y := int(0.55 * float64(h)); y < h; y++ {
+		for x := range w {
+			if car.Matte.GrayAt(x, y).Y != 0 || float64(x) > edge(y) {
+				continue
+			}
+			p := car.Photo.Pix[y*car.Photo.Stride+4*x:]
+			for c := range 3 {
+				p[c] = uint8(math.Round(float64(p[c]) * 0.6))
+			}
+		}
+	}
+	e := newTestEngine(t, &fakeSegmenter{car: car}, nil)
+	s := scene(t, e, car, det(), Step{"processorName": DetectCarShadow})
+	if s.Shadow == nil || !s.ShadowDetected {
+		t.Fatal("no shadow detected under a car that casts one")
+	}
+	g := s.work
+	darkness := func(x, y float64) float64 { return float64(s.Shadow.Sample(x*g.sx, y*g.sy)) }
+	c, r := car.ShadowCenter, car.ShadowRadii
+	var under, n float64
+	for x := c.X - 0.7*r.X; x <= c.X+0.7*r.X; x += 4 {
+		if car.Matte.GrayAt(int(x), int(c.Y+0.3*r.Y)).Y == 0 {
+			under += darkness(x, c.Y+0.3*r.Y)
+			n++
+		}
+	}
+	if under/n < 0.25 {
+		t.Errorf("the shadow under the car has darkness %.2f on average, want at least 0.25", under/n)
+	}
+	// The shaded floor beside the car, beyond its shadow: to its left,
+	// in front of it, and behind its left end.
+	bw := float64(car.Box.Dx())
+	for _, p := range []Point{
+		{float64(car.Box.Min.X) - 0.12*bw, c.Y},
+		{float64(car.Box.Min.X) - 0.2*bw, c.Y + 3*r.Y},
+		{c.X - 0.2*bw, c.Y + 4*r.Y},
+		{float64(car.Box.Min.X) - 0.1*bw, c.Y - 2*r.Y},
+	} {
+		if d := darkness(p.X, p.Y); d > 0.08 {
+			t.Errorf("the building's shade at (%.0f,%.0f) kept as the car's shadow, darkness %.2f", p.X, p.Y, d)
+		}
+	}
+}
+
 // TestDetectCarShadowOnGravel draws the test car on a coarse floor, each
 // pixel up to 20% lighter or darker: the floor's texture around the car is
 // not its shadow.

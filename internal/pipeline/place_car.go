@@ -1,10 +1,12 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"image"
 	"image/color"
 	"math"
+	"slices"
 
 	"github.com/showroom/showroom/internal/catalog"
 )
@@ -220,41 +222,33 @@ func (s *Scene) levelTilt() (float64, bool) {
 }
 
 // wheelContacts finds two wheels' ground-contact points on the working
-// grid from the car's bottom profile: the lowest runs of the outline are
-// where tyres meet the floor (bumpers and sills ride higher). It returns
-// the points at the bottom edge of those runs, left one first.
+// grid, left one first: the lowest tyre tyreContacts finds and the
+// lowest other one at least a quarter of the car's length away from it,
+// on either side (in a three-quarter view the two near wheels are not one
+// in each half). The lowest runs of the outline alone are not enough: in
+// a three-quarter view a bumper's corner hangs lower than the far wheels,
+// and under a long sill the middle of the sill is lower than the rear
+// tyre.
 func wheelContacts(g *workGrid, box image.Rectangle) (l, r Point, ok bool) {
-	bw, bh := box.Dx(), box.Dy()
-	if bw < 8 || bh < 8 {
+	tyres := tyreContacts(g, box)
+	if len(tyres) < 2 {
 		return l, r, false
 	}
-	bottom := bottomProfile(g, box)
-	contact := func(lo, hi int) (Point, bool) { return lowestRun(bottom, box, lo, hi) }
-	// The lowest tyre first, then the lowest one at least a quarter of the
-	// car's length away from it, on either side: in a three-quarter view
-	// the two near wheels are not one in each half.
-	a, ok := contact(0, bw)
-	if !ok {
-		return l, r, false
-	}
-	ai := int(a.X) - box.Min.X
-	var b Point
+	a := slices.MaxFunc(tyres, func(p, q tyre) int { return cmp.Compare(p.at.Y, q.at.Y) })
 	found := false
-	for _, span := range [][2]int{{0, ai - bw/4}, {ai + bw/4 + 1, bw}} {
-		if span[1]-span[0] < 2 {
-			continue
-		}
-		if c, ok := contact(max(span[0], 0), min(span[1], bw)); ok && (!found || c.Y > b.Y) {
-			b, found = c, true
+	var b Point
+	for _, t := range tyres {
+		if math.Abs(t.at.X-a.at.X) >= float64(box.Dx())/4 && (!found || t.at.Y > b.Y) {
+			b, found = t.at, true
 		}
 	}
 	if !found {
 		return l, r, false
 	}
-	if b.X < a.X {
-		return b, a, true
+	if b.X < a.at.X {
+		return b, a.at, true
 	}
-	return a, b, true
+	return a.at, b, true
 }
 
 // bottomProfile returns, for each working-grid column of box, the row

@@ -15,11 +15,21 @@ type tyre struct {
 	half float64
 }
 
+// minTyreArch is how far, as a share of the car's height, the bottom
+// profile must rise on each side of a tyre's contact between two lower
+// stretches of it: the tyre's arch.
+const minTyreArch = 0.04
+
+// maxTyreRun is the longest a tyre's lowest run of the bottom profile
+// may be, as a share of the car's height.
+const maxTyreRun = 0.2
+
 // tyreContacts finds every visible tyre's contact with the floor on the
-// working grid. wheelContacts finds the two lowest, which is what a ground
-// line needs; a shadow needs each tyre: in a three-quarter view the far
-// front tyre stands higher in the picture than the near ones, between
-// them. A tyre is a dip of the car's bottom profile that the profile
+// working grid: it is the one tyre finder, for the shadows, the ground
+// points and (wheelContacts, its two lowest tyres far enough apart) the
+// ground line and the tilt. A shadow needs each tyre: in a three-quarter
+// view the far front tyre stands higher in the picture than the near
+// ones, between them. A tyre is a dip of the car's bottom profile that the profile
 // rises from on both sides (a tyre is round), short, dark as rubber is (a
 // light bumper's corner or sill riding low is not one) and about as wide
 // as the car's other tyres. The result is ordered left to right.
@@ -32,8 +42,12 @@ func tyreContacts(g *workGrid, box image.Rectangle) []tyre {
 	tol := math.Max(1, float64(bh)/100)
 	// A dip must rise by this on each side within a tyre's reach: a
 	// little, as in a front view a tyre's bottom shows just beside the
-	// bumper that hangs lower.
+	// bumper that hangs lower. A dip between two lower stretches, not at
+	// an end of the car, must rise by its arch: a sill sagging between
+	// two tyres rises a few pixels, a tyre's arch, even a far tyre peeking out under the sill, a twentieth of the car's
+	// height.
 	rise := math.Max(2, 0.008*float64(bh))
+	arch := math.Max(rise, minTyreArch*float64(bh))
 	reach := max(bw/5, 4)
 	var out []tyre
 	last := -1
@@ -69,12 +83,16 @@ func tyreContacts(g *workGrid, box image.Rectangle) []tyre {
 			}
 			return low - top
 		}
-		if side(i0-1, -1) < rise || side(i1+1, 1) < rise {
+		sl, sr := side(i0-1, -1), side(i1+1, 1)
+		if min(sl, sr) < rise || (!math.IsInf(sl, 1) && !math.IsInf(sr, 1) && min(sl, sr) < arch) {
 			continue
 		}
 		// A round tyre's lowest run is short, even flattened where it
 		// stands; a long flat one is a bumper's or a sill's lower edge.
-		if float64(i1-i0+1) > 0.16*float64(bh) {
+		// Seen from the side a tyre's diameter is near half the car's
+		// height and its run, flattened and blurred by the matte, up to
+		// a fifth of it (a sixth cut the side views' tyres off).
+		if float64(i1-i0+1) > maxTyreRun*float64(bh) {
 			continue
 		}
 		x := float64(box.Min.X) + float64(i0+i1+1)/2
@@ -103,11 +121,14 @@ func tyreContacts(g *workGrid, box image.Rectangle) []tyre {
 }
 
 // rubber reports whether the car just above the run [i0, i1] of the
-// bottom profile is dark, as a tyre is in any light a car is photographed
-// in (linear luminance below a quarter; white paint in shade is brighter).
+// bottom profile is dark and grey, as a tyre is in any light a car is
+// photographed in: linear luminance below a quarter (white paint in shade
+// is brighter), its colour's channels within maxRubberChroma of each
+// other (a red or blue sill riding low is as dark, but coloured).
 func rubber(g *workGrid, box image.Rectangle, bottom []float64, i0, i1 int) bool {
 	depth := max(int(0.03*float64(box.Dy())), 2)
 	var sum float64
+	var rgb [3]float64
 	n := 0
 	for i := i0; i <= i1; i++ {
 		x := box.Min.X + i
@@ -117,12 +138,24 @@ func rubber(g *workGrid, box image.Rectangle, bottom []float64, i0, i1 int) bool
 			}
 			if j := y*g.w + x; g.matte.Pix[j] > 0.9 {
 				sum += float64(g.lum.Pix[j])
+				for c := range rgb {
+					rgb[c] += float64(g.rgb[c].Pix[j])
+				}
 				n++
 			}
 		}
 	}
-	return n > 0 && sum/float64(n) < 0.25
+	if n == 0 || sum/float64(n) >= 0.25 {
+		return false
+	}
+	hi, lo := max(rgb[0], rgb[1], rgb[2]), min(rgb[0], rgb[1], rgb[2])
+	return hi-lo <= maxRubberChroma*hi
 }
+
+// maxRubberChroma is how far apart a tyre's colour channels may be, as a
+// share of the brightest: rubber is grey, tinted a little by the floor
+// and the sky it reflects.
+const maxRubberChroma = 0.7
 
 // contactShadowDarkness is the darkness right under a tyre: the floor a
 // tyre stands on sees almost no sky, whatever the light.

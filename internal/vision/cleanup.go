@@ -105,6 +105,8 @@ func cleanup(sal plane, work [3]plane) cleaned {
 	solid := imaging.Dilate(imaging.Erode(set, w, h, r), w, h, r)
 	c.box = c.box.Union(restoreLowParts(keep, c.box, set, reach, solid, w, h, bodyBox.Min.Y+int(roofMargin*float64(bodyBox.Dy()))))
 	c.box = clipRoofPeaks(keep, w, c.box)
+	c.box = clipBorderStrips(keep, w, c.box)
+	closeLowGaps(keep, sal, w, c.box)
 	area := 0
 	for _, k := range keep {
 		if k {
@@ -384,6 +386,136 @@ func clipRoofPeaks(keep []bool, w int, box image.Rectangle) image.Rectangle {
 		}
 	}
 	return box
+}
+
+// stripThin and stripLong bound what clipBorderStrips cuts: columns at
+// the side of the car that hold less than stripThin of the car's height,
+// all of it in the car's lower half, for at least stripLong of its width,
+// out to the photo's border.
+const (
+	stripThin = 0.15
+	stripLong = 0.02
+)
+
+// clipBorderStrips cuts off keep a thin strip at the car's foot that runs
+// out of the photo's left or right border beyond the car's end: a kerb, a
+// floor line or a privacy blur over a number plate that the model joined
+// to the car, thick enough to survive the lettering cut (so it is part of
+// the body, which restoreLowParts's kerb rule never sees). A part of a car
+// ends where the car does: where the photo cuts the car, the columns at
+// the border hold the car's whole side, not a strip; a rounded nose that
+// touches the border is thin for a pixel or two only. box is keep's box;
+// it returns the box of what is left.
+func clipBorderStrips(keep []bool, w int, box image.Rectangle) image.Rectangle {
+	if box.Empty() {
+		return box
+	}
+	mid := box.Min.Y + box.Dy()/2
+	thin := int(stripThin * float64(box.Dy()))
+	long := max(3, int(stripLong*float64(box.Dx())))
+	// footOnly reports whether column x holds at most thin kept pixels, all
+	// below the car's middle, and at least one.
+	footOnly := func(x int) bool {
+		n := 0
+		for y := box.Min.Y; y < box.Max.Y; y++ {
+			if keep[y*w+x] {
+				if y < mid {
+					return false
+				}
+				n++
+			}
+		}
+		return n > 0 && n <= thin
+	}
+	cut := func(x0, x1 int) {
+		for y := box.Min.Y; y < box.Max.Y; y++ {
+			clear(keep[y*w+x0 : y*w+x1])
+		}
+	}
+	x0, x1 := box.Min.X, box.Max.X
+	if x0 == 0 {
+		x := x0
+		for x < x1 && footOnly(x) {
+			x++
+		}
+		if x-x0 >= long && x < x1 {
+			cut(x0, x)
+			box.Min.X = x
+		}
+	}
+	if x1 == w {
+		x := x1
+		for x > box.Min.X && footOnly(x-1) {
+			x--
+		}
+		if x1-x >= long && x > box.Min.X {
+			cut(x, x1)
+			box.Max.X = x
+		}
+	}
+	// The box's bottom may have come up.
+	for y := box.Max.Y - 1; y >= box.Min.Y; y-- {
+		if slices.Contains(keep[y*w+box.Min.X:y*w+box.Max.X], true) {
+			box.Max.Y = y + 1
+			break
+		}
+	}
+	return box
+}
+
+// lowGapLong, lowGapSure and lowGapWide bound the gaps closeLowGaps
+// closes: at most lowGapLong of the car's height, where the model's
+// answer averages at least lowGapSure, together at least lowGapWide of the
+// car's width.
+const (
+	lowGapLong = 0.08
+	lowGapSure = 0.3
+	lowGapWide = 0.05
+)
+
+// closeLowGaps sets the short vertical gaps of keep in the lower half of
+// the car's box (each column's unset stretch between two kept pixels)
+// where the model leaned towards car, and that together span a good part
+// of the car's width: a lower bumper or valance between the wheels, whose
+// dark grille and skid plate the model held between background and car,
+// with the bumper's lower edge kept below them. Such a gap opens to the
+// side, so it is not a hole. A narrow one (between a bumper and an
+// exhaust pipe) stays.
+func closeLowGaps(keep []bool, sal plane, w int, box image.Rectangle) {
+	long := max(1, int(lowGapLong*float64(box.Dy())))
+	gap := make([]bool, len(keep))
+	any := false
+	for x := box.Min.X; x < box.Max.X; x++ {
+		last := -1 // the last kept row seen
+		for y := box.Min.Y + box.Dy()/2; y < box.Max.Y; y++ {
+			if !keep[y*w+x] {
+				continue
+			}
+			if last >= 0 && y-last > 1 && y-last-1 <= long {
+				var sum float32
+				for g := last + 1; g < y; g++ {
+					sum += sal.Pix[g*w+x]
+				}
+				if sum >= lowGapSure*float32(y-last-1) {
+					for g := last + 1; g < y; g++ {
+						gap[g*w+x] = true
+					}
+					any = true
+				}
+			}
+			last = y
+		}
+	}
+	if !any {
+		return
+	}
+	labels, comps := imaging.Label(gap, w, len(keep)/w, true)
+	wide := lowGapWide * float64(box.Dx())
+	for i, l := range labels {
+		if l >= 0 && float64(comps[l].Box.Dx()) >= wide {
+			keep[i] = true
+		}
+	}
 }
 
 // openTopEnds is openTop with the line continued beyond its ends at

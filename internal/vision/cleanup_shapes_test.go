@@ -254,3 +254,106 @@ func TestSecondLook(t *testing.T) {
 		t.Errorf("kept %.2f of the cabin after the second look, want all (its first answer stands above the middle)", s)
 	}
 }
+
+// carWithStrip is sideCar with a strip the model joined to it (0.95).
+func carWithStrip(strip image.Rectangle) (sal plane, car []bool) {
+	sal, car = sideCar()
+	fill(sal, strip, 0.95)
+	return sal, car
+}
+
+// TestCleanupDropsAStripToTheBorder: a strip at the car's foot running out
+// of the photo beyond the car's end (a kerb, a floor line, a privacy blur
+// over a number plate), as thick as the body and so part of it after the
+// lettering cut, is not car; the same car cut by the photo keeps its side.
+func TestCleanupDropsAStripToTheBorder(t *testing.T) {
+	for _, strip := range []image.Rectangle{
+		image.Rect(310, 212, 400, 234), // from the front bumper to the right border
+		image.Rect(0, 218, 80, 238),    // from the rear bumper to the left border
+	} {
+		sal, car := carWithStrip(strip)
+		got, c := keptOf(t, sal)
+		if n := keptBeside(got, car); n > 150 {
+			t.Errorf("strip %v: kept %d pixels of it, want none", strip, n)
+		}
+		if c.box.Min.X < 55 || c.box.Max.X > 335 {
+			t.Errorf("strip %v: box %v runs out along the strip", strip, c.box)
+		}
+		if v := iou(got, car); v < 0.97 {
+			t.Errorf("strip %v: IoU with the car %.3f, want >= 0.97", strip, v)
+		}
+	}
+	// The car cut by the photo's right border: its body runs out there,
+	// and so does a low spoiler under it.
+	sal, _ := boxCar(image.Rect(60, 140, 400, 240), image.Rect(120, 85, 270, 140))
+	fill(sal, image.Rect(300, 240, 400, 250), 0.95)
+	got, _ := keptOf(t, sal)
+	if s := share(got, sal.W, image.Rect(330, 140, 400, 250)); s < 0.98 {
+		t.Errorf("kept %.2f of the car's end the photo cuts, want all", s)
+	}
+}
+
+// frontWithValance is the saliency, on a 400×300 photo, of a car seen
+// from the front: its body, the tyres below it, between them a valance
+// the model holds at valance and, under it, the bumper's lip; and the car
+// alone (the valance over the lip is car).
+func frontWithValance(valance float32, lip image.Rectangle) (sal plane, car []bool) {
+	const w, h = 400, 300
+	sal = newPlane(w, h)
+	clear(sal.Pix)
+	parts := []image.Rectangle{
+		image.Rect(80, 100, 320, 220), // body
+		image.Rect(90, 220, 130, 255), // tyres
+		image.Rect(270, 220, 310, 255),
+	}
+	for _, r := range parts {
+		fill(sal, r, 0.98)
+	}
+	fill(sal, image.Rect(130, 220, 270, 230), valance)
+	fill(sal, lip, 0.9)
+	parts = append(parts, lip, image.Rect(lip.Min.X, 220, lip.Max.X, lip.Min.Y))
+	car = make([]bool, w*h)
+	for y := range h {
+		for x := range w {
+			for _, r := range parts {
+				if image.Pt(x, y).In(r) {
+					car[y*w+x] = true
+				}
+			}
+		}
+	}
+	return sal, car
+}
+
+// TestCleanupClosesALowerBumper: a car seen from the front, whose lower
+// valance and grille between the wheels the model held between background
+// and car (0.35), under the body and over the bumper's lower lip, which it
+// was sure of. The gap opens to the side between the lip's end and the
+// right tyre, so it is not a hole; it is car. Where the model saw floor between
+// the body and the lip (0.1), and under a narrow gap, nothing is added.
+func TestCleanupClosesALowerBumper(t *testing.T) {
+	const w = 400
+	front := func(valance float32, lip image.Rectangle) plane {
+		sal, _ := frontWithValance(valance, lip)
+		return sal
+	}
+	lip := image.Rect(130, 230, 250, 236) // from the left tyre
+	valance := image.Rect(130, 220, 250, 230)
+	got, _ := keptOf(t, front(0.35, lip))
+	if s := share(got, w, lip); s < 0.95 {
+		t.Fatalf("kept %.2f of the bumper's lip, want all", s)
+	}
+	if s := share(got, w, valance); s < 0.98 {
+		t.Errorf("kept %.2f of the valance over the lip, want all", s)
+	}
+	got, _ = keptOf(t, front(0.1, lip))
+	if s := share(got, w, valance); s > 0.3 {
+		t.Errorf("kept %.2f of the floor seen between the body and the lip, want none", s)
+	}
+	// A narrow lip (an exhaust pipe's end): the gap over it stays.
+	narrow := image.Rect(130, 230, 140, 236)
+	got, _ = keptOf(t, front(0.35, narrow))
+	if s := share(got, w, image.Rect(132, 220, 140, 230)); s > 0.3 {
+		t.Errorf("kept %.2f of the gap over a narrow part, want none", s)
+	}
+}

@@ -31,11 +31,18 @@ func TestWriteCleanupFigures(t *testing.T) {
 		}
 	}
 	person, personCar, _ := sedanWithPerson()
+	strip, stripCar := carWithStrip(image.Rect(310, 212, 400, 234))
+	front, frontCar := frontWithValance(0.35, image.Rect(130, 230, 250, 236))
 	for _, c := range []struct {
 		name string
 		sal  plane
 		car  []bool
-	}{{"cleanup-pickup-cab", pickup, pickupCar}, {"cleanup-person-on-bonnet", person, personCar}} {
+	}{
+		{"cleanup-pickup-cab", pickup, pickupCar},
+		{"cleanup-person-on-bonnet", person, personCar},
+		{"cleanup-border-strip", strip, stripCar},
+		{"cleanup-lower-valance", front, frontCar},
+	} {
 		got, _ := keptOf(t, c.sal)
 		w, h := c.sal.W, c.sal.H
 		panel := image.NewNRGBA(image.Rect(0, 0, w, h))
