@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/showroom/showroom/internal/codec"
@@ -44,8 +45,26 @@ func main() {
 	snap := flag.Int("snap", -1, "override the guided filter's radius on the probability (tuning)")
 	snapEps := flag.Float64("snap-eps", 2e-3, "its regularisation, with -snap")
 	reach := flag.Float64("reach", -1, "override how far glass grows, a share of the car's size (tuning; 0: no limit)")
+	neverWeight := flag.Float64("never-weight", 1, "the deep model's training weight of never-glass candidates (tuning)")
+	neverDensity := flag.Int("never-density", 1, "how many times more never-glass candidates than others it trains on (tuning)")
+	nearReach := flag.Float64("never-near", 0, "with -never-weight and -never-density, only the never-glass within this share of the car's size of annotated glass (tuning; 0: all)")
+	neverPrior := flag.Bool("never-prior", false, "give back the log-odds shift of -never-weight and -never-density in the model's bias (tuning)")
+	hand := flag.String("hand", "", "the hand-made features the deep model reads, by index, comma-separated (tuning; empty: the default ones)")
 	scoreModel := flag.String("score", "", "only score this model file on the photos (no training), e.g. glass_probe.json on the dev set")
 	flag.Parse()
+	var handList []int
+	for _, f := range strings.Split(*hand, ",") {
+		if f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil || v < 0 || v >= pipeline.GlassFeatureCount {
+			log.Fatalf("glasstrain: -hand: %q is not a feature index", f)
+		}
+		handList = append(handList, v)
+	}
+	glasstrain.TuneProbe(float32(*neverWeight), *neverDensity, float32(*nearReach), handList)
+	glasstrain.ShiftProbePrior(*neverPrior)
 	if *snap >= 0 {
 		pipeline.SetGlassSnap(*snap, float32(*snapEps))
 	}

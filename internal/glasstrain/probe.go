@@ -24,7 +24,84 @@ var probeTraining = struct {
 	Sample int
 	// RestWeight: as glassTraining's.
 	RestWeight float32
-}{Hidden: 16, Epochs: 6, Batch: 256, Rate: 2e-3, L2: 1e-4, Sample: 40, RestWeight: 0.15}
+	// NeverWeight is the weight of a never-glass candidate (a bonnet, a
+	// tailgate, a mirror), and NeverDensity how many times more of them
+	// are kept for training than of the other candidates: the hard
+	// negatives, the false glass a dealer sees first.
+	NeverWeight  float32
+	NeverDensity int
+	// NearReach, when above 0, keeps the weight and density to the
+	// never-glass candidates within that share of the car's size (√ of
+	// its box's area) of annotated glass: the bonnet under a windscreen's
+	// foot, the tailgate under a rear window, a mirror beside a side
+	// window, where the false glass is joined to a pane.
+	NearReach float32
+	// PriorShift, when set, adds ln(NeverWeight·NeverDensity) to the
+	// trained model's bias: the shift the extra weight of the never-glass
+	// puts on the log-odds, given back everywhere, so that the
+	// probabilities keep the meaning the pane thresholds were set for and
+	// only the order the weighting learned (a bonnet below a pane's edge)
+	// stays.
+	PriorShift bool
+	// Hand names the hand-made features the model reads (nil: the
+	// pipeline's default ones).
+	Hand []int
+}{Hidden: 16, Epochs: 6, Batch: 256, Rate: 2e-3, L2: 1e-4, Sample: 40, RestWeight: 0.15, NeverWeight: 1, NeverDensity: 1}
+
+// TuneProbe sets the deep model's never-glass weight and density and the
+// hand-made features it reads (nil: the default ones), for measuring them
+// with glasstrain.
+func TuneProbe(neverWeight float32, neverDensity int, nearReach float32, hand []int) {
+	probeTraining.NeverWeight, probeTraining.NeverDensity, probeTraining.Hand = neverWeight, max(neverDensity, 1), hand
+	probeTraining.NearReach = nearReach
+}
+
+// ShiftProbePrior sets PriorShift (tuning).
+func ShiftProbePrior(on bool) { probeTraining.PriorShift = on }
+
+// hardNegatives returns the never-glass cells the weight and density
+// apply to: all of them, or with NearReach those near annotated glass
+// (4-connected steps on the glass grid).
+func hardNegatives(in *pipeline.GlassInputs, windows, never []bool) []bool {
+	hard := make([]bool, len(never))
+	for i := range never {
+		hard[i] = never[i] && !windows[i]
+	}
+	reach := probeTraining.NearReach
+	if reach <= 0 {
+		return hard
+	}
+	w, h, box := in.Grid()
+	limit := int32(math.Ceil(float64(reach) * math.Sqrt(float64(box.Dx()*box.Dy()))))
+	dist := make([]int32, w*h)
+	var queue []int
+	for i, v := range windows {
+		if v {
+			queue = append(queue, i)
+		} else {
+			dist[i] = -1
+		}
+	}
+	for len(queue) > 0 {
+		i := queue[0]
+		queue = queue[1:]
+		if dist[i] >= limit {
+			continue
+		}
+		x := i % w
+		for _, n := range [4]int{i - 1, i + 1, i - w, i + w} {
+			if n < 0 || n >= w*h || (n == i-1 && x == 0) || (n == i+1 && x == w-1) || dist[n] >= 0 {
+				continue
+			}
+			dist[n] = dist[i] + 1
+			queue = append(queue, n)
+		}
+	}
+	for i := range hard {
+		hard[i] = hard[i] && dist[i] >= 0
+	}
+	return hard
+}
 
 // Result is one photo's glass scores: recall and false glass, and its
 // torn panes.
@@ -55,17 +132,25 @@ func probeExample(ex Example) probeRows {
 	p := probeTraining
 	var keep []int
 	var keepHand []float32
+	hard := hardNegatives(in, windows, never)
 	for j, i := range in.Cells {
-		if !sampled(i, p.Sample) {
+		n := p.Sample
+		if hard[i] {
+			n = max(1, p.Sample/p.NeverDensity)
+		}
+		if !sampled(i, n) {
 			continue
 		}
 		keep = append(keep, i)
 		keepHand = append(keepHand, in.Hand[j*pipeline.GlassFeatureCount:(j+1)*pipeline.GlassFeatureCount]...)
 		lab, wt := label(windows[i], never[i], p.RestWeight)
+		if hard[i] {
+			wt *= p.NeverWeight
+		}
 		r.y = append(r.y, lab)
 		r.w = append(r.w, wt)
 	}
-	r.x = in.Deep(keep, keepHand)
+	r.x = in.Deep(keep, p.Hand, keepHand)
 	return r
 }
 
@@ -89,7 +174,7 @@ func trainProbe(rows []probeRows, channels []int) pipeline.ProbeModel {
 		return pipeline.ProbeModel{}
 	}
 	n := len(x) / N
-	m := pipeline.ProbeModel{Channels: channels, Hidden: p.Hidden, Mean: make([]float32, n), Std: make([]float32, n),
+	m := pipeline.ProbeModel{Channels: channels, Hand: p.Hand, Hidden: p.Hidden, Mean: make([]float32, n), Std: make([]float32, n),
 		W1: make([]float32, p.Hidden*n), B1: make([]float32, p.Hidden), W2: make([]float32, p.Hidden)}
 	for i := range n {
 		var s, q float64
@@ -210,6 +295,9 @@ func trainProbe(rows []probeRows, channels []int) pipeline.ProbeModel {
 				*pp -= float32(p.Rate * (mom[i] / c1) / (math.Sqrt(vel[i]/c2) + 1e-8))
 			}
 		}
+	}
+	if p.PriorShift {
+		m.B2 += float32(math.Log(float64(p.NeverWeight) * float64(p.NeverDensity)))
 	}
 	return m
 }

@@ -22,12 +22,12 @@ import (
 // regions are then decided as before (postGlass) and refined to full
 // resolution (refineGlass).
 
-// glassPosFeatures are the hand-made features the deep detector keeps, by
-// their index in glassGrid.features' vector: height in the car's column,
-// height in the box, distance across from the centre, distance to the
-// outline, lightness against the car's, saturation, and the segmenter's
-// own "left out" cue.
-var glassPosFeatures = [...]int{0, 1, 2, 7, 9, 11, 23}
+// glassPosFeatures are the hand-made features a deep model reads when it
+// names none (probeModel.Hand), by their index in glassGrid.features'
+// vector: height in the car's column, height in the box, distance across
+// from the centre, distance to the outline, lightness against the car's,
+// saturation, and the segmenter's own "left out" cue.
+var glassPosFeatures = []int{0, 1, 2, 7, 9, 11, 23}
 
 // probeModel is a network with one hidden layer of ReLU units over
 // standardised inputs, giving the log-odds of glass.
@@ -35,13 +35,17 @@ type probeModel struct {
 	// Layers names the activations it reads, with their channel counts,
 	// so a model trained on other outputs is not applied to these.
 	Channels []int
-	Mean     []float32
-	Std      []float32
-	Hidden   int
-	W1       []float32 // Hidden rows of len(Mean)
-	B1       []float32
-	W2       []float32
-	B2       float32
+	// Hand names the hand-made features it reads, by their index in
+	// glassGrid.features' vector, before the activations (none:
+	// glassPosFeatures).
+	Hand   []int `json:",omitempty"`
+	Mean   []float32
+	Std    []float32
+	Hidden int
+	W1     []float32 // Hidden rows of len(Mean)
+	B1     []float32
+	W2     []float32
+	B2     float32
 }
 
 //go:embed glass_probe.json
@@ -58,7 +62,7 @@ var glassProbe = sync.OnceValue(func() *probeModel {
 
 // fits reports whether m reads the activations feats.
 func (m *probeModel) fits(feats []vision.Features) bool {
-	if m == nil || len(m.Channels) == 0 || len(feats) != len(m.Channels) {
+	if m == nil || len(m.Channels) == 0 || len(feats) != len(m.Channels) || len(m.Mean) != deepInputs(m.hand(), feats) {
 		return false
 	}
 	for i, f := range feats {
@@ -69,24 +73,38 @@ func (m *probeModel) fits(feats []vision.Features) bool {
 	return true
 }
 
-// inputs is the length of the model's input vector.
-func deepInputs(feats []vision.Features) int {
-	n := len(glassPosFeatures)
+// hand returns the hand-made features m reads.
+func (m *probeModel) hand() []int {
+	if len(m.Hand) == 0 {
+		return glassPosFeatures
+	}
+	return m.Hand
+}
+
+// deepInputs is the length of the input vector of a model that reads the
+// hand-made features pos and the activations feats.
+func deepInputs(pos []int, feats []vision.Features) int {
+	n := len(pos)
 	for _, f := range feats {
 		n += f.Channels
 	}
 	return n
 }
 
-// logit returns the model's log-odds for x (raw, not standardised); h is
-// scratch of m.Hidden.
-func (m *probeModel) logit(x, h []float32) float32 {
+// logit returns the model's log-odds for x (raw, not standardised); z is
+// scratch of len(m.Mean) and h of m.Hidden. x is standardised once, into
+// z, as the trainer does, not once per hidden unit.
+func (m *probeModel) logit(x, z, h []float32) float32 {
 	n := len(m.Mean)
+	z = z[:n:n]
+	for i, v := range x[:n] {
+		z[i] = (v - m.Mean[i]) / m.Std[i]
+	}
 	for j := range m.Hidden {
 		w := m.W1[j*n : (j+1)*n : (j+1)*n]
 		s := m.B1[j]
-		for i, v := range x[:n] {
-			s += w[i] * (v - m.Mean[i]) / m.Std[i]
+		for i, v := range z {
+			s += w[i] * v
 		}
 		h[j] = max(s, 0)
 	}
@@ -100,30 +118,36 @@ func (m *probeModel) logit(x, h []float32) float32 {
 func sigmoid(v float32) float32 { return float32(1 / (1 + math.Exp(-float64(v)))) }
 
 // deepFeatures returns the deep detector's input vectors for the pixels
-// idx of the glass grid (row-major), from the hand-made vectors hand
-// (glassFeatureCount each, in idx's order) and the activations feats, which
-// cover the whole working grid g stretched to a square.
-func deepFeatures(gg *glassGrid, g *workGrid, feats []vision.Features, hand []float32, idx []int) []float32 {
-	n := deepInputs(feats)
+// idx of the glass grid (row-major), deepVector's each, one after another.
+// hand holds their hand-made vectors (glassFeatureCount each, in idx's
+// order).
+func deepFeatures(gg *glassGrid, g *workGrid, feats []vision.Features, pos []int, hand []float32, idx []int) []float32 {
+	n := deepInputs(pos, feats)
 	out := make([]float32, len(idx)*n)
 	imaging.Parallel(len(idx), func(lo, hi int) {
 		for j := lo; j < hi; j++ {
-			i := idx[j]
-			x, y := i%gg.w, i/gg.w
-			u := (float64(x) + 0.5) * float64(gg.k) / float64(g.w)
-			v := (float64(y) + 0.5) * float64(gg.k) / float64(g.h)
-			o := out[j*n : (j+1)*n]
-			for k, f := range glassPosFeatures {
-				o[k] = hand[j*glassFeatureCount+f]
-			}
-			o = o[len(glassPosFeatures):]
-			for _, f := range feats {
-				sampleChannels(f, u, v, o[:f.Channels])
-				o = o[f.Channels:]
-			}
+			deepVector(gg, g, feats, pos, hand[j*glassFeatureCount:(j+1)*glassFeatureCount], idx[j], out[j*n:(j+1)*n])
 		}
 	})
 	return out
+}
+
+// deepVector writes into o the deep detector's input vector for pixel i
+// of the glass grid: the hand-made features pos of its vector hand, then
+// the activations feats, which cover the whole working grid g stretched
+// to a square.
+func deepVector(gg *glassGrid, g *workGrid, feats []vision.Features, pos []int, hand []float32, i int, o []float32) {
+	x, y := i%gg.w, i/gg.w
+	u := (float64(x) + 0.5) * float64(gg.k) / float64(g.w)
+	v := (float64(y) + 0.5) * float64(gg.k) / float64(g.h)
+	for k, f := range pos {
+		o[k] = hand[f]
+	}
+	o = o[len(pos):]
+	for _, f := range feats {
+		sampleChannels(f, u, v, o[:f.Channels])
+		o = o[f.Channels:]
+	}
 }
 
 // sampleChannels writes the bilinear value of every channel of f at (u, v),
@@ -146,14 +170,17 @@ func sampleChannels(f vision.Features, u, v float64, out []float32) {
 }
 
 // predictDeep returns m's glass probability for every pixel of idx (0
-// elsewhere) from their deep input vectors x.
-func (gg *glassGrid) predictDeep(m *probeModel, x []float32, idx []int) []float32 {
+// elsewhere), whose hand-made vectors are hand. Each pixel's input vector
+// is made and read at once: the vectors of a 12 MP photo's hundred
+// thousand candidates would take 80 MB.
+func (gg *glassGrid) predictDeep(m *probeModel, g *workGrid, feats []vision.Features, hand []float32, idx []int) []float32 {
 	out := make([]float32, gg.w*gg.h)
-	n := len(m.Mean)
+	n, pos := len(m.Mean), m.hand()
 	imaging.Parallel(len(idx), func(lo, hi int) {
-		h := make([]float32, m.Hidden)
+		x, z, h := make([]float32, n), make([]float32, n), make([]float32, m.Hidden)
 		for j := lo; j < hi; j++ {
-			out[idx[j]] = sigmoid(m.logit(x[j*n:(j+1)*n], h))
+			deepVector(gg, g, feats, pos, hand[j*glassFeatureCount:(j+1)*glassFeatureCount], idx[j], x)
+			out[idx[j]] = sigmoid(m.logit(x, z, h))
 		}
 	})
 	return out
@@ -168,7 +195,7 @@ func glassProb(gg *glassGrid, g *workGrid, feats []vision.Features, deep *probeM
 		return nil
 	}
 	if deep.fits(feats) {
-		return gg.predictDeep(deep, deepFeatures(gg, g, feats, hand, idx), idx)
+		return gg.predictDeep(deep, g, feats, hand, idx)
 	}
 	return gg.predict(glassModel(), hand, idx)
 }

@@ -92,21 +92,57 @@ const glassFeatureCount = 24
 // its colour against the car's own (lightness, saturation, distance from
 // the body colour, blue of a sky reflection), and by its surroundings at
 // two scales above, below and around it, which is what tells a windscreen
-// from the bonnet of the same colour under it.
+// from the bonnet of the same colour under it. It also marks the pixels
+// coloured like the car's paint (gg.paint).
+//
+// Its stages: the car's pixels, the car's own tone, the sums its
+// neighbourhood means are read from, then each row's vectors, in parallel.
 func (gg *glassGrid) features() ([]float32, []int) {
-	w, h := gg.w, gg.h
-	box := gg.box
-	bw, bh := float32(box.Dx()), float32(box.Dy())
-	if bw < 8 || bh < 8 {
+	if gg.box.Dx() < 8 || gg.box.Dy() < 8 {
 		return nil, nil
 	}
-	car := make([]bool, w*h)
+	car := make([]bool, gg.w*gg.h)
 	for i, m := range gg.matte {
 		car[i] = m > 0.5
 	}
-	// The car's own median lightness and colour, from the whole car: every
-	// lightness feature is relative to them, so that a dark and a white
-	// car read alike.
+	tone, ok := gg.carTone(car)
+	if !ok {
+		return nil, nil
+	}
+	gg.paint = make([]bool, gg.w*gg.h)
+	nb := newNeighbourhood(gg, car)
+	// The rows are worked out in parallel, each into slices of its own,
+	// joined in row order.
+	box := gg.box
+	rowFeats, rowIdx := make([][]float32, box.Dy()), make([][]int, box.Dy())
+	imaging.Parallel(box.Dy(), func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			rowFeats[y], rowIdx[y] = gg.rowFeatures(box.Min.Y+y, car, tone, nb)
+		}
+	})
+	return slices.Concat(rowFeats...), slices.Concat(rowIdx...)
+}
+
+// carTone is the car's own median lightness and colour, which every
+// lightness and colour feature is relative to, so that a dark and a white
+// car read alike.
+type carTone struct {
+	lum     float32    // median lightness of the whole car (at least 0.02)
+	body    [3]float32 // median colour of its lower half: the paint
+	bodyLum float32    // the paint's lightness
+	// distinct: the paint is a colour no glass looks like (a clear
+	// colour, or white and silver), so a pixel of the paint's own colour
+	// is never glass whatever the model says: that keeps a body-coloured
+	// pillar between two windows opaque. Black and grey paint look like
+	// tinted glass, so there the model alone decides.
+	distinct bool
+}
+
+// carTone measures the car's tone over its pixels car; ok is false when
+// the car is too small to measure.
+func (gg *glassGrid) carTone(car []bool) (t carTone, ok bool) {
+	box, w := gg.box, gg.w
+	bh := float32(box.Dy())
 	var lums []float32
 	var cols [3][]float32
 	for y := box.Min.Y; y < box.Max.Y; y++ {
@@ -122,7 +158,7 @@ func (gg *glassGrid) features() ([]float32, []int) {
 		}
 	}
 	if len(lums) < 16 {
-		return nil, nil
+		return t, false
 	}
 	median := func(v []float32) float32 {
 		if len(v) == 0 {
@@ -130,22 +166,28 @@ func (gg *glassGrid) features() ([]float32, []int) {
 		}
 		return kth(v, len(v)/2)
 	}
-	carLum := max(median(lums), 0.02)
-	var body [3]float32
+	t.lum = max(median(lums), 0.02)
 	for c := range 3 {
-		body[c] = median(cols[c])
+		t.body[c] = median(cols[c])
 	}
-	bodyLum := float32(math.Sqrt(float64(0.2126*body[0] + 0.7152*body[1] + 0.0722*body[2])))
-	// On paint that no glass looks like (a clear colour, or white and
-	// silver), a pixel of the paint's own colour is never glass whatever
-	// the model says: that keeps a body-coloured pillar between two
-	// windows opaque. Black and grey paint look like tinted glass, so there
-	// the model alone decides.
-	distinct := saturation(body) > 0.35 || bodyLum > 0.6
-	gg.paint = make([]bool, w*h)
+	t.bodyLum = float32(math.Sqrt(float64(0.2126*t.body[0] + 0.7152*t.body[1] + 0.0722*t.body[2])))
+	t.distinct = saturation(t.body) > 0.35 || t.bodyLum > 0.6
+	return t, true
+}
 
-	// Box means over the car only (outside it, the old background would
-	// leak in): sums of lightness and of car pixels.
+// neighbourhood reads box means of lightness over the car only (outside
+// it, the old background would leak in), at the scales the features use.
+type neighbourhood struct {
+	w, h       int
+	si, ci, qi []float64 // summed-area tables of lightness, car pixels, lightness²
+	dist       []float32 // distance to the car's outline
+	unit       float32   // the car's size: √ of its box's area
+	r1, r2, r3 int       // the three neighbourhood radii
+	step       int       // how far above and below the features look
+}
+
+func newNeighbourhood(gg *glassGrid, car []bool) *neighbourhood {
+	w, h := gg.w, gg.h
 	lumCar := make([]float32, w*h)
 	one := make([]float32, w*h)
 	sq := make([]float32, w*h)
@@ -154,101 +196,111 @@ func (gg *glassGrid) features() ([]float32, []int) {
 			lumCar[i], one[i], sq[i] = gg.lum[i], 1, gg.lum[i]*gg.lum[i]
 		}
 	}
-	si, ci, qi := integral(lumCar, w, h), integral(one, w, h), integral(sq, w, h)
-	mean := func(x, y, r int) (float32, float32) {
-		x0, y0, x1, y1 := max(x-r, 0), max(y-r, 0), min(x+r+1, w), min(y+r+1, h)
-		n := rect(ci, w, x0, y0, x1, y1)
-		if n < 1 {
-			return 0, 0
-		}
-		return rect(si, w, x0, y0, x1, y1) / n, n / float32((x1-x0)*(y1-y0))
+	unit := float32(math.Sqrt(float64(float32(gg.box.Dx()) * float32(gg.box.Dy()))))
+	return &neighbourhood{
+		w: w, h: h,
+		si: integral(lumCar, w, h), ci: integral(one, w, h), qi: integral(sq, w, h),
+		dist: imaging.Chamfer(notSet(car), w, h),
+		unit: unit,
+		r1:   max(int(0.015*unit), 1),
+		r2:   max(int(0.05*unit), 2),
+		r3:   max(int(0.12*unit), 3),
+		step: max(int(0.06*unit), 2),
 	}
-	std := func(x, y, r int) float32 {
-		x0, y0, x1, y1 := max(x-r, 0), max(y-r, 0), min(x+r+1, w), min(y+r+1, h)
-		n := rect(ci, w, x0, y0, x1, y1)
-		if n < 2 {
-			return 0
-		}
-		m := rect(si, w, x0, y0, x1, y1) / n
-		return float32(math.Sqrt(math.Max(0, float64(rect(qi, w, x0, y0, x1, y1)/n-m*m))))
-	}
-	dist := imaging.Chamfer(notSet(car), w, h)
-	unit := float32(math.Sqrt(float64(bw * bh)))
-	r1 := max(int(0.015*unit), 1)
-	r2 := max(int(0.05*unit), 2)
-	r3 := max(int(0.12*unit), 3)
-	step := max(int(0.06*unit), 2)
+}
 
-	cx := float32(box.Min.X+box.Max.X) / 2
-	// One row's feature vectors and indexes.
-	row := func(y int) (feats []float32, idx []int) {
-		for x := box.Min.X; x < box.Max.X; x++ {
-			i := y*w + x
-			if !car[i] || gg.top[x] < 0 {
-				continue
-			}
-			colH := float32(gg.bottom[x] - gg.top[x])
-			yr := float32(y-gg.top[x]) / colH
-			if yr > 0.8 {
-				continue
-			}
-			px := [3]float32{gg.rgb[0][i], gg.rgb[1][i], gg.rgb[2][i]}
-			var bodyDist float32
-			for c := range 3 {
-				bodyDist = max(bodyDist, abs32(float32(math.Sqrt(float64(px[c])))-float32(math.Sqrt(float64(body[c])))))
-			}
-			gg.paint[i] = distinct && bodyDist < 0.06
-			m1, _ := mean(x, y, r1)
-			m2, cov2 := mean(x, y, r2)
-			m3, cov3 := mean(x, y, r3)
-			up, _ := mean(x, max(y-step, 0), r1)
-			down, _ := mean(x, min(y+step, h-1), r1)
-			up2, _ := mean(x, max(y-2*step, 0), r2)
-			down2, _ := mean(x, min(y+2*step, h-1), r2)
-			sum := px[0] + px[1] + px[2] + 1e-4
-			rawCue := float32(0)
-			if gg.raw[i] {
-				rawCue = 1
-			}
-			feats = append(feats,
-				yr,
-				float32(y-box.Min.Y)/bh,
-				abs32(float32(x)+0.5-cx)/(bw/2),
-				float32(x-box.Min.X)/bw,
-				bw/bh,
-				colH/bh,
-				float32(y-gg.top[x])/bh,
-				dist[i]/unit,
-				gg.lum[i],
-				gg.lum[i]/carLum,
-				bodyLum,
-				float32(saturation(px)),
-				bodyDist,
-				(px[2]-px[0])/sum,
-				(px[1]-(px[0]+px[2])/2)/sum,
-				std(x, y, r1)/carLum,
-				m1/carLum,
-				m2/carLum,
-				m3/carLum,
-				(up-down)/carLum,
-				(up2-down2)/carLum,
-				cov2,
-				cov3,
-				rawCue,
-			)
-			idx = append(idx, i)
-		}
-		return feats, idx
+// window clips the square of radius r around (x, y) to the grid and
+// returns it with its count of car pixels.
+func (nb *neighbourhood) window(x, y, r int) (x0, y0, x1, y1 int, n float32) {
+	x0, y0, x1, y1 = max(x-r, 0), max(y-r, 0), min(x+r+1, nb.w), min(y+r+1, nb.h)
+	return x0, y0, x1, y1, rect(nb.ci, nb.w, x0, y0, x1, y1)
+}
+
+// mean returns the mean lightness of the car's pixels within r of (x, y)
+// and the share of the square they cover.
+func (nb *neighbourhood) mean(x, y, r int) (float32, float32) {
+	x0, y0, x1, y1, n := nb.window(x, y, r)
+	if n < 1 {
+		return 0, 0
 	}
-	// The rows are worked out in parallel, each into slices of its own,
-	// joined in row order.
-	rowFeats, rowIdx := make([][]float32, box.Dy()), make([][]int, box.Dy())
-	imaging.Parallel(box.Dy(), func(lo, hi int) {
-		for y := lo; y < hi; y++ {
-			rowFeats[y], rowIdx[y] = row(box.Min.Y + y)
+	return rect(nb.si, nb.w, x0, y0, x1, y1) / n, n / float32((x1-x0)*(y1-y0))
+}
+
+// std returns the standard deviation of the car's lightness within r of
+// (x, y).
+func (nb *neighbourhood) std(x, y, r int) float32 {
+	x0, y0, x1, y1, n := nb.window(x, y, r)
+	if n < 2 {
+		return 0
+	}
+	m := rect(nb.si, nb.w, x0, y0, x1, y1) / n
+	return float32(math.Sqrt(math.Max(0, float64(rect(nb.qi, nb.w, x0, y0, x1, y1)/n-m*m))))
+}
+
+// rowFeatures returns the feature vectors and indexes of row y's
+// candidates (the car's pixels in the upper four fifths of their column),
+// and marks its paint-coloured pixels in gg.paint.
+func (gg *glassGrid) rowFeatures(y int, car []bool, t carTone, nb *neighbourhood) (feats []float32, idx []int) {
+	w, h, box := gg.w, gg.h, gg.box
+	bw, bh := float32(box.Dx()), float32(box.Dy())
+	cx := float32(box.Min.X+box.Max.X) / 2
+	for x := box.Min.X; x < box.Max.X; x++ {
+		i := y*w + x
+		if !car[i] || gg.top[x] < 0 {
+			continue
 		}
-	})
-	return slices.Concat(rowFeats...), slices.Concat(rowIdx...)
+		colH := float32(gg.bottom[x] - gg.top[x])
+		yr := float32(y-gg.top[x]) / colH
+		if yr > 0.8 {
+			continue
+		}
+		px := [3]float32{gg.rgb[0][i], gg.rgb[1][i], gg.rgb[2][i]}
+		var bodyDist float32
+		for c := range 3 {
+			bodyDist = max(bodyDist, abs32(float32(math.Sqrt(float64(px[c])))-float32(math.Sqrt(float64(t.body[c])))))
+		}
+		gg.paint[i] = t.distinct && bodyDist < 0.06
+		m1, _ := nb.mean(x, y, nb.r1)
+		m2, cov2 := nb.mean(x, y, nb.r2)
+		m3, cov3 := nb.mean(x, y, nb.r3)
+		up, _ := nb.mean(x, max(y-nb.step, 0), nb.r1)
+		down, _ := nb.mean(x, min(y+nb.step, h-1), nb.r1)
+		up2, _ := nb.mean(x, max(y-2*nb.step, 0), nb.r2)
+		down2, _ := nb.mean(x, min(y+2*nb.step, h-1), nb.r2)
+		sum := px[0] + px[1] + px[2] + 1e-4
+		rawCue := float32(0)
+		if gg.raw[i] {
+			rawCue = 1
+		}
+		feats = append(feats,
+			yr,
+			float32(y-box.Min.Y)/bh,
+			abs32(float32(x)+0.5-cx)/(bw/2),
+			float32(x-box.Min.X)/bw,
+			bw/bh,
+			colH/bh,
+			float32(y-gg.top[x])/bh,
+			nb.dist[i]/nb.unit,
+			gg.lum[i],
+			gg.lum[i]/t.lum,
+			t.bodyLum,
+			float32(saturation(px)),
+			bodyDist,
+			(px[2]-px[0])/sum,
+			(px[1]-(px[0]+px[2])/2)/sum,
+			nb.std(x, y, nb.r1)/t.lum,
+			m1/t.lum,
+			m2/t.lum,
+			m3/t.lum,
+			(up-down)/t.lum,
+			(up2-down2)/t.lum,
+			cov2,
+			cov3,
+			rawCue,
+		)
+		idx = append(idx, i)
+	}
+	return feats, idx
 }
 
 // integral returns the summed-area table of v (w+1 by h+1).
@@ -294,10 +346,26 @@ func (gg *glassGrid) predict(m *boostModel, feats []float32, idx []int) []float3
 // layer on the glass grid: windows are whole regions, so small specks are
 // dropped, regions the model is not confident about as a whole are left
 // as photographed, and holes inside a window (a sticker, a wiper, a
-// reflection) are glass like the rest of it.
+// reflection) are glass like the rest of it. Its stages: the confident
+// regions, then each taken out to a whole pane, then the layer.
 func postGlass(gg *glassGrid, prob []float32) []float32 {
-	w, h := gg.w, gg.h
 	sm := smoothGlassProb(gg, prob)
+	keep := confidentGlass(gg, prob, sm)
+	wholePanes(keep, sm, gg)
+	out := make([]float32, gg.w*gg.h)
+	for i, k := range keep {
+		if k && gg.matte[i] > 0.5 {
+			out[i] = 1
+		}
+	}
+	return out
+}
+
+// confidentGlass returns the regions of the smoothed probability sm the
+// model is confident about as a whole (window), with their edge's detail.
+// prob is the model's own probability.
+func confidentGlass(gg *glassGrid, prob, sm []float32) []bool {
+	w, h := gg.w, gg.h
 	set := make([]bool, w*h)
 	carArea := 0
 	for i, v := range sm {
@@ -332,26 +400,26 @@ func postGlass(gg *glassGrid, prob []float32) []float32 {
 	for i, f := range found {
 		keep[i] = keep[i] || (f && near[i] && own(i))
 	}
-	// A pane is see-through whole or not at all: from the confident
-	// regions, the glass grows over every connected pixel the model finds
-	// at all likely glass (the dark lower part of a windscreen, where the
-	// dashboard shows, is less sure than the sky-lit top), then its holes
-	// and the gaps along its columns and rows are closed. Then each region
-	// is taken out to its frame, and what hangs under a pane's foot is
-	// cut off (glass_panes.go).
+	return keep
+}
+
+// wholePanes makes each confident region of keep a whole pane, in place: a
+// pane is see-through whole or not at all. From the confident regions,
+// the glass grows over every connected pixel the model finds at all
+// likely glass (the dark lower part of a windscreen, where the dashboard
+// shows, is less sure than the sky-lit top), then its holes and the gaps
+// along its columns and rows are closed. Then each region is taken out to
+// its frame, what hangs under a pane's foot is cut off, and a region
+// wholly under a pane's foot is left as photographed (glass_panes.go).
+func wholePanes(keep []bool, sm []float32, gg *glassGrid) {
+	w, h := gg.w, gg.h
 	growGlass(keep, sm, gg, glassGrow)
 	imaging.FillHoles(keep, w, h, w*h)
 	fillColumns(keep, w, h, gg.paint)
 	fillRows(keep, w, h, gg.paint)
 	fillPanes(keep, sm, gg)
 	cutNecks(keep, w, h)
-	out := make([]float32, w*h)
-	for i, k := range keep {
-		if k && gg.matte[i] > 0.5 {
-			out[i] = 1
-		}
-	}
-	return out
+	dropUnderPanes(keep, w, h)
 }
 
 // smoothGlassProb is the model's probability smoothed over 3×3 and, with

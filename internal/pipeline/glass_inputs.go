@@ -77,9 +77,13 @@ func (in *GlassInputs) OnGrid(m *image.Gray) []bool {
 }
 
 // Deep returns the deep model's input vectors of the cells, whose
-// hand-made vectors are hand (GlassFeatureCount each, in cells' order).
-func (in *GlassInputs) Deep(cells []int, hand []float32) []float32 {
-	return deepFeatures(in.gg, in.grid, in.feats, hand, cells)
+// hand-made vectors are hand (GlassFeatureCount each, in cells' order),
+// reading the hand-made features pos (nil: the default ones).
+func (in *GlassInputs) Deep(cells []int, pos []int, hand []float32) []float32 {
+	if len(pos) == 0 {
+		pos = glassPosFeatures
+	}
+	return deepFeatures(in.gg, in.grid, in.feats, pos, hand, cells)
 }
 
 // BoostLayer runs the photo through the glass path the processor runs,
@@ -116,3 +120,6 @@ func SetGlassReach(v float32) { glassReach = v }
 // SetGlassSnap sets the guided filter's radius and regularisation that
 // fit the glass probability's edges to the photo's, for tuning.
 func SetGlassSnap(r int, eps float32) { glassSnap, glassSnapEps = r, eps }
+
+// Grid returns the glass grid's size and the car's box on it.
+func (in *GlassInputs) Grid() (w, h int, box image.Rectangle) { return in.gg.w, in.gg.h, in.gg.box }

@@ -241,3 +241,31 @@ func underMiddle(labels []int32, l, w int, box image.Rectangle, at, from int) bo
 	}
 	return true
 }
+
+// dropUnderPanes leaves as photographed each glass region of set that
+// lies wholly under a larger region's foot and mostly within its columns:
+// under a windscreen or a rear window is the bonnet or the trunk lid, never
+// another pane (a dark band under a trunk's chrome strip, a scoop). Side
+// windows lie beside a windscreen, not under it.
+func dropUnderPanes(set []bool, w, h int) {
+	labels, comps := imaging.Label(set, w, h, false)
+	for l, c := range comps {
+		for o, p := range comps {
+			if o == l || p.Area <= c.Area || c.Box.Min.Y < p.Box.Max.Y {
+				continue
+			}
+			span := min(c.Box.Max.X, p.Box.Max.X) - max(c.Box.Min.X, p.Box.Min.X)
+			if 2*span < c.Box.Dx() {
+				continue
+			}
+			for y := c.Box.Min.Y; y < c.Box.Max.Y; y++ {
+				for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
+					if labels[y*w+x] == int32(l) {
+						set[y*w+x] = false
+					}
+				}
+			}
+			break
+		}
+	}
+}

@@ -188,3 +188,24 @@ func TestSideViewPanesAreNotTongues(t *testing.T) {
 		t.Errorf("the windscreen is %.0f%% glass, want all of it", 100*s)
 	}
 }
+
+// TestNoPaneUnderAPane draws a rear window and, under its foot, a dark band
+// the model finds glass-like (the shade under a trunk's chrome strip), a
+// region of its own: it stays as photographed. A side window beside the
+// pane, lower than its top but not under its foot, stays glass.
+func TestNoPaneUnderAPane(t *testing.T) {
+	gg, prob := paneGrid()
+	pane, band, side := image.Rect(20, 8, 80, 30), image.Rect(35, 44, 65, 52), image.Rect(88, 16, 112, 34)
+	fillProb(gg, prob, pane, 0.95, 0.2)
+	fillProb(gg, prob, band, 0.95, 0.2)
+	fillProb(gg, prob, side, 0.95, 0.2)
+	out := postGlass(gg, prob)
+	if s := share(out, gg.w, band.Inset(2)); s > 0 {
+		t.Errorf("the band under the pane is %.0f%% glass, want none", 100*s)
+	}
+	for _, r := range []image.Rectangle{pane, side} {
+		if s := share(out, gg.w, r.Inset(2)); s < 0.99 {
+			t.Errorf("pane %v is %.0f%% glass, want all", r, 100*s)
+		}
+	}
+}
