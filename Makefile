@@ -115,7 +115,7 @@ gallery: deps models
 
 ## glass-model: retrain the deep glass model on ../shared/testdata/glass and glass-more (prints its 5-fold cross-validated scores)
 glass-model: models
-	nice $(GO) run ./cmd/glasstrain -images ../shared/testdata/glass,../shared/testdata/glass-more -out internal/pipeline/glass_probe.json -mask-cache $(CACHE)/glass-masks
+	nice $(GO) run ./cmd/glasstrain --images ../shared/testdata/glass,../shared/testdata/glass-more --out internal/pipeline/glass_probe.json --mask-cache $(CACHE)/glass-masks
 
 clean:
 	rm -rf bin

@@ -4,11 +4,12 @@
 // scored by a model that never saw it), which is what
 // docs/glass-and-shadow.md quotes, then trains on every photo.
 //
-// Usage: go run ./cmd/glasstrain [-images DIR] [-out FILE] [-folds N] [-mask-cache DIR]
+// Usage: go run ./cmd/glasstrain --images DIR[,DIR...] [--out FILE] [--folds N] [--mask-cache DIR]
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"image"
@@ -22,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/showroom/showroom/internal/cliflag"
 	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/glasstrain"
 	"github.com/showroom/showroom/internal/maskcache"
@@ -29,29 +31,46 @@ import (
 	"github.com/showroom/showroom/internal/vision"
 )
 
+// synopsis is the command's usage line.
+const synopsis = "glasstrain --images DIR[,DIR...] [--out FILE] [--folds N] [--mask-cache DIR]"
+
 func main() {
-	images := flag.String("images", "../shared/testdata/glass", "folders (comma-separated) of NAME.jpg with NAME.windows.png and NAME.never.png")
-	out := flag.String("out", "internal/pipeline/glass_probe.json", "where to write the deep model (empty: nowhere)")
-	folds := flag.Int("folds", 5, "cross-validation folds (0: none)")
-	prepare := flag.Bool("prepare", false, "only segment the photos into -mask-cache")
-	baseline := flag.Bool("baseline", false, "also cross-validate the hand-made-feature model, for comparison")
-	sheet := flag.String("sheet", "", "write the deep model's cross-validated glass of every photo to PNGs named after this one (outside the repository)")
-	scale := flag.Float64("scale", 0, "score every photo enlarged this many times instead (the segmenter's mask enlarged with it)")
-	from := flag.Int("from", 0, "with -prepare, start at the N-th photo (those before are in the cache)")
-	check := flag.Int("check", 0, "score the model trained on every photo on the first N (in-sample)")
-	limit := flag.Int("limit", 0, "use only the first N photos (0: all), e.g. those already in -mask-cache")
-	cache := flag.String("mask-cache", "", "folder to keep the segmenter's masks in between runs")
-	grow := flag.Float64("grow", -1, "override the probability glass grows over (tuning)")
-	snap := flag.Int("snap", -1, "override the guided filter's radius on the probability (tuning)")
-	snapEps := flag.Float64("snap-eps", 2e-3, "its regularisation, with -snap")
-	reach := flag.Float64("reach", -1, "override how far glass grows, a share of the car's size (tuning; 0: no limit)")
-	neverWeight := flag.Float64("never-weight", 1, "the deep model's training weight of never-glass candidates (tuning)")
-	neverDensity := flag.Int("never-density", 1, "how many times more never-glass candidates than others it trains on (tuning)")
-	nearReach := flag.Float64("never-near", 0, "with -never-weight and -never-density, only the never-glass within this share of the car's size of annotated glass (tuning; 0: all)")
-	neverPrior := flag.Bool("never-prior", false, "give back the log-odds shift of -never-weight and -never-density in the model's bias (tuning)")
-	hand := flag.String("hand", "", "the hand-made features the deep model reads, by index, comma-separated (tuning; empty: the default ones)")
-	scoreModel := flag.String("score", "", "only score this model file on the photos (no training), e.g. glass_probe.json on the dev set")
-	flag.Parse()
+	fs := flag.NewFlagSet("glasstrain", flag.ContinueOnError)
+	images := fs.String("images", "", "folders (comma-separated) of NAME.jpg with NAME.windows.png and NAME.never.png; required")
+	out := fs.String("out", "", "where to write the deep model (default: nowhere; make glass-model writes internal/pipeline/glass_probe.json)")
+	folds := fs.Int("folds", 5, "cross-validation folds (0: none)")
+	prepare := fs.Bool("prepare", false, "only segment the photos into -mask-cache")
+	baseline := fs.Bool("baseline", false, "also cross-validate the hand-made-feature model, for comparison")
+	sheet := fs.String("sheet", "", "write the deep model's cross-validated glass of every photo to PNGs named after this one (outside the repository)")
+	scale := fs.Float64("scale", 0, "score every photo enlarged this many times instead (the segmenter's mask enlarged with it)")
+	from := fs.Int("from", 0, "with -prepare, start at the N-th photo (those before are in the cache)")
+	check := fs.Int("check", 0, "score the model trained on every photo on the first N (in-sample)")
+	limit := fs.Int("limit", 0, "use only the first N photos (0: all), e.g. those already in -mask-cache")
+	cache := fs.String("mask-cache", "", "folder to keep the segmenter's masks in between runs")
+	grow := fs.Float64("grow", -1, "override the probability glass grows over (tuning)")
+	snap := fs.Int("snap", -1, "override the guided filter's radius on the probability (tuning)")
+	snapEps := fs.Float64("snap-eps", 2e-3, "its regularisation, with -snap")
+	reach := fs.Float64("reach", -1, "override how far glass grows, a share of the car's size (tuning; 0: no limit)")
+	neverWeight := fs.Float64("never-weight", 1, "the deep model's training weight of never-glass candidates (tuning)")
+	neverDensity := fs.Int("never-density", 1, "how many times more never-glass candidates than others it trains on (tuning)")
+	nearReach := fs.Float64("never-near", 0, "with -never-weight and -never-density, only the never-glass within this share of the car's size of annotated glass (tuning; 0: all)")
+	neverPrior := fs.Bool("never-prior", false, "give back the log-odds shift of -never-weight and -never-density in the model's bias (tuning)")
+	hand := fs.String("hand", "", "the hand-made features the deep model reads, by index, comma-separated (tuning; empty: the default ones)")
+	scoreModel := fs.String("score", "", "only score this model file on the photos (no training), e.g. glass_probe.json on the dev set")
+	cmd := cliflag.Command{Name: "glasstrain", Synopsis: synopsis}
+	if err := cmd.Parse(fs, os.Args[1:], os.Stdout); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return
+		}
+		fmt.Fprintln(os.Stderr, "glasstrain:", err)
+		os.Exit(2)
+	}
+	// Required, not defaulted: a bare glasstrain is a question, and
+	// trains for many minutes.
+	if *images == "" {
+		fmt.Fprintln(os.Stderr, "glasstrain:", cmd.Mistake("--images DIR[,DIR...] is needed, the folders of annotated photos"))
+		os.Exit(2)
+	}
 	var handList []int
 	for _, f := range strings.Split(*hand, ",") {
 		if f == "" {
@@ -59,7 +78,7 @@ func main() {
 		}
 		v, err := strconv.Atoi(f)
 		if err != nil || v < 0 || v >= pipeline.GlassFeatureCount {
-			log.Fatalf("glasstrain: -hand: %q is not a feature index", f)
+			log.Fatalf("glasstrain: --hand: %q is not a feature index", f)
 		}
 		handList = append(handList, v)
 	}
