@@ -155,7 +155,7 @@ the car goes, and what each placement parameter means, is in
 		if err != nil {
 			return nil, nil, err
 		}
-		res, err := e.Run(context.Background(), pipeline.Request{Company: catalog.SystemCompany, Processors: raw, Photo: photo, Format: pipeline.FormatPNG})
+		res, err := e.Run(context.Background(), pipeline.Request{Processors: raw, Photo: photo, Format: pipeline.FormatPNG})
 		if err != nil {
 			return nil, nil, fmt.Errorf("docs: %s example: %w", p.Name, err)
 		}

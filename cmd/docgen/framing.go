@@ -145,7 +145,7 @@ drawn, in [glass-and-shadow.md](glass-and-shadow.md).
 		if err != nil {
 			return nil, nil, err
 		}
-		res, err := e.Run(context.Background(), pipeline.Request{Company: catalog.SystemCompany, Processors: raw,
+		res, err := e.Run(context.Background(), pipeline.Request{Processors: raw,
 			Photo: pngEncode(c.car.Photo), Format: pipeline.FormatPNG})
 		if err != nil {
 			return nil, nil, fmt.Errorf("docs: framing %s: %w", c.name, err)

@@ -8,7 +8,6 @@ import (
 	"image/color"
 	"image/draw"
 
-	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/pipeline"
 )
 
@@ -31,7 +30,7 @@ func GlassDocs() (map[string][]byte, error) {
 	// how it is found is measured on photos).
 	over := func(t float64) (*image.NRGBA, error) {
 		s := pipeline.NewScene(car.Photo)
-		if err := e.Apply(context.Background(), catalog.SystemCompany, cfg, s); err != nil {
+		if err := e.Apply(context.Background(), cfg, s); err != nil {
 			return nil, fmt.Errorf("docs: glass at transparency %g: %w", t, err)
 		}
 		s.Glass, s.WindowTransparency, s.WindowBrightness = car.Windows, t, 1

@@ -187,7 +187,7 @@ func placementScene(e *pipeline.Engine, car *pipeline.SyntheticCar, steps []cata
 	}
 	s := pipeline.NewScene(car.Photo)
 	s.Canvas = image.Pt(w, h)
-	if err := e.Apply(context.Background(), catalog.SystemCompany, raw, s); err != nil {
+	if err := e.Apply(context.Background(), raw, s); err != nil {
 		return nil, nil, err
 	}
 	img, _ := pipeline.Render(s)

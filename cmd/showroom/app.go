@@ -213,7 +213,7 @@ func (w *warmUp) ready(context.Context) error {
 func runner(engine *pipeline.Engine) river.Runner {
 	return func(ctx context.Context, j *showroom.Job, photo []byte) (*river.Output, error) {
 		res, err := engine.Run(ctx, pipeline.Request{
-			Company: j.Company, Processors: j.Processors, Photo: photo, Format: j.Format, Quality: j.Quality,
+			Processors: j.Processors, Photo: photo, Format: j.Format, Quality: j.Quality,
 		})
 		if err != nil {
 			return nil, err

@@ -721,7 +721,7 @@ func (m *Main) localRunner(ctx context.Context, o processOptions) (photoRunner, 
 			ctx = showroom.NewContextWithCompany(ctx, company)
 		}
 		res, err := engine.Run(ctx, pipeline.Request{
-			Company: o.company, Processors: processors, Photo: photo, Format: o.format, Quality: o.quality,
+			Processors: processors, Photo: photo, Format: o.format, Quality: o.quality,
 		})
 		if err != nil {
 			return photoResult{}, err

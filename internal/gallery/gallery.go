@@ -106,7 +106,7 @@ func Write(ctx context.Context, e *pipeline.Engine, photos []Photo, configs []Co
 			y0 := sheetLabel + sheetPadding + (i/sheetCols)*(cellH+sheetPadding)
 			cell := image.Rect(x0, y0, x0+sheetCell, y0+sheetCell*2/3)
 			t := time.Now()
-			res, err := e.Run(ctx, pipeline.Request{Company: catalog.SystemCompany, Processors: c.Processors, Photo: p.Bytes, Format: pipeline.FormatPNG})
+			res, err := e.Run(ctx, pipeline.Request{Processors: c.Processors, Photo: p.Bytes, Format: pipeline.FormatPNG})
 			text := p.Name
 			if err != nil {
 				text += ": " + showroom.ErrorCode(err)

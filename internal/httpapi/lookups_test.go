@@ -40,7 +40,7 @@ func TestCompanyResolvedOnce(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	out := pngBytes(t, 8, 8)
 	run := func(ctx context.Context, j *showroom.Job, photo []byte) (*river.Output, error) {
-		img, err := lib.LoadContent(ctx, j.Company, "bg")
+		img, err := lib.LoadContent(ctx, "bg")
 		if err != nil || img == nil {
 			return nil, fmt.Errorf("load: %w", err)
 		}

@@ -56,7 +56,7 @@ func withEngine(cfg river.Config, seg pipeline.Segmenter, tune ...func(*httpapi.
 			t.Fatal(err)
 		}
 		run := func(ctx context.Context, j *showroom.Job, photo []byte) (*river.Output, error) {
-			res, err := engine.Run(ctx, pipeline.Request{Company: j.Company, Processors: j.Processors, Photo: photo, Format: j.Format, Quality: j.Quality})
+			res, err := engine.Run(ctx, pipeline.Request{Processors: j.Processors, Photo: photo, Format: j.Format, Quality: j.Quality})
 			if err != nil {
 				return nil, err
 			}

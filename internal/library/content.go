@@ -163,18 +163,15 @@ func (s *Service) DeleteContent(ctx context.Context, name string) error {
 	return nil
 }
 
-// LoadContent decodes a company's (or built-in) content for the pipeline;
-// it implements pipeline.ContentLoader. The company is the one in ctx,
-// which the queue puts there for a job's run; companyName, the pipeline's
-// word for it, must be its name.
+// LoadContent decodes the company's (or built-in) content for the
+// pipeline; it implements pipeline.ContentLoader. The company is the one
+// in ctx, which the queue (or the CLI) put there for the run, as for every
+// other call of the library: the pipeline names no company.
 //
 // Content that no longer decodes within the limits (uploaded before a
 // check it would fail, or limits lowered since) is the client's to
 // replace: INVALID_IMAGE naming it, which the queue does not retry.
-func (s *Service) LoadContent(ctx context.Context, companyName, name string) (image.Image, error) {
-	if c := showroom.CompanyFromContext(ctx); c != nil && c.Name != companyName {
-		return nil, showroom.Internal(fmt.Errorf("library: content of company %q asked for in a run of company %q", companyName, c.Name))
-	}
+func (s *Service) LoadContent(ctx context.Context, name string) (image.Image, error) {
 	rec, rc, err := s.OpenContent(ctx, name)
 	if err != nil {
 		return nil, err

@@ -23,7 +23,7 @@ func TestUploadIsCheckedByThePipelineDecoder(t *testing.T) {
 	if _, _, err := f.lib.Upload(f.alice, "camera", showroom.ContentBackground, camera); err != nil {
 		t.Fatalf("a camera file with garbage between segments: %v", err)
 	}
-	img, err := f.lib.LoadContent(f.alice, "acme", "camera")
+	img, err := f.lib.LoadContent(f.alice, "camera")
 	if err != nil {
 		t.Fatalf("running with it: %v", err)
 	}
@@ -85,7 +85,7 @@ func TestStoredContentThatNoLongerDecodes(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := codectest.CPUTime()
-		_, err := f.lib.LoadContent(f.alice, "acme", "oldbg")
+		_, err := f.lib.LoadContent(f.alice, "oldbg")
 		var se *showroom.Error
 		if showroom.ErrorCode(err) != showroom.EInvalidImage || !errors.As(err, &se) || !strings.Contains(se.Message, `"oldbg"`) {
 			t.Errorf("%s: %v, want INVALID_IMAGE naming the content", name, err)

@@ -150,7 +150,7 @@ func TestUploadKeepsRecordsAndBlobsInStep(t *testing.T) {
 	if c, _ := f.lib.Content(f.alice, "bg"); c.BlobKey != second.BlobKey || c.Width != 8 || f.blobFiles(t) != 1 {
 		t.Errorf("after a failed replacement: %+v, %d files", c, f.blobFiles(t))
 	}
-	img, err := f.lib.LoadContent(f.alice, "acme", "bg")
+	img, err := f.lib.LoadContent(f.alice, "bg")
 	if err != nil || img.Bounds().Dx() != 8 {
 		t.Errorf("LoadContent: %v, %v", img, err)
 	}
@@ -164,7 +164,7 @@ func TestUploadKeepsRecordsAndBlobsInStep(t *testing.T) {
 
 func TestBuiltinContent(t *testing.T) {
 	f := newFixture(t)
-	img, err := f.lib.LoadContent(f.alice, "acme", catalog.StudioBackground)
+	img, err := f.lib.LoadContent(f.alice, catalog.StudioBackground)
 	if err != nil || img.Bounds().Dx() != catalog.StudioWidth || img.Bounds().Dy() != catalog.StudioHeight {
 		t.Fatalf("studio: %v, %v", img, err)
 	}
@@ -172,13 +172,58 @@ func TestBuiltinContent(t *testing.T) {
 	if showroom.ErrorCode(err) != showroom.EReservedName {
 		t.Errorf("upload over the studio: %v", err)
 	}
-	if _, err := f.lib.LoadContent(f.alice, "acme", "nothing"); showroom.ErrorCode(err) != showroom.EContentNotFound {
+	if _, err := f.lib.LoadContent(f.alice, "nothing"); showroom.ErrorCode(err) != showroom.EContentNotFound {
 		t.Errorf("missing content: %v", err)
 	}
 	for _, c := range catalog.PredefinedConfigurations() {
 		if b, ok := f.lib.Thumbnail(c.UI.Thumbnail); !ok || len(b) == 0 {
 			t.Errorf("no thumbnail for %s", c.Name)
 		}
+	}
+}
+
+// A run loads the content of the company its context carries (the queue
+// puts the job's there), never another's of the same name; with no
+// company it loads only built-in content.
+func TestLoadContentIsTheContextsCompanys(t *testing.T) {
+	f := newFixture(t)
+	beta, err := f.db.CreateCompany(context.Background(), "beta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob := showroom.NewContextWithCompany(showroom.NewContextWithPrincipal(context.Background(),
+		&showroom.Principal{Username: "bob", Company: "beta", System: "showroom"}), beta)
+	for _, u := range []struct {
+		ctx  context.Context
+		name string
+		w    int
+	}{{f.alice, "bg", 8}, {bob, "bg", 12}, {f.alice, "onlyAcme", 4}} {
+		if _, _, err := f.lib.Upload(u.ctx, u.name, "BACKGROUND_SIMPLE", pngOf(t, u.w, u.w)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A job's run has the company and no caller.
+	runOf := func(c *showroom.Company) context.Context {
+		return showroom.NewContextWithCompany(context.Background(), c)
+	}
+	acme := showroom.CompanyFromContext(f.alice)
+	for _, tc := range []struct {
+		ctx   context.Context
+		name  string
+		wantW int
+	}{{runOf(acme), "bg", 8}, {runOf(beta), "bg", 12}, {runOf(acme), "onlyAcme", 4}, {runOf(beta), catalog.StudioBackground, catalog.StudioWidth}} {
+		if img, err := f.lib.LoadContent(tc.ctx, tc.name); err != nil || img.Bounds().Dx() != tc.wantW {
+			t.Errorf("%s's %s: %v, %v; want %d wide", showroom.CompanyFromContext(tc.ctx).Name, tc.name, img, err, tc.wantW)
+		}
+	}
+	if _, err := f.lib.LoadContent(runOf(beta), "onlyAcme"); showroom.ErrorCode(err) != showroom.EContentNotFound {
+		t.Errorf("beta's run loads acme's content: %v", err)
+	}
+	if _, err := f.lib.LoadContent(context.Background(), "bg"); showroom.ErrorCode(err) != showroom.EInternal {
+		t.Errorf("a run without a company: %v, want an internal error", err)
+	}
+	if img, err := f.lib.LoadContent(context.Background(), catalog.StudioBackground); err != nil || img == nil {
+		t.Errorf("built-in content without a company: %v", err)
 	}
 }
 

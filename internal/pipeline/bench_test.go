@@ -61,7 +61,7 @@ func BenchmarkProcessors12MP(b *testing.B) {
 	}
 	// The segmenter's activations, as DetectCarMaskProcessor leaves them
 	// for the glass detector.
-	r := &run{e: e, company: SystemCompany, features: m.Features}
+	r := &run{e: e, features: m.Features}
 	b.Run("decode", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := codec.Decode(context.Background(), data, codec.Limits{}); err != nil {
@@ -185,7 +185,7 @@ func BenchmarkDefaultWhite12MP(b *testing.B) {
 		b.Fatal(err)
 	}
 	conf, _ := PredefinedConfiguration("default_white")
-	req := Request{Company: SystemCompany, Processors: conf.Processors, Photo: data}
+	req := Request{Processors: conf.Processors, Photo: data}
 	if _, err := e.Run(context.Background(), req); err != nil {
 		b.Fatal(err)
 	}

@@ -25,7 +25,7 @@ type BuiltinContent struct {
 }
 
 // LoadContent implements ContentLoader.
-func (b *BuiltinContent) LoadContent(ctx context.Context, company, name string) (image.Image, error) {
+func (b *BuiltinContent) LoadContent(ctx context.Context, name string) (image.Image, error) {
 	switch name {
 	case catalog.StudioBackground:
 		b.once.Do(func() { b.studio = RenderStudio(catalog.StudioWidth, catalog.StudioHeight) })

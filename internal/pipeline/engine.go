@@ -21,11 +21,14 @@ type Segmenter interface {
 	Segment(ctx context.Context, img *image.NRGBA) (*vision.Mask, error)
 }
 
-// ContentLoader loads a company's uploaded content (backgrounds, posters)
-// by name. A missing name is a *showroom.Error with code
-// CONTENT_NOT_FOUND.
+// ContentLoader loads content (backgrounds, posters) by name, for the
+// company the run acts for: the one ctx carries
+// (showroom.CompanyFromContext), which the run's boundary (the queue, the
+// CLI) resolved and put there. The pipeline names content and knows no
+// company, so no name can reach another company's. A missing name is a
+// *showroom.Error with code CONTENT_NOT_FOUND.
 type ContentLoader interface {
-	LoadContent(ctx context.Context, company, name string) (image.Image, error)
+	LoadContent(ctx context.Context, name string) (image.Image, error)
 }
 
 // EngineConfig configures an Engine.
@@ -66,8 +69,6 @@ func NewEngine(cfg EngineConfig) (*Engine, error) {
 
 // Request is one photo to run through one configuration.
 type Request struct {
-	// Company owns the content that processors name.
-	Company string
 	// Processors is the configuration's processor array as stored.
 	Processors json.RawMessage
 	// Photo is the encoded JPEG, PNG or WebP photo.
@@ -104,8 +105,7 @@ type step interface {
 
 // run is what processors may use besides the scene.
 type run struct {
-	e       *Engine
-	company string
+	e *Engine
 	// modelWait is how long the current step waited for its turn at the
 	// model, for the timings.
 	modelWait time.Duration
@@ -182,7 +182,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 	defer codec.Recycle(photo)
 	lap.lap("decode")
 	s := NewScene(photo)
-	r := &run{e: e, company: req.Company}
+	r := &run{e: e}
 	var sized sizing
 	for i := 0; i < len(steps); {
 		if err := ctx.Err(); err != nil {
@@ -425,12 +425,12 @@ func (r *run) outputPixels() int64 {
 	return r.e.outputPixels()
 }
 
-// loadContent loads a company's content as NRGBA.
+// loadContent loads content as NRGBA, for the company in ctx.
 func (r *run) loadContent(ctx context.Context, name string) (*image.NRGBA, error) {
 	if r.e == nil || r.e.cfg.Content == nil {
 		return nil, showroom.Errorf(showroom.EContentNotFound, "content %q not found", name)
 	}
-	img, err := r.e.cfg.Content.LoadContent(ctx, r.company, name)
+	img, err := r.e.cfg.Content.LoadContent(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -440,12 +440,12 @@ func (r *run) loadContent(ctx context.Context, name string) (*image.NRGBA, error
 // Apply applies a configuration's processors to s in order, as Run does
 // between decoding and rendering, for pictures drawn on a scene after its
 // processors placed the car (the docs' placement diagram).
-func (e *Engine) Apply(ctx context.Context, company string, processors json.RawMessage, s *Scene) error {
+func (e *Engine) Apply(ctx context.Context, processors json.RawMessage, s *Scene) error {
 	_, steps, err := Parse(processors)
 	if err != nil {
 		return err
 	}
-	r := &run{e: e, company: company}
+	r := &run{e: e}
 	for _, st := range steps {
 		if err := st.apply(ctx, r, s); err != nil {
 			return err

@@ -322,7 +322,7 @@ func TestAnalysesRunTogether(t *testing.T) {
 	e := newTestEngine(t, &fakeSegmenter{car: car}, mapContent{})
 	steps := []Step{det(), shadow, {"processorName": SemiTransparentWindows, "windowTransparency": 0.5},
 		clean, {"processorName": PlaceCar, "background": "#FFFFFF"}}
-	res, err := e.Run(context.Background(), Request{Company: "acme", Processors: stepsJSONTest(t, steps...),
+	res, err := e.Run(context.Background(), Request{Processors: stepsJSONTest(t, steps...),
 		Photo: pngBytes(t, car.Photo), Format: FormatPNG})
 	if err != nil {
 		t.Fatal(err)

@@ -56,7 +56,7 @@ func TestFramingOnPhotos(t *testing.T) {
 		cutPhotos := 0
 		for _, p := range photos {
 			s := NewScene(readPhoto(t, p))
-			r := &run{e: e, company: SystemCompany}
+			r := &run{e: e}
 			for _, st := range steps {
 				if err := st.apply(context.Background(), r, s); err != nil {
 					t.Fatal(err)

@@ -229,7 +229,7 @@ func TestTiltedPhotoLevelled(t *testing.T) {
 			if d := c[1].Y - c[0].Y; math.Abs(d) > 1.5 {
 				t.Errorf("tilted %.1f° through %s: the tyres stand %.1f px apart in height, want level", tilt, name, d)
 			}
-			res, err := e.Run(context.Background(), Request{Company: "acme", Processors: stepsJSONTest(t, steps...),
+			res, err := e.Run(context.Background(), Request{Processors: stepsJSONTest(t, steps...),
 				Photo: pngBytes(t, car.Photo), Format: FormatPNG})
 			if err != nil {
 				t.Fatal(err)

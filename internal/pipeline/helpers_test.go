@@ -40,7 +40,7 @@ func (f *fakeSegmenter) Segment(ctx context.Context, img *image.NRGBA) (*vision.
 // mapContent serves images by name.
 type mapContent map[string]image.Image
 
-func (m mapContent) LoadContent(ctx context.Context, company, name string) (image.Image, error) {
+func (m mapContent) LoadContent(ctx context.Context, name string) (image.Image, error) {
 	if img, ok := m[name]; ok {
 		return img, nil
 	}
@@ -83,7 +83,7 @@ func stepsJSONTest(tb testing.TB, steps ...Step) json.RawMessage {
 // render runs steps on the car's photo and returns the decoded PNG result.
 func render(tb testing.TB, e *Engine, car *SyntheticCar, steps ...Step) *image.NRGBA {
 	tb.Helper()
-	res, err := e.Run(context.Background(), Request{Company: "acme", Processors: stepsJSONTest(tb, steps...),
+	res, err := e.Run(context.Background(), Request{Processors: stepsJSONTest(tb, steps...),
 		Photo: pngBytes(tb, car.Photo), Format: FormatPNG})
 	if err != nil {
 		tb.Fatal(err)
@@ -104,7 +104,7 @@ func scene(tb testing.TB, e *Engine, car *SyntheticCar, steps ...Step) *Scene {
 		tb.Fatal(err)
 	}
 	s := NewScene(car.Photo)
-	r := &run{e: e, company: "acme"}
+	r := &run{e: e}
 	for _, st := range parsed {
 		if err := st.apply(context.Background(), r, s); err != nil {
 			tb.Fatal(err)

@@ -95,7 +95,7 @@ func TestOutputSizesAreBounded(t *testing.T) {
 			"AddBackgroundAndCropProcessor at /1 would make an output of 520000x64 pixels; WebP allows at most 16383"},
 	} {
 		start := time.Now()
-		_, err := e.Run(context.Background(), Request{Company: "acme", Processors: stepsJSONTest(t, tc.steps...),
+		_, err := e.Run(context.Background(), Request{Processors: stepsJSONTest(t, tc.steps...),
 			Photo: tc.photo, Format: tc.format})
 		var se *showroom.Error
 		if !errors.As(err, &se) || se.Code != showroom.EInvalidConfig {
@@ -127,7 +127,7 @@ func TestOutputSizesAreBounded(t *testing.T) {
 		{"the largest output named", carPhoto, []Step{det(), bg("tall", "outputWidth", 64.0, "outputHeight", 64.0),
 			resize("width", 8192.0, "height", 8192.0, "fit", FitFill)}, FormatJPEG, 8192, 8192, "image/jpeg"},
 	} {
-		res, err := e.Run(context.Background(), Request{Company: "acme", Processors: stepsJSONTest(t, tc.steps...),
+		res, err := e.Run(context.Background(), Request{Processors: stepsJSONTest(t, tc.steps...),
 			Photo: tc.photo, Format: tc.format})
 		if err != nil {
 			t.Errorf("%s: %v", tc.what, err)

@@ -4,6 +4,7 @@ import (
 	"image"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/showroom/showroom/internal/codec"
@@ -41,167 +42,251 @@ const renderBand = 16
 // renderRows is Render, calling rowsDone (when not nil) with the canvas
 // and each band of rows, lo to hi, once they are final: from the render's
 // goroutines, in any order, before posters and the resize.
+//
+// It runs in stages: the compositor works out once what every pixel
+// needs, its rows compose the canvas band by band, and finish draws the
+// posters and resizes.
 func renderRows(s *Scene, rowsDone func(canvas *image.NRGBA, lo, hi int)) (*image.NRGBA, bool) {
-	W, H := s.Canvas.X, s.Canvas.Y
+	H := s.Canvas.Y
 	// Every pixel is written below: the canvas may be a recycled buffer.
-	out := codec.NewNRGBA(W, H)
-	car := s.carSource()
-	bg := s.backgroundSource()
-	var glassT, glassB float32
-	if s.Glass != nil {
-		glassT, glassB = float32(s.WindowTransparency), float32(s.WindowBrightness)
-	}
-	shadowOp := float32(s.ShadowOpacity)
-	if s.Shadow == nil {
-		shadowOp = 0
-	}
-	var gsx, gsy float64
-	if s.work != nil {
-		gsx, gsy = s.work.sx, s.work.sy
-	}
-	place := s.Place
-	if place.Scale == 0 {
-		place = Placement{Scale: 1}
-	}
-	// The inverse placement is affine: one step along a canvas row moves
-	// the photo point by a constant vector.
-	o := place.inverse(Point{0, 0})
-	ex := place.inverse(Point{1, 0})
-	ey := place.inverse(Point{0, 1})
-	dxx, dxy := ex.X-o.X, ex.Y-o.Y
-	dyx, dyy := ey.X-o.X, ey.Y-o.Y
+	out := codec.NewNRGBA(s.Canvas.X, H)
+	c := newCompositor(s)
 	transparent := make([]bool, H)
-	// Only the canvas area over the car's box, or over the shadow layer's
-	// non-zero part, needs sampling: elsewhere the background is final.
-	carArea := image.Rectangle{}
-	if car != nil {
-		carArea = s.canvasArea(s.Box)
-	}
-	shadowArea := image.Rectangle{}
-	if shadowOp > 0 {
-		shadowArea = s.canvasArea(s.Shadow.Bounds(gsx, gsy))
-	}
-
-	// A car on whole pixels at its photographed size (Placement.onPixels)
-	// needs no resampling where it is opaque and clear of glass: there the
-	// result is its own pixel, whatever lies under it, and is copied.
-	var copyDX, copyDY int
-	copyCar := false
-	if car != nil && car.k == 1 && drawByCopy {
-		copyDX, copyDY, copyCar = place.shift()
-	}
-	clearGlass := glassT == 0 && glassB == 1
-
-	floorRow := s.floorWeights()
-	// A flat background is written as bytes where nothing covers it.
-	var flat []byte
-	switch s.Background.Kind {
-	case BackgroundColor:
-		c := s.Background.Color
-		flat = []byte{c.R, c.G, c.B, c.A}
-	case BackgroundNone:
-		flat = []byte{0, 0, 0, 0}
-	}
-	// Where neither the shadow nor the car covers a flat background
-	// inside their areas, the pixel is the background as composited: the
-	// same every time.
-	var bare [4]byte
-	bareOpaque := putPremultiplied(bare[:], bg.r, bg.g, bg.b, bg.a)
-
 	imaging.ParallelUneven(H, renderBand, func(lo, hi int) {
 		if rowsDone != nil {
 			defer rowsDone(out, lo, hi)
 		}
 		for y := lo; y < hi; y++ {
-			row := out.Pix[y*out.Stride : y*out.Stride+4*W]
-			// Only the row's span over the car's or the shadow's area is
-			// sampled; a flat background is filled in by copy around it.
-			x0, x1 := 0, W
-			if flat != nil {
-				x0, x1 = W, 0
-				for _, a := range []image.Rectangle{carArea, shadowArea} {
-					if y >= a.Min.Y && y < a.Max.Y {
-						x0, x1 = min(x0, max(a.Min.X, 0)), max(x1, min(a.Max.X, W))
-					}
-				}
-				x1 = max(x0, x1)
-				fill(row[:4*x0], flat)
-				fill(row[4*x1:], flat)
-				if flat[3] < 255 && (x0 > 0 || x1 < W) {
-					transparent[y] = true
-				}
-			}
-			cy := float64(y) + 0.5
-			for x := x0; x < x1; x++ {
-				cx := float64(x) + 0.5
-				px, py := o.X+cx*dxx+cy*dyx, o.Y+cx*dxy+cy*dyy
-				inCar := car != nil && x >= carArea.Min.X && x < carArea.Max.X && y >= carArea.Min.Y && y < carArea.Max.Y
-				inShadow := shadowOp > 0 && x >= shadowArea.Min.X && x < shadowArea.Max.X && y >= shadowArea.Min.Y && y < shadowArea.Max.Y
-				if flat != nil && !inCar && !inShadow {
-					copy(row[4*x:4*x+4], flat)
-					if flat[3] < 255 {
-						transparent[y] = true
-					}
-					continue
-				}
-				// On whole pixels the car's sample is its pixel: none
-				// where it is clear, the pixel itself where it is opaque
-				// without glass.
-				var carPx []uint8
-				if copyCar && inCar {
-					carPx = car.pixel(x+copyDX, y+copyDY)
-					switch {
-					case carPx == nil || carPx[3] == 0:
-						inCar = false
-					case carPx[3] == 255 && (clearGlass || !car.glassAt(x+copyDX, y+copyDY)):
-						copy(row[4*x:4*x+4], carPx)
-						continue
-					}
-				}
-				// Background, premultiplied linear.
-				br, bgc, bb, ba := bg.at(s, x, y, px, py)
-				covered := false
-				if inShadow {
-					if d := s.Shadow.Sample(px*gsx, py*gsy) * shadowOp * floorRow[y]; d > 0 {
-						k := 1 - d
-						br, bgc, bb, ba = br*k, bgc*k, bb*k, ba*k+d
-						covered = true
-					}
-				}
-				if inCar {
-					var cr, cg, cb, ca float32
-					if carPx != nil {
-						cr, cg, cb, ca = premultipliedLinear(carPx)
-					} else {
-						cr, cg, cb, ca = car.sample(px, py)
-					}
-					if ca > 0 {
-						if car.glass != nil && (glassT > 0 || glassB != 1) {
-							if g := car.sampleGlass(px, py); g > 0 {
-								cr, cg, cb, ca = car.look.through(cr, cg, cb, ca, g, px, py)
-							}
-						}
-						k := 1 - ca
-						br, bgc, bb, ba = cr+br*k, cg+bgc*k, cb+bb*k, ca+ba*k
-						covered = true
-					}
-				}
-				p := row[4*x : 4*x+4 : 4*x+4]
-				opaque := bareOpaque
-				if flat != nil && !covered {
-					copy(p, bare[:])
-				} else {
-					opaque = putPremultiplied(p, br, bgc, bb, ba)
-				}
-				if !opaque {
-					transparent[y] = true
-				}
-			}
+			transparent[y] = c.row(out.Pix[y*out.Stride:y*out.Stride+4*c.w], y)
 		}
 	})
-	if car != nil {
-		car.release()
+	if c.car != nil {
+		c.car.release()
 	}
+	return s.finish(out), slices.Contains(transparent, true)
+}
+
+// compositor is what composing a canvas pixel needs, worked out once a
+// render: the layers, where a canvas pixel lies on the photo, the areas
+// that need sampling, and the inputs of the fast paths that skip it.
+type compositor struct {
+	s   *Scene
+	w   int       // the canvas width
+	car *carLayer // nil without a car to draw
+	bg  *backgroundLayer
+	// glassT and glassB are the windows' transparency and brightness, 0
+	// and 1 without glass; clearGlass is whether they leave the car as
+	// it is.
+	glassT, glassB float32
+	clearGlass     bool
+	// shadowOp is the shadow's opacity, 0 without one; gsx and gsy take
+	// photo points to the working grid the shadow is on; floorRow is how
+	// much of it each canvas row shows (Scene.floorWeights).
+	shadowOp float32
+	gsx, gsy float64
+	floorRow []float32
+	// The inverse placement is affine: one step along a canvas row moves
+	// the photo point by a constant vector. Canvas point (cx, cy) is photo
+	// point o + cx·(dxx, dxy) + cy·(dyx, dyy).
+	o                  Point
+	dxx, dxy, dyx, dyy float64
+	// Only the canvas area over the car's box, or over the shadow layer's
+	// non-zero part, needs sampling: elsewhere the background is final.
+	carArea, shadowArea image.Rectangle
+	// copyCar: a car on whole pixels at its photographed size
+	// (Placement.onPixels), shifted by (copyDX, copyDY) from the canvas,
+	// needs no resampling where it is opaque and clear of glass: there
+	// the result is its own pixel, whatever lies under it, and is copied.
+	copyCar        bool
+	copyDX, copyDY int
+	// flat is a flat background's pixel (a colour, or none), written as
+	// bytes where nothing covers it; nil for an image or the photo. bare
+	// is the same pixel as composited, where the shadow and the car
+	// inside their areas happen not to cover it, and bareOpaque whether
+	// it is opaque.
+	flat       []byte
+	bare       [4]byte
+	bareOpaque bool
+}
+
+// newCompositor works out what composing s's pixels needs.
+func newCompositor(s *Scene) *compositor {
+	c := &compositor{s: s, w: s.Canvas.X, car: s.carSource(), bg: s.backgroundSource()}
+	if s.Glass != nil {
+		c.glassT, c.glassB = float32(s.WindowTransparency), float32(s.WindowBrightness)
+	}
+	c.clearGlass = c.glassT == 0 && c.glassB == 1
+	if s.Shadow != nil {
+		c.shadowOp = float32(s.ShadowOpacity)
+	}
+	if s.work != nil {
+		c.gsx, c.gsy = s.work.sx, s.work.sy
+	}
+	c.floorRow = s.floorWeights()
+	place := s.Place
+	if place.Scale == 0 {
+		place = Placement{Scale: 1}
+	}
+	c.o = place.inverse(Point{0, 0})
+	ex := place.inverse(Point{1, 0})
+	ey := place.inverse(Point{0, 1})
+	c.dxx, c.dxy = ex.X-c.o.X, ex.Y-c.o.Y
+	c.dyx, c.dyy = ey.X-c.o.X, ey.Y-c.o.Y
+	if c.car != nil {
+		c.carArea = s.canvasArea(s.Box)
+	}
+	if c.shadowOp > 0 {
+		c.shadowArea = s.canvasArea(s.Shadow.Bounds(c.gsx, c.gsy))
+	}
+	if c.car != nil && c.car.k == 1 && drawByCopy {
+		c.copyDX, c.copyDY, c.copyCar = place.shift()
+	}
+	switch s.Background.Kind {
+	case BackgroundColor:
+		col := s.Background.Color
+		c.flat = []byte{col.R, col.G, col.B, col.A}
+	case BackgroundNone:
+		c.flat = []byte{0, 0, 0, 0}
+	}
+	c.bareOpaque = putPremultiplied(c.bare[:], c.bg.r, c.bg.g, c.bg.b, c.bg.a)
+	return c
+}
+
+// row composes canvas row y into row and reports whether any of its
+// pixels is not opaque. The fast paths come first: a flat background
+// around the span and between the areas, the background alone outside
+// them, a car's own pixel (carPixel); the rest is blended.
+func (c *compositor) row(row []byte, y int) (transparent bool) {
+	x0, x1 := c.span(y)
+	if c.flat != nil {
+		// A flat background is filled in by copy around the span.
+		fill(row[:4*x0], c.flat)
+		fill(row[4*x1:], c.flat)
+		transparent = c.flat[3] < 255 && (x0 > 0 || x1 < c.w)
+	}
+	for x := x0; x < x1; x++ {
+		p := (*[4]byte)(row[4*x : 4*x+4])
+		inCar, inShadow := c.covers(x, y)
+		if !inCar && !inShadow {
+			// Nothing over the background: a flat one is final, another
+			// is sampled.
+			if c.flat != nil {
+				copy(p[:], c.flat)
+				transparent = transparent || c.flat[3] < 255
+				continue
+			}
+			px, py := c.photoPoint(x, y)
+			r, g, b, a := c.bg.at(c.s, x, y, px, py)
+			if !putPremultiplied(p[:], r, g, b, a) {
+				transparent = true
+			}
+			continue
+		}
+		var carPx []uint8
+		if c.copyCar && inCar {
+			var done bool
+			if carPx, done = c.carPixel(p, x, y); done {
+				continue
+			}
+			inCar = carPx != nil
+		}
+		if !c.blend(p, x, y, carPx, inCar, inShadow) {
+			transparent = true
+		}
+	}
+	return transparent
+}
+
+// span is the part of row y, x0 to x1, that needs sampling: over the
+// car's or the shadow's area when the background is flat, else all of it.
+func (c *compositor) span(y int) (x0, x1 int) {
+	if c.flat == nil {
+		return 0, c.w
+	}
+	x0, x1 = c.w, 0
+	for _, a := range []image.Rectangle{c.carArea, c.shadowArea} {
+		if y >= a.Min.Y && y < a.Max.Y {
+			x0, x1 = min(x0, max(a.Min.X, 0)), max(x1, min(a.Max.X, c.w))
+		}
+	}
+	return x0, max(x0, x1)
+}
+
+// covers reports whether canvas pixel (x, y) is in the car's area and in
+// the shadow's.
+func (c *compositor) covers(x, y int) (inCar, inShadow bool) {
+	inCar = c.car != nil && x >= c.carArea.Min.X && x < c.carArea.Max.X && y >= c.carArea.Min.Y && y < c.carArea.Max.Y
+	inShadow = c.shadowOp > 0 && x >= c.shadowArea.Min.X && x < c.shadowArea.Max.X && y >= c.shadowArea.Min.Y && y < c.shadowArea.Max.Y
+	return inCar, inShadow
+}
+
+// carPixel is the car's sample at canvas pixel (x, y) when it is on
+// whole pixels (copyCar): its own pixel, nil where it is clear. Where that
+// pixel is opaque without glass it is the result: carPixel copies it to p
+// and reports done.
+func (c *compositor) carPixel(p *[4]byte, x, y int) (carPx []uint8, done bool) {
+	carPx = c.car.pixel(x+c.copyDX, y+c.copyDY)
+	switch {
+	case carPx == nil || carPx[3] == 0:
+		return nil, false
+	case carPx[3] == 255 && (c.clearGlass || !c.car.glassAt(x+c.copyDX, y+c.copyDY)):
+		copy(p[:], carPx)
+		return carPx, true
+	}
+	return carPx, false
+}
+
+// photoPoint is the photo point under the centre of canvas pixel (x, y).
+func (c *compositor) photoPoint(x, y int) (px, py float64) {
+	cx, cy := float64(x)+0.5, float64(y)+0.5
+	return c.o.X + cx*c.dxx + cy*c.dyx, c.o.Y + cx*c.dxy + cy*c.dyy
+}
+
+// blend composes canvas pixel (x, y) into p from its layers in
+// premultiplied linear light: the background, the shadow multiplied onto
+// it where inShadow, the car over both where inCar (carPx, when not nil,
+// is its sample), its glass letting the background through. It reports
+// whether the pixel is opaque.
+func (c *compositor) blend(p *[4]byte, x, y int, carPx []uint8, inCar, inShadow bool) (opaque bool) {
+	px, py := c.photoPoint(x, y)
+	br, bgc, bb, ba := c.bg.at(c.s, x, y, px, py)
+	covered := false
+	if inShadow {
+		if d := c.s.Shadow.Sample(px*c.gsx, py*c.gsy) * c.shadowOp * c.floorRow[y]; d > 0 {
+			k := 1 - d
+			br, bgc, bb, ba = br*k, bgc*k, bb*k, ba*k+d
+			covered = true
+		}
+	}
+	if inCar {
+		var cr, cg, cb, ca float32
+		if carPx != nil {
+			cr, cg, cb, ca = premultipliedLinear(carPx)
+		} else {
+			cr, cg, cb, ca = c.car.sample(px, py)
+		}
+		if ca > 0 {
+			if c.car.glass != nil && (c.glassT > 0 || c.glassB != 1) {
+				if g := c.car.sampleGlass(px, py); g > 0 {
+					cr, cg, cb, ca = c.car.look.through(cr, cg, cb, ca, g, px, py)
+				}
+			}
+			k := 1 - ca
+			br, bgc, bb, ba = cr+br*k, cg+bgc*k, cb+bb*k, ca+ba*k
+			covered = true
+		}
+	}
+	if c.flat != nil && !covered {
+		// Uncovered, a flat background is the same every time.
+		*p = c.bare
+		return c.bareOpaque
+	}
+	return putPremultiplied(p[:], br, bgc, bb, ba)
+}
+
+// finish draws the posters on the composed canvas and resizes it to the
+// output's size, if one is set.
+func (s *Scene) finish(out *image.NRGBA) *image.NRGBA {
 	for _, p := range s.Posters {
 		drawPoster(out, p)
 	}
@@ -210,11 +295,7 @@ func renderRows(s *Scene, rowsDone func(canvas *image.NRGBA, lo, hi int)) (*imag
 		out = resizeCanvas(out, *s.Output)
 		codec.Recycle(canvas)
 	}
-	hasAlpha := false
-	for _, t := range transparent {
-		hasAlpha = hasAlpha || t
-	}
-	return out, hasAlpha
+	return out
 }
 
 // drawByCopy lets Render copy a car on whole pixels; tests turn it off to

@@ -23,7 +23,7 @@ func (e *Engine) WarmUp(ctx context.Context, w, h, runs int) ([]time.Duration, e
 	var took []time.Duration
 	for range runs {
 		start := time.Now()
-		if _, err := e.Run(ctx, Request{Company: catalog.SystemCompany, Processors: cfg.Processors, Photo: photo}); err != nil {
+		if _, err := e.Run(ctx, Request{Processors: cfg.Processors, Photo: photo}); err != nil {
 			return took, fmt.Errorf("pipeline: warm-up: %w", err)
 		}
 		took = append(took, time.Since(start))

@@ -48,7 +48,7 @@ func TestWarnings(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newTestEngine(t, &fakeSegmenter{car: tc.car, confidence: tc.confidence}, mapContent{"wall": bg})
-			res, err := e.Run(context.Background(), Request{Company: "acme", Processors: stepsJSONTest(t, tc.steps...),
+			res, err := e.Run(context.Background(), Request{Processors: stepsJSONTest(t, tc.steps...),
 				Photo: pngBytes(t, tc.car.Photo), Format: FormatPNG})
 			if err != nil {
 				t.Fatal(err)
