@@ -93,7 +93,8 @@ type model struct {
 	// shapes to write into, and keep them as the Features' data. Left to
 	// ONNX Runtime, each activation would be allocated by it, copied into
 	// Go by onnxruntime_go and copied again before the tensor is freed
-	// (some 48 MB of Go heap per IS-Net run instead of 24).
+	// (some 48 MB of Go heap per IS-Net run instead of 24). The slices come
+	// from the float pool, where RecycleFeatures hands them back.
 	featShapes atomic.Pointer[[]ort.Shape]
 }
 
@@ -188,7 +189,7 @@ func (m *model) runWaiting(ctx context.Context, input []float32) ([]float32, []F
 	outs[0] = out
 	if shapes := m.featShapes.Load(); shapes != nil {
 		for i, sh := range *shapes {
-			t, err := ort.NewTensor(sh, make([]float32, sh.FlattenedSize()))
+			t, err := ort.NewTensor(sh, getFloats(int(sh.FlattenedSize())))
 			if err != nil {
 				for _, v := range outs[1 : i+1] {
 					v.Destroy()
