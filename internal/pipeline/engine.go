@@ -183,6 +183,8 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 	lap.lap("decode")
 	s := NewScene(photo)
 	r := &run{e: e}
+	// The activations, like the photo, are done with when the run is.
+	defer func() { vision.RecycleFeatures(r.features) }()
 	var sized sizing
 	for i := 0; i < len(steps); {
 		if err := ctx.Err(); err != nil {

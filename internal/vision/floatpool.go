@@ -52,3 +52,11 @@ func putFloats(b []float32) {
 	floats.free = append(floats.free, b[:0])
 	floats.bytes += 4 * cap(b)
 }
+
+// RecycleFeatures hands the activations' data (Mask.Features) back to the
+// pool the next run's are taken from; nothing may use them afterwards.
+func RecycleFeatures(feats []Features) {
+	for _, f := range feats {
+		putFloats(f.Data)
+	}
+}
