@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/showroom/showroom/internal/imaging"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/vision"
 )
@@ -73,30 +74,7 @@ func hardNegatives(in *pipeline.GlassInputs, windows, never []bool) []bool {
 	}
 	w, h, box := in.Grid()
 	limit := int32(math.Ceil(float64(reach) * math.Sqrt(float64(box.Dx()*box.Dy()))))
-	dist := make([]int32, w*h)
-	var queue []int
-	for i, v := range windows {
-		if v {
-			queue = append(queue, i)
-		} else {
-			dist[i] = -1
-		}
-	}
-	for len(queue) > 0 {
-		i := queue[0]
-		queue = queue[1:]
-		if dist[i] >= limit {
-			continue
-		}
-		x := i % w
-		for _, n := range [4]int{i - 1, i + 1, i - w, i + w} {
-			if n < 0 || n >= w*h || (n == i-1 && x == 0) || (n == i+1 && x == w-1) || dist[n] >= 0 {
-				continue
-			}
-			dist[n] = dist[i] + 1
-			queue = append(queue, n)
-		}
-	}
+	dist := imaging.Steps(windows, w, h, limit, nil)
 	for i := range hard {
 		hard[i] = hard[i] && dist[i] >= 0
 	}

@@ -503,30 +503,11 @@ func growGlass(set []bool, sm []float32, gg *glassGrid, low float32) {
 	if glassReach > 0 {
 		limit = int32(math.Ceil(float64(glassReach) * math.Sqrt(float64(gg.box.Dx()*gg.box.Dy()))))
 	}
-	dist := make([]int32, w*h)
-	var queue []int
-	for i, v := range set {
-		if v {
-			queue = append(queue, i)
-		}
-	}
-	for len(queue) > 0 {
-		i := queue[0]
-		queue = queue[1:]
-		if dist[i] >= limit {
-			continue
-		}
-		x := i % w
-		for _, n := range [4]int{i - 1, i + 1, i - w, i + w} {
-			if n < 0 || n >= w*h || (n == i-1 && x == 0) || (n == i+1 && x == w-1) {
-				continue
-			}
-			if !set[n] && sm[n] >= low && gg.matte[n] > 0.5 && !gg.paint[n] {
-				set[n] = true
-				dist[n] = dist[i] + 1
-				queue = append(queue, n)
-			}
-		}
+	dist := imaging.Steps(set, w, h, limit, func(n int) bool {
+		return sm[n] >= low && gg.matte[n] > 0.5 && !gg.paint[n]
+	})
+	for i, d := range dist {
+		set[i] = d >= 0
 	}
 }
 
