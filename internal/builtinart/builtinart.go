@@ -1,4 +1,9 @@
-package pipeline
+// Package builtinart draws the built-in art of the predefined
+// configurations: the studio background of default_showroom and a
+// thumbnail per predefined configuration. It is its own package, not
+// pipeline's, because it is art, not processing (issue 28): the pipeline
+// uses Studio at run time, the library serves both through Art.
+package builtinart
 
 import (
 	"image"
@@ -14,10 +19,17 @@ import (
 // Identifiers here start with "art" so they stay clear of the processors'
 // helpers in this package.
 
-// RenderStudio draws the built-in studio: a light wall, brighter where a
+// FloorGap is the pipeline's floorGap (internal/pipeline/add_background.go):
+// how far below the wall–floor line AddBackgroundAndCrop stands a car's far
+// wheels, per unit of its height; the studio thumbnail stands its car so. A
+// copy, as this package may not import the pipeline (which imports it),
+// exported for the pipeline's test that pins the two.
+const FloorGap = 0.2
+
+// Studio draws the built-in studio: a light wall, brighter where a
 // spotlight falls, meeting a grey floor at StudioHorizon with a soft
 // transition, the floor lighter towards the viewer.
-func RenderStudio(w, h int) *image.NRGBA {
+func Studio(w, h int) *image.NRGBA {
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
 	horizon := catalog.StudioHorizon * float64(h)
 	soft := math.Max(2, 0.012*float64(h)) // the cove between wall and floor
@@ -51,9 +63,9 @@ func RenderStudio(w, h int) *image.NRGBA {
 	return img
 }
 
-// RenderThumbnail draws the thumbnail of the named predefined configuration
+// Thumbnail draws the thumbnail of the named predefined configuration
 // or of catalog.CustomThumbnail; false for any other name.
-func RenderThumbnail(name string) (*image.NRGBA, bool) {
+func Thumbnail(name string) (*image.NRGBA, bool) {
 	w, h := catalog.ThumbnailWidth, catalog.ThumbnailHeight
 	var img *image.NRGBA
 	shadow := 0.0
@@ -64,7 +76,7 @@ func RenderThumbnail(name string) (*image.NRGBA, bool) {
 	case "default_transparent", "free_cutout":
 		img = artChecker(w, h, 16)
 	case "default_showroom":
-		img = RenderStudio(w, h)
+		img = Studio(w, h)
 		shadow = 0.45
 	case catalog.CustomThumbnail:
 		img = artFill(w, h, color.NRGBA{226, 230, 236, 255})
@@ -77,7 +89,7 @@ func RenderThumbnail(name string) (*image.NRGBA, bool) {
 	// below the line where the floor meets the wall.
 	box := image.Rect(int(0.15*float64(w)), int(0.40*float64(h)), int(0.85*float64(w)), int(catalog.StudioHorizon*float64(h)))
 	if name == "default_showroom" {
-		box = box.Add(image.Pt(0, int(math.Round(floorGap*float64(box.Dy())))))
+		box = box.Add(image.Pt(0, int(math.Round(FloorGap*float64(box.Dy())))))
 	}
 	if shadow > 0 {
 		artEllipse(img, float64(box.Min.X+box.Max.X)/2, float64(box.Max.Y)-2, float64(box.Dx())*0.55, float64(box.Dy())*0.12,
@@ -215,12 +227,13 @@ func artSmooth(t float64) float64 { return t * t * (3 - 2*t) }
 
 func artByte(v float64) uint8 { return uint8(artClamp(v)*255 + 0.5) }
 
-// PredefinedArt draws the built-in content for the library (library.Art),
+// Art draws the built-in content for the library (library.Art),
 // which serves it but draws no pixels itself.
-type PredefinedArt struct{}
+type Art struct{}
 
-// Studio draws the built-in studio background (RenderStudio).
-func (PredefinedArt) Studio(w, h int) *image.NRGBA { return RenderStudio(w, h) }
+// Studio draws the built-in studio background (the package's Studio).
+func (Art) Studio(w, h int) *image.NRGBA { return Studio(w, h) }
 
-// Thumbnail draws a predefined configuration's thumbnail (RenderThumbnail).
-func (PredefinedArt) Thumbnail(name string) (*image.NRGBA, bool) { return RenderThumbnail(name) }
+// Thumbnail draws a predefined configuration's thumbnail (the package's
+// Thumbnail).
+func (Art) Thumbnail(name string) (*image.NRGBA, bool) { return Thumbnail(name) }
