@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/showroom/showroom/internal/catalog"
+	"github.com/showroom/showroom/internal/drawncar"
 	"github.com/showroom/showroom/internal/gallery"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/vision"
@@ -59,7 +60,7 @@ func docExamples() []docExample {
 
 // syntheticSegmenter answers with a synthetic car's exact matte: the docs'
 // pictures need no model.
-type syntheticSegmenter struct{ car *pipeline.SyntheticCar }
+type syntheticSegmenter struct{ car *drawncar.Car }
 
 func (s syntheticSegmenter) Segment(ctx context.Context, img *image.NRGBA) (*vision.Mask, error) {
 	return &vision.Mask{Alpha: s.car.Matte, Box: s.car.Box, Confidence: 1, Raw: s.car.Raw}, nil
@@ -69,7 +70,7 @@ func (s syntheticSegmenter) Segment(ctx context.Context, img *image.NRGBA) (*vis
 // and its pictures by file name (under docs/processors/), rendered from the
 // synthetic car.
 func ProcessorDocs() ([]byte, map[string][]byte, error) {
-	car := pipeline.NewSyntheticCar(480, 300, 0)
+	car := drawncar.New(480, 300, 0)
 	e, err := pipeline.NewEngine(pipeline.EngineConfig{Segmenter: syntheticSegmenter{car}, Content: &pipeline.BuiltinContent{}})
 	if err != nil {
 		return nil, nil, err

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/showroom/showroom/internal/catalog"
+	"github.com/showroom/showroom/internal/drawncar"
 	"github.com/showroom/showroom/internal/gallery"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
@@ -24,14 +25,14 @@ type framingCase struct {
 	name, title string
 	// text says the rule the case shows, above the picture.
 	text string
-	car  *pipeline.SyntheticCar
+	car  *drawncar.Car
 	// config names the configuration (a predefined one's name, or how
 	// the steps differ from one).
 	config string
 	steps  []catalog.Step
 	// mark draws guides on the photo and on the output, whose scene s
 	// says where the car went; nil for none.
-	mark func(photo, out *image.NRGBA, s *pipeline.Scene, car *pipeline.SyntheticCar)
+	mark func(photo, out *image.NRGBA, s *pipeline.Scene, car *drawncar.Car)
 }
 
 // FramingDocs returns docs/framing.md and its pictures by file name (under
@@ -40,10 +41,10 @@ type framingCase struct {
 func FramingDocs() ([]byte, map[string][]byte, error) {
 	showroomSteps, whiteSteps := predefinedSteps("default_showroom"), predefinedSteps("default_white")
 	const deg = math.Pi / 180
-	full := pipeline.NewSyntheticCar(600, 400, 0)
-	cutCar := pipeline.CropSyntheticCar(full, image.Rect(150, 0, 600, 304))
-	asphalt, _ := pipeline.NewAsphaltCar(false)
-	shadowCut := pipeline.CropSyntheticCar(asphalt, image.Rect(0, 0, 427, 300))
+	full := drawncar.New(600, 400, 0)
+	cutCar := drawncar.Crop(full, image.Rect(150, 0, 600, 304))
+	asphalt, _ := drawncar.NewAsphalt(false)
+	shadowCut := drawncar.Crop(asphalt, image.Rect(0, 0, 427, 300))
 	refused := []catalog.Step{{"processorName": catalog.DetectCarMask}, {"processorName": catalog.AddBackgroundAndCrop,
 		"background": catalog.StudioBackground, "horizonLine": catalog.StudioHorizon}, {"processorName": catalog.PlaceCar, "background": "#FFFFFF"}}
 	composed := []catalog.Step{{"processorName": catalog.DetectCarMask}, {"processorName": catalog.AddBackgroundAndCrop,
@@ -56,7 +57,7 @@ func FramingDocs() ([]byte, map[string][]byte, error) {
 remove.bg and Photoroom keep the input's size; the car is enlarged with a good
 filter rather than the canvas shrunk. An explicit size (outputWidth and
 outputHeight, or ResizeProcessor) is honoured exactly.`,
-			car: pipeline.NewSyntheticCar(854, 480, 0), config: "default_showroom", steps: showroomSteps},
+			car: drawncar.New(854, 480, 0), config: "default_showroom", steps: showroomSteps},
 		{name: "cut-car", title: "A cut car on the canvas edge",
 			text: `Where the photo cuts the car (its outline runs along the photo's border, or
 within three of the model's pixels of it, for 2% of its extent there), the cut
@@ -69,9 +70,9 @@ the cut. Its other sides keep clear of the canvas's.`,
 through their contact points is off level by at most 4 degrees, the car is
 turned about its ground line so that line is level (red: the contact points
 and the line through them).`,
-			car: pipeline.NewSyntheticCar(600, 400, 3*deg), config: "default_white", steps: whiteSteps,
-			mark: func(photo, out *image.NRGBA, s *pipeline.Scene, car *pipeline.SyntheticCar) {
-				a, b := car.Contacts[0], car.Contacts[1]
+			car: drawncar.New(600, 400, 3*deg), config: "default_white", steps: whiteSteps,
+			mark: func(photo, out *image.NRGBA, s *pipeline.Scene, car *drawncar.Car) {
+				a, b := pipeline.Point(car.Contacts[0]), pipeline.Point(car.Contacts[1])
 				diagramLine(photo, a, b, red)
 				diagramLine(out, s.Place.Forward(a), s.Place.Forward(b), red)
 			}},
@@ -82,10 +83,11 @@ ground point, so the far one stands on the studio's floor, below the wall–floo
 line (blue), not on the wall; a floor too shallow for the car is enlarged about
 its bottom edge (at most 1.6 times), which raises the line. Red: the near front
 and the far front tyres' contact points.`,
-			car: pipeline.RaisedThreeQuarterCar(600, 400), config: "default_showroom", steps: showroomSteps,
-			mark: func(photo, out *image.NRGBA, s *pipeline.Scene, car *pipeline.SyntheticCar) {
+			car: drawncar.RaisedThreeQuarter(600, 400), config: "default_showroom", steps: showroomSteps,
+			mark: func(photo, out *image.NRGBA, s *pipeline.Scene, car *drawncar.Car) {
 				diagramDashes(out, 0, out.Rect.Dx(), int(math.Round(s.Floor)), blue)
-				for _, p := range car.Contacts {
+				for _, c := range car.Contacts {
+					p := pipeline.Point(c)
 					diagramDot(photo, p, red)
 					diagramDot(out, s.Place.Forward(p), red)
 				}

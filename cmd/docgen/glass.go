@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"image/draw"
 
+	"github.com/showroom/showroom/internal/drawncar"
 	"github.com/showroom/showroom/internal/pipeline"
 )
 
@@ -15,7 +16,7 @@ import (
 // from the synthetic car, by file name (under docs/glass-and-shadow/):
 // how its glass, photographed bright, is drawn over a white background.
 func GlassDocs() (map[string][]byte, error) {
-	car := pipeline.NewSyntheticCar(960, 600, 0)
+	car := drawncar.New(960, 600, 0)
 	car.PaintBrightGlass()
 	e, err := pipeline.NewEngine(pipeline.EngineConfig{Segmenter: syntheticSegmenter{car}, Content: &pipeline.BuiltinContent{}})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/showroom/showroom/internal/catalog"
+	"github.com/showroom/showroom/internal/drawncar"
 	"github.com/showroom/showroom/internal/gallery"
 	"github.com/showroom/showroom/internal/pipeline"
 )
@@ -107,7 +108,7 @@ the photo's, as remove.bg and Photoroom keep the input's size.
 // by PlaceCarProcessor and by AddBackgroundAndCropProcessor, with the
 // lines, contact points and margins marked.
 func placementPicture() (*image.NRGBA, error) {
-	car := pipeline.NewSyntheticCarInView(480, 300, 0, 0.05)
+	car := drawncar.NewInView(480, 300, 0, 0.05)
 	e, err := pipeline.NewEngine(pipeline.EngineConfig{Segmenter: syntheticSegmenter{car}, Content: &pipeline.BuiltinContent{}})
 	if err != nil {
 		return nil, err
@@ -180,7 +181,7 @@ func placementPicture() (*image.NRGBA, error) {
 // placementScene runs steps on the car's photo, with a canvas of w×h when
 // the steps leave the photo's, and renders it; the scene says where the
 // car went.
-func placementScene(e *pipeline.Engine, car *pipeline.SyntheticCar, steps []catalog.Step, w, h int) (*image.NRGBA, *pipeline.Scene, error) {
+func placementScene(e *pipeline.Engine, car *drawncar.Car, steps []catalog.Step, w, h int) (*image.NRGBA, *pipeline.Scene, error) {
 	raw, err := json.Marshal(steps)
 	if err != nil {
 		return nil, nil, err
@@ -196,8 +197,8 @@ func placementScene(e *pipeline.Engine, car *pipeline.SyntheticCar, steps []cata
 
 // diagramContacts marks the car's wheels' contact points on the rendered
 // canvas and returns them, the higher (far) one first.
-func diagramContacts(img *image.NRGBA, s *pipeline.Scene, car *pipeline.SyntheticCar, c color.NRGBA) (far, near pipeline.Point) {
-	far, near = s.Place.Forward(car.Contacts[0]), s.Place.Forward(car.Contacts[1])
+func diagramContacts(img *image.NRGBA, s *pipeline.Scene, car *drawncar.Car, c color.NRGBA) (far, near pipeline.Point) {
+	far, near = s.Place.Forward(pipeline.Point(car.Contacts[0])), s.Place.Forward(pipeline.Point(car.Contacts[1]))
 	if far.Y > near.Y {
 		far, near = near, far
 	}

@@ -16,7 +16,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/drawncar"
 )
 
 func main() {
@@ -33,12 +33,12 @@ func run(out string) error {
 		name string
 		img  image.Image
 	}{
-		{"car.jpg", pipeline.NewSyntheticCar(1200, 750, 0).Photo},
+		{"car.jpg", drawncar.New(1200, 750, 0).Photo},
 		{"background.jpg", backdrop(1600, 1000, 0.7)},
-		{"thumbnail.jpg", pipeline.NewSyntheticCar(320, 240, 0).Photo},
+		{"thumbnail.jpg", drawncar.New(320, 240, 0).Photo},
 		// Two more for the batch: another size and a slightly turned car.
-		{filepath.Join("photos", "car1.jpg"), pipeline.NewSyntheticCar(960, 600, 0).Photo},
-		{filepath.Join("photos", "car2.jpg"), pipeline.NewSyntheticCar(960, 640, 0.03).Photo},
+		{filepath.Join("photos", "car1.jpg"), drawncar.New(960, 600, 0).Photo},
+		{filepath.Join("photos", "car2.jpg"), drawncar.New(960, 640, 0.03).Photo},
 	}
 	if err := os.MkdirAll(filepath.Join(out, "photos"), 0o755); err != nil {
 		return err

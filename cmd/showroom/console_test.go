@@ -34,7 +34,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/drawncar"
 	"github.com/showroom/showroom/internal/syncbuf"
 )
 
@@ -66,7 +66,7 @@ func TestConsole(t *testing.T) {
 		t.Fatal(err)
 	}
 	base, _ := startServer(t, env, "serve", "--addr", "127.0.0.1:0", "--warm-up", "0", "--model", "u2netp", "--log-format", "text")
-	photo := testPNG(t, dir, "redcar.png", pipeline.NewSyntheticCar(480, 300, 0).Photo)
+	photo := testPNG(t, dir, "redcar.png", drawncar.New(480, 300, 0).Photo)
 	background := testPNG(t, dir, "floor.png", drawnStudio(640, 400))
 	// The batch: a folder of 20 drawn cars of a few sizes, some slightly
 	// tilted, half of them in a folder inside it, and a note that is no
@@ -86,7 +86,7 @@ func TestConsole(t *testing.T) {
 		if i >= 10 {
 			sub = filepath.Join(folder, "more")
 		}
-		testPNG(t, sub, fmt.Sprintf("car%02d.png", i+1), pipeline.NewSyntheticCar(w, w*2/3, tilt).Photo)
+		testPNG(t, sub, fmt.Sprintf("car%02d.png", i+1), drawncar.New(w, w*2/3, tilt).Photo)
 	}
 
 	b := newBrowser(t, chrome, base)

@@ -21,7 +21,7 @@ import (
 
 	"github.com/showroom/showroom/internal/blob/blobtest"
 	"github.com/showroom/showroom/internal/cluster"
-	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/drawncar"
 	"github.com/showroom/showroom/internal/postgres/pgtest"
 )
 
@@ -425,7 +425,7 @@ func drawnCars(t testing.TB) [][]byte {
 		tilt float64
 	}{{480, 300, 0}, {560, 350, 0.02}, {400, 260, -0.02}, {640, 400, 0}} {
 		var buf bytes.Buffer
-		if err := jpeg.Encode(&buf, pipeline.NewSyntheticCar(p.w, p.h, p.tilt).Photo, &jpeg.Options{Quality: 90}); err != nil {
+		if err := jpeg.Encode(&buf, drawncar.New(p.w, p.h, p.tilt).Photo, &jpeg.Options{Quality: 90}); err != nil {
 			t.Fatal(err)
 		}
 		photos = append(photos, buf.Bytes())

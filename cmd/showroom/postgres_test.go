@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/drawncar"
 	"github.com/showroom/showroom/internal/postgres/pgtest"
 )
 
@@ -54,7 +54,7 @@ func TestServeOnPostgres(t *testing.T) {
 	a := login(t, base, "alice", "hunter2hunter2")
 
 	var photo bytes.Buffer
-	png.Encode(&photo, pipeline.NewSyntheticCar(480, 300, 0).Photo)
+	png.Encode(&photo, drawncar.New(480, 300, 0).Photo)
 	res, body := a.do("POST", "/v1/process/single/free_cutout", photo.Bytes(), map[string]string{"Content-Type": "image/png"})
 	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "image/png" {
 		t.Fatalf("sync free_cutout: %d %s %.200s", res.StatusCode, res.Header.Get("Content-Type"), body)

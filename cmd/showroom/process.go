@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/showroom/showroom/internal/builtinart"
 	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/codec"
 	"github.com/showroom/showroom/internal/library"
@@ -754,7 +755,7 @@ func openLocalLibrary(ctx context.Context, o processOptions) (*library.Service, 
 		db.Close()
 		return nil, nil, nil, err
 	}
-	lib, err := library.New(library.DefaultConfig(), library.Deps{Content: db, Configurations: db, Blobs: blobs, Images: pipeline.ContentImages{}, Art: pipeline.PredefinedArt{}})
+	lib, err := library.New(library.DefaultConfig(), library.Deps{Content: db, Configurations: db, Blobs: blobs, Images: pipeline.ContentImages{}, Art: builtinart.Art{}})
 	if err != nil {
 		db.Close()
 		return nil, nil, nil, err

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/blob/blobtest"
-	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/drawncar"
 )
 
 // TestServeS3Blobs runs 'showroom serve' with its blobs in an S3 bucket (a
@@ -137,7 +137,7 @@ func requireModel(t testing.TB, model string) {
 func drawnCarJPEG(t testing.TB) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, pipeline.NewSyntheticCar(480, 300, 0).Photo, &jpeg.Options{Quality: 90}); err != nil {
+	if err := jpeg.Encode(&buf, drawncar.New(480, 300, 0).Photo, &jpeg.Options{Quality: 90}); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/showroom/showroom/internal/auth"
 	"github.com/showroom/showroom/internal/blob"
+	"github.com/showroom/showroom/internal/builtinart"
 	"github.com/showroom/showroom/internal/console"
 	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
@@ -661,5 +662,5 @@ func (l *libraryFlags) registerCache(fs *flagSet) {
 func newLibrary(db stores, blobs blob.Store, l libraryFlags) (*library.Service, error) {
 	return library.New(library.Config{MaxUploadBytes: l.maxUploadBytes, MaxPixels: l.maxUploadPixels,
 		MaxDecodeBytes: l.maxUploadDecodeBytes, MaxDecodes: l.maxDecodes, CacheBytes: l.cacheBytes},
-		library.Deps{Content: db, Configurations: db, Blobs: blobs, Images: pipeline.ContentImages{}, Art: pipeline.PredefinedArt{}})
+		library.Deps{Content: db, Configurations: db, Blobs: blobs, Images: pipeline.ContentImages{}, Art: builtinart.Art{}})
 }

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/codec/codectest"
-	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/drawncar"
 )
 
 // The bombing company sends, among the others' traffic, the hostile
@@ -81,12 +81,12 @@ func makeBombs() (*bombs, error) {
 	if b.flat, err = encodeJPEG(flat); err != nil {
 		return nil, err
 	}
-	if b.wide, err = encodeJPEG(pipeline.NewSyntheticCar(4000, 400, 0).Photo); err != nil {
+	if b.wide, err = encodeJPEG(drawncar.New(4000, 400, 0).Photo); err != nil {
 		return nil, err
 	}
 	b.textUpload = codectest.TextBombPNG(64, 64, 100, 8<<20, "zTXt")
 	b.textPhoto = codectest.TextBombPNG(64, 64, 100, 8<<20, "iTXt")
-	car, err := encodeJPEG(pipeline.NewSyntheticCar(800, 500, 0).Photo)
+	car, err := encodeJPEG(drawncar.New(800, 500, 0).Photo)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/drawncar"
 )
 
 // photo is a car photo the clients send, encoded once.
@@ -25,7 +25,7 @@ type photo struct {
 func syntheticPhotos() ([]photo, error) {
 	var out []photo
 	for _, s := range [][2]int{{800, 500}, {1600, 1000}, {3200, 2000}} {
-		car := pipeline.NewSyntheticCar(s[0], s[1], 0)
+		car := drawncar.New(s[0], s[1], 0)
 		b, err := encodeJPEG(car.Photo)
 		if err != nil {
 			return nil, err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/showroom/showroom/internal/auth"
 	"github.com/showroom/showroom/internal/blob"
+	"github.com/showroom/showroom/internal/builtinart"
 	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/metrics"
@@ -105,7 +106,7 @@ func newAliceStack(tb testing.TB) aliceStack {
 	if st.blobs, err = blob.NewLocal(filepath.Join(tb.TempDir(), "blobs")); err != nil {
 		tb.Fatal(err)
 	}
-	if st.lib, err = library.New(library.DefaultConfig(), library.Deps{Content: st.db, Configurations: st.db, Blobs: st.blobs, Images: pipeline.ContentImages{}, Art: pipeline.PredefinedArt{}}); err != nil {
+	if st.lib, err = library.New(library.DefaultConfig(), library.Deps{Content: st.db, Configurations: st.db, Blobs: st.blobs, Images: pipeline.ContentImages{}, Art: builtinart.Art{}}); err != nil {
 		tb.Fatal(err)
 	}
 	if st.company, err = st.db.CreateCompany(ctx, "acme"); err != nil {

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/showroom/showroom/internal/drawncar"
 	"github.com/showroom/showroom/internal/library"
-	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -56,7 +56,7 @@ func TestGeneratedClient(t *testing.T) {
 		"openapi.yaml": served,
 		"main.go":      driver,
 		"go.mod":       []byte("module clientcheck\n\ngo 1.25\n\nrequire " + oapiRuntime + " " + oapiRuntimeVersion + "\n"),
-		"photo.jpg":    encodeJPEG(t, pipeline.NewSyntheticCar(480, 300, 0).Photo),
+		"photo.jpg":    encodeJPEG(t, drawncar.New(480, 300, 0).Photo),
 		"backdrop.png": encodePNG(t, gradient(640, 400)),
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -20,6 +20,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/legacy"
 	"github.com/showroom/showroom/internal/auth"
 	"github.com/showroom/showroom/internal/blob"
+	"github.com/showroom/showroom/internal/builtinart"
 	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/pipeline"
@@ -103,7 +104,7 @@ func newEnvStore(t testing.TB, authCfg auth.Config, libCfg library.Config, body 
 	if wrap != nil {
 		store = wrap(blobs)
 	}
-	lib, err := library.New(libCfg, library.Deps{Content: db, Configurations: db, Blobs: store, Images: pipeline.ContentImages{}, Art: pipeline.PredefinedArt{}})
+	lib, err := library.New(libCfg, library.Deps{Content: db, Configurations: db, Blobs: store, Images: pipeline.ContentImages{}, Art: builtinart.Art{}})
 	if err != nil {
 		t.Fatal(err)
 	}

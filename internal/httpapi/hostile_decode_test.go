@@ -17,9 +17,9 @@ import (
 
 	"github.com/showroom/showroom/internal/blob"
 	"github.com/showroom/showroom/internal/codec/codectest"
+	"github.com/showroom/showroom/internal/drawncar"
 	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
-	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/sqlite"
 	"github.com/showroom/showroom/internal/vision"
@@ -82,7 +82,7 @@ func TestHostileDecodeProcessing(t *testing.T) {
 	e := newEnvWith(t, library.DefaultConfig(), withEngine(runnerConfig(), carSegmenter{}), keepBlobs)
 	e.addUser("acme", "alice")
 	alice := e.bearer("alice")
-	car := pipeline.NewSyntheticCar(480, 300, 0)
+	car := drawncar.New(480, 300, 0)
 	var photo bytes.Buffer
 	if err := jpeg.Encode(&photo, car.Photo, &jpeg.Options{Quality: 90}); err != nil {
 		t.Fatal(err)
@@ -386,7 +386,7 @@ func TestPhotoHeaderAfterLongMetadata(t *testing.T) {
 	e := newEnvWith(t, library.DefaultConfig(), withEngine(runnerConfig(), carSegmenter{}))
 	e.addUser("acme", "alice")
 	alice := e.bearer("alice")
-	car := pipeline.NewSyntheticCar(480, 300, 0)
+	car := drawncar.New(480, 300, 0)
 	var photo bytes.Buffer
 	if err := jpeg.Encode(&photo, car.Photo, &jpeg.Options{Quality: 90}); err != nil {
 		t.Fatal(err)

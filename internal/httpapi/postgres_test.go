@@ -14,6 +14,7 @@ import (
 
 	"github.com/showroom/showroom/internal/auth"
 	"github.com/showroom/showroom/internal/blob"
+	"github.com/showroom/showroom/internal/builtinart"
 	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/pipeline"
@@ -67,7 +68,7 @@ func TestRateLimitAcrossAPIProcesses(t *testing.T) {
 	var bases []string
 	for range 2 {
 		db := open()
-		lib, err := library.New(library.DefaultConfig(), library.Deps{Content: db, Configurations: db, Blobs: blobs, Images: pipeline.ContentImages{}, Art: pipeline.PredefinedArt{}})
+		lib, err := library.New(library.DefaultConfig(), library.Deps{Content: db, Configurations: db, Blobs: blobs, Images: pipeline.ContentImages{}, Art: builtinart.Art{}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/showroom/showroom/internal/drawncar"
 	"github.com/showroom/showroom/internal/httpapi"
 	"github.com/showroom/showroom/internal/library"
-	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -17,7 +17,7 @@ import (
 func syntheticCarPNG(t testing.TB) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := png.Encode(&b, pipeline.NewSyntheticCar(480, 300, 0).Photo); err != nil {
+	if err := png.Encode(&b, drawncar.New(480, 300, 0).Photo); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

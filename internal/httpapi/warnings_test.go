@@ -7,15 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/showroom/showroom/internal/drawncar"
 	"github.com/showroom/showroom/internal/library"
-	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/vision"
 )
 
 // drawnSegmenter answers with a drawn car's exact matte, whatever the
 // photo: the warnings are about the photo's framing, not the model.
-type drawnSegmenter struct{ car *pipeline.SyntheticCar }
+type drawnSegmenter struct{ car *drawncar.Car }
 
 func (s drawnSegmenter) Segment(ctx context.Context, img *image.NRGBA) (*vision.Mask, error) {
 	return &vision.Mask{Alpha: s.car.Matte, Box: s.car.Box, Confidence: 0.95}, nil
@@ -26,11 +26,11 @@ func (s drawnSegmenter) Segment(ctx context.Context, img *image.NRGBA) (*vision.
 // side, the result's Showroom-Warnings header with the code); a clean,
 // centred photo's record has an empty list and its result no header.
 func TestResultWarnings(t *testing.T) {
-	car := pipeline.NewSyntheticCar(480, 300, 0)
-	cut := pipeline.CropSyntheticCar(car, image.Rect(120, 0, 480, 300))
+	car := drawncar.New(480, 300, 0)
+	cut := drawncar.Crop(car, image.Rect(120, 0, 480, 300))
 	for _, tc := range []struct {
 		name   string
-		car    *pipeline.SyntheticCar
+		car    *drawncar.Car
 		header string
 		says   string
 	}{

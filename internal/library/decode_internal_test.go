@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/blob"
+	"github.com/showroom/showroom/internal/builtinart"
 	"github.com/showroom/showroom/internal/pipeline"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/sqlite"
@@ -35,7 +36,7 @@ func TestDecodesAreBounded(t *testing.T) {
 	}
 	cfg := DefaultConfig()
 	cfg.MaxDecodes = 1
-	s, err := New(cfg, Deps{Content: db, Configurations: db, Blobs: blobs, Images: pipeline.ContentImages{}, Art: pipeline.PredefinedArt{}})
+	s, err := New(cfg, Deps{Content: db, Configurations: db, Blobs: blobs, Images: pipeline.ContentImages{}, Art: builtinart.Art{}})
 	if err != nil {
 		t.Fatal(err)
 	}

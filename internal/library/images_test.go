@@ -1,6 +1,7 @@
 package library_test
 
 import (
+	"github.com/showroom/showroom/internal/builtinart"
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/pipeline"
 )
@@ -8,5 +9,5 @@ import (
 // The program's image IO and art are the library's.
 var (
 	_ library.Images = pipeline.ContentImages{}
-	_ library.Art    = pipeline.PredefinedArt{}
+	_ library.Art    = builtinart.Art{}
 )

@@ -75,7 +75,7 @@ type Deps struct {
 }
 
 // Art draws the built-in content: the studio background and the
-// thumbnails of the predefined configurations (pipeline.PredefinedArt).
+// thumbnails of the predefined configurations (builtinart.Art).
 // Like Images it is given, so the library draws no pixels itself.
 type Art interface {
 	// Studio draws the catalog.StudioBackground at w x h pixels.

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/showroom/showroom/internal/blob"
+	"github.com/showroom/showroom/internal/builtinart"
 	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/library"
 	"github.com/showroom/showroom/internal/pipeline"
@@ -76,7 +77,7 @@ func newFixture(t testing.TB) *fixture {
 	f := &fixture{db: db, root: root, blobs: &flakyBlobs{Store: local}, store: &flakyContent{DB: db},
 		alice: showroom.NewContextWithCompany(showroom.NewContextWithPrincipal(ctx,
 			&showroom.Principal{Username: "alice", Company: "acme", System: "showroom"}), acme)}
-	f.lib, err = library.New(library.DefaultConfig(), library.Deps{Content: f.store, Configurations: db, Blobs: f.blobs, Images: pipeline.ContentImages{}, Art: pipeline.PredefinedArt{}})
+	f.lib, err = library.New(library.DefaultConfig(), library.Deps{Content: f.store, Configurations: db, Blobs: f.blobs, Images: pipeline.ContentImages{}, Art: builtinart.Art{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -173,7 +173,8 @@ func (a addBackground) floorZoom(st stance, ow, oh, line float64) float64 {
 // a car's height, the floor between a car and a wall a few metres behind
 // it spans a fifth of the car's height or more in any photo (the ratio
 // depends on distances, not on pixels), so this holds for every view and
-// size; floorShare keeps it from eating a shallow floor.
+// size; floorShare keeps it from eating a shallow floor. builtinart's
+// studio thumbnail keeps a copy (TestThumbnailFloorGap pins the two).
 const floorGap = 0.2
 
 // floorShare is the most of the floor between the wall–floor line and the

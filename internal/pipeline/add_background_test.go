@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/showroom/showroom/internal/builtinart"
 	"github.com/showroom/showroom/internal/catalog"
+	"github.com/showroom/showroom/internal/drawncar"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -186,11 +188,11 @@ func TestStudioCarStandsOnTheFloor(t *testing.T) {
 	const W, H, horizon = 960, 640, 0.7
 	for _, tt := range []struct {
 		name string
-		car  *SyntheticCar
+		car  *drawncar.Car
 	}{
-		{"side view", NewSyntheticCarInView(480, 300, 0, 0)},
-		{"far wheel higher", NewSyntheticCarInView(480, 300, 0, 0.05)},
-		{"slightly tilted", NewSyntheticCarInView(480, 300, 2*math.Pi/180, 0)},
+		{"side view", drawncar.NewInView(480, 300, 0, 0)},
+		{"far wheel higher", drawncar.NewInView(480, 300, 0, 0.05)},
+		{"slightly tilted", drawncar.NewInView(480, 300, 2*math.Pi/180, 0)},
 		{"front view", frontView(480, 300, 0.82, 0.76)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -257,9 +259,9 @@ func TestStudioCarStandsOnTheFloor(t *testing.T) {
 // under its sides two tyres reaching down to row tyres·h (a share of the
 // height), the bumper between them down to bumper·h. With tyres above the
 // bumper it is a car whose wheels do not show.
-func frontView(w, h int, tyres, bumper float64) *SyntheticCar {
+func frontView(w, h int, tyres, bumper float64) *drawncar.Car {
 	fw, fh := float64(w), float64(h)
-	c := &SyntheticCar{Photo: image.NewNRGBA(image.Rect(0, 0, w, h)), Matte: image.NewGray(image.Rect(0, 0, w, h)),
+	c := &drawncar.Car{Photo: image.NewNRGBA(image.Rect(0, 0, w, h)), Matte: image.NewGray(image.Rect(0, 0, w, h)),
 		Body: color.NRGBA{190, 30, 35, 255}}
 	for y := range h {
 		for x := range w {
@@ -279,7 +281,7 @@ func frontView(w, h int, tyres, bumper float64) *SyntheticCar {
 			}
 		}
 	}
-	c.Contacts = [2]Point{{0.26 * fw, tyres * fh}, {0.74 * fw, tyres * fh}}
+	c.Contacts = [2]drawncar.Point{{X: 0.26 * fw, Y: tyres * fh}, {X: 0.74 * fw, Y: tyres * fh}}
 	return c
 }
 
@@ -411,5 +413,14 @@ func TestStudioPlacementOnDevPhotos(t *testing.T) {
 		if long := max(img.Rect.Dx(), img.Rect.Dy()); max(s.Canvas.X, s.Canvas.Y) < long {
 			t.Errorf("%s: a %.0fx%.0f canvas, smaller than the photo's %v", name, W, H, img.Rect.Size())
 		}
+	}
+}
+
+// TestThumbnailFloorGap pins builtinart's copy of floorGap to the one
+// AddBackgroundAndCrop stands cars by, so the studio thumbnail shows the
+// car where the processor puts it.
+func TestThumbnailFloorGap(t *testing.T) {
+	if builtinart.FloorGap != floorGap {
+		t.Errorf("builtinart.FloorGap = %v, want the pipeline's floorGap %v", builtinart.FloorGap, floorGap)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/showroom/showroom/internal/builtinart"
 	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/imaging"
 	"github.com/showroom/showroom/internal/showroom"
@@ -28,7 +29,7 @@ type BuiltinContent struct {
 func (b *BuiltinContent) LoadContent(ctx context.Context, name string) (image.Image, error) {
 	switch name {
 	case catalog.StudioBackground:
-		b.once.Do(func() { b.studio = RenderStudio(catalog.StudioWidth, catalog.StudioHeight) })
+		b.once.Do(func() { b.studio = builtinart.Studio(catalog.StudioWidth, catalog.StudioHeight) })
 		return b.studio, nil
 	case GalleryPoster:
 		return syntheticLogo(400, 160), nil

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/showroom/showroom/internal/drawncar"
 )
 
 func TestDetectCarShadowFindsTheShadowUnderTheCar(t *testing.T) {
@@ -171,7 +173,7 @@ func TestDetectCarShadowOnGravel(t *testing.T) {
 
 // checkShadowOnly runs shadow detection on car and checks that its
 // shadow is found, and no darkness on the floor away from it.
-func checkShadowOnly(t *testing.T, car *SyntheticCar) {
+func checkShadowOnly(t *testing.T, car *drawncar.Car) {
 	t.Helper()
 	e := newTestEngine(t, &fakeSegmenter{car: car}, nil)
 	s := scene(t, e, car, det(), Step{"processorName": DetectCarShadow})
@@ -208,7 +210,7 @@ func checkShadowOnly(t *testing.T, car *SyntheticCar) {
 
 // widen returns car on a photo pad pixels wider on each side, the wall
 // and floor continued.
-func widen(car *SyntheticCar, pad int) *SyntheticCar {
+func widen(car *drawncar.Car, pad int) *drawncar.Car {
 	w, h := car.Photo.Rect.Dx(), car.Photo.Rect.Dy()
 	out := *car
 	out.Photo = image.NewNRGBA(image.Rect(0, 0, w+2*pad, h))
@@ -233,7 +235,7 @@ func widen(car *SyntheticCar, pad int) *SyntheticCar {
 }
 
 // nearCar reports whether the car covers any pixel within r of (x, y).
-func nearCar(car *SyntheticCar, x, y, r int) bool {
+func nearCar(car *drawncar.Car, x, y, r int) bool {
 	for dy := -r; dy <= r; dy++ {
 		for dx := -r; dx <= r; dx++ {
 			if car.Matte.GrayAt(x+dx, y+dy).Y != 0 {

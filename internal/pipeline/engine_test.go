@@ -14,6 +14,7 @@ import (
 	"github.com/davidbyttow/govips/v2/vips"
 
 	"github.com/showroom/showroom/internal/codec"
+	"github.com/showroom/showroom/internal/drawncar"
 	"github.com/showroom/showroom/internal/maskcache"
 	"github.com/showroom/showroom/internal/showroom"
 )
@@ -248,7 +249,7 @@ func TestNoHaloOfTheOldBackground(t *testing.T) {
 }
 
 // nearBody reports whether a body pixel lies within 2 pixels of (x, y).
-func nearBody(car *SyntheticCar, x, y int) bool {
+func nearBody(car *drawncar.Car, x, y int) bool {
 	for dy := -2; dy <= 2; dy++ {
 		for dx := -2; dx <= 2; dx++ {
 			if (image.Point{x + dx, y + dy}).In(car.Photo.Rect) && car.Photo.NRGBAAt(x+dx, y+dy) == car.Body {

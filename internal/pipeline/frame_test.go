@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/showroom/showroom/internal/builtinart"
+	"github.com/showroom/showroom/internal/drawncar"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -17,8 +19,8 @@ import (
 // came out 224x149 through default_showroom); an explicit size stays exact.
 func TestNeverSmallerThanThePhoto(t *testing.T) {
 	for _, size := range [][2]int{{854, 480}, {768, 512}, {480, 640}} {
-		car := NewSyntheticCar(size[0], size[1], 0)
-		e := newTestEngine(t, &fakeSegmenter{car: car}, mapContent{StudioBackground: RenderStudio(StudioWidth/4, StudioHeight/4)})
+		car := drawncar.New(size[0], size[1], 0)
+		e := newTestEngine(t, &fakeSegmenter{car: car}, mapContent{StudioBackground: builtinart.Studio(StudioWidth/4, StudioHeight/4)})
 		long := max(size[0], size[1])
 		for _, c := range PredefinedConfigurations() {
 			steps, err := DecodeSteps(c.Processors)
@@ -87,8 +89,8 @@ func placedConfigs(tb testing.TB) map[string][]Step {
 func TestFrameFillsAlikeWhateverTheView(t *testing.T) {
 	for _, car := range []struct {
 		name string
-		car  *SyntheticCar
-	}{{"side view", NewSyntheticCar(600, 400, 0)}, {"three-quarter view", RaisedThreeQuarterCarAt(600, 400, 0.97)}} {
+		car  *drawncar.Car
+	}{{"side view", drawncar.New(600, 400, 0)}, {"three-quarter view", drawncar.RaisedThreeQuarterAt(600, 400, 0.97)}} {
 		e := newTestEngine(t, &fakeSegmenter{car: car.car}, &BuiltinContent{})
 		for name, steps := range placedConfigs(t) {
 			f := measureFrame(scene(t, e, car.car, steps...))
@@ -110,7 +112,7 @@ func TestFrameFillsAlikeWhateverTheView(t *testing.T) {
 // photo, not as a slice in the middle of the floor with a shadow under
 // the cut; its other sides keep clear of the canvas's.
 func TestCutCarOnTheCanvasEdge(t *testing.T) {
-	car := NewSyntheticCar(600, 400, 0)
+	car := drawncar.New(600, 400, 0)
 	w, h := 600, 400
 	for _, crop := range []struct {
 		name string
@@ -122,7 +124,7 @@ func TestCutCarOnTheCanvasEdge(t *testing.T) {
 		{"back cut on the right", image.Rect(0, 0, w*3/4, h), edges{right: true}},
 		{"cut on the left and at the bottom", image.Rect(w/4, 0, w, int(0.76*float64(h))), edges{left: true, bottom: true}},
 	} {
-		cut := CropSyntheticCar(car, crop.r)
+		cut := drawncar.Crop(car, crop.r)
 		e := newTestEngine(t, &fakeSegmenter{car: cut}, &BuiltinContent{})
 		for name, steps := range placedConfigs(t) {
 			s := scene(t, e, cut, steps...)
@@ -159,7 +161,7 @@ func TestCutCarOnTheCanvasEdge(t *testing.T) {
 // edge (the shadow under it runs out of the picture with it); a car short
 // of the border by more than that fade is not cut.
 func TestCarCutByALittleOnTheCanvasEdge(t *testing.T) {
-	full := NewSyntheticCar(600, 400, 0)
+	full := drawncar.New(600, 400, 0)
 	left, bottom := full.Box.Min.X, int(full.Contacts[0].Y)
 	for _, c := range []struct {
 		name string
@@ -172,7 +174,7 @@ func TestCarCutByALittleOnTheCanvasEdge(t *testing.T) {
 		{"tyres sliced by 3 px", image.Rect(0, 0, 600, bottom-3), 3, edges{bottom: true}},
 		{"front 6 px from the border", image.Rect(left-6, 0, 600, 400), 0, edges{}},
 	} {
-		car := CropSyntheticCar(full, c.r)
+		car := drawncar.Crop(full, c.r)
 		// The fade: the last two rows or columns at a quarter and a half
 		// of the car's coverage.
 		m := car.Matte
@@ -210,7 +212,7 @@ func TestCarCutByALittleOnTheCanvasEdge(t *testing.T) {
 func TestTiltedPhotoLevelled(t *testing.T) {
 	const deg = math.Pi / 180
 	for _, tilt := range []float64{3, -3.5} {
-		car := NewSyntheticCar(600, 400, tilt*deg)
+		car := drawncar.New(600, 400, tilt*deg)
 		e := newTestEngine(t, &fakeSegmenter{car: car}, &BuiltinContent{})
 		for name, steps := range placedConfigs(t) {
 			s := scene(t, e, car, steps...)
@@ -251,7 +253,7 @@ func TestTiltedPhotoLevelled(t *testing.T) {
 // picture than either end's lowest point; placed in the studio it still
 // stands on the floor, below the wall–floor line, not on the wall.
 func TestFarWheelsBelowTheWallLine(t *testing.T) {
-	car := RaisedThreeQuarterCar(600, 400)
+	car := drawncar.RaisedThreeQuarter(600, 400)
 	e := newTestEngine(t, &fakeSegmenter{car: car}, &BuiltinContent{})
 	for _, steps := range [][]Step{
 		placedConfigs(t)["default_showroom"],
@@ -261,7 +263,7 @@ func TestFarWheelsBelowTheWallLine(t *testing.T) {
 			"outputWidth": 800.0, "outputHeight": 800.0}},
 	} {
 		s := scene(t, e, car, steps...)
-		far := s.Place.forward(car.Contacts[1])
+		far := s.Place.forward(Point(car.Contacts[1]))
 		if far.Y <= s.Floor {
 			t.Errorf("%v: the far tyre stands at row %.0f, on the wall (the floor starts at %.0f)", steps[len(steps)-1], far.Y, s.Floor)
 		}
@@ -273,7 +275,7 @@ func TestFarWheelsBelowTheWallLine(t *testing.T) {
 // fades out towards that edge instead of ending in a straight line (on a
 // canvas larger than the photo, a grey box).
 func TestShadowFadesWhereThePhotoCutsIt(t *testing.T) {
-	full, _ := NewAsphaltCar(false)
+	full, _ := drawncar.NewAsphalt(false)
 	w, h := full.Photo.Rect.Dx(), full.Photo.Rect.Dy()
 	for _, crop := range []struct {
 		name string
@@ -284,7 +286,7 @@ func TestShadowFadesWhereThePhotoCutsIt(t *testing.T) {
 		// The shadow reaches 0.06 of the height below the tyres.
 		{"bottom", image.Rect(0, 0, w, int(full.Contacts[0].Y+0.035*float64(h)))},
 	} {
-		car := CropSyntheticCar(full, crop.r)
+		car := drawncar.Crop(full, crop.r)
 		e := newTestEngine(t, &fakeSegmenter{car: car}, nil)
 		s := scene(t, e, car, det(), Step{"processorName": DetectCarShadow})
 		if s.Shadow == nil {

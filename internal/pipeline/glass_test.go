@@ -4,6 +4,8 @@ import (
 	"image"
 	"math"
 	"testing"
+
+	"github.com/showroom/showroom/internal/drawncar"
 )
 
 // TestGlassEdgeIsSmoothAtFullResolution renders a large photo's glass at
@@ -17,7 +19,7 @@ import (
 // photos, TestGlassDevSet).
 func TestGlassEdgeIsSmoothAtFullResolution(t *testing.T) {
 	const W, H = 3200, 2000
-	car := NewSyntheticCar(W, H, 0)
+	car := drawncar.New(W, H, 0)
 	e := newTestEngine(t, &fakeSegmenter{car: car}, nil)
 	s := scene(t, e, car, det(),
 		Step{"processorName": CleanBackground, "enableShadow": false, "color": "#FF00FF"})
@@ -45,7 +47,7 @@ func TestGlassEdgeIsSmoothAtFullResolution(t *testing.T) {
 		}
 		return at(x0, int(y))*(1-f) + at(x0+1, int(y))*f
 	}
-	// The left window's left edge, as NewSyntheticCar draws it.
+	// The left window's left edge, as drawncar.New draws it.
 	edge := func(y float64) float64 {
 		return 0.36*W - (y-0.28*H)/(0.17*H)*0.10*W + 0.018*W
 	}

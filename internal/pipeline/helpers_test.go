@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/showroom/showroom/internal/drawncar"
 	"github.com/showroom/showroom/internal/showroom"
 	"github.com/showroom/showroom/internal/vision"
 )
@@ -18,7 +19,7 @@ import (
 // fakeSegmenter answers with the synthetic car's exact matte, so the
 // processors are tested against known answers without the model.
 type fakeSegmenter struct {
-	car        *SyntheticCar
+	car        *drawncar.Car
 	confidence float64
 	border     float64
 	noRaw      bool
@@ -48,9 +49,9 @@ func (m mapContent) LoadContent(ctx context.Context, name string) (image.Image, 
 }
 
 // testCar is the synthetic car the tests share: small, so tests are fast.
-func testCar(tb testing.TB) *SyntheticCar {
+func testCar(tb testing.TB) *drawncar.Car {
 	tb.Helper()
-	return NewSyntheticCar(480, 300, 0)
+	return drawncar.New(480, 300, 0)
 }
 
 func newTestEngine(tb testing.TB, seg Segmenter, content ContentLoader) *Engine {
@@ -81,7 +82,7 @@ func stepsJSONTest(tb testing.TB, steps ...Step) json.RawMessage {
 }
 
 // render runs steps on the car's photo and returns the decoded PNG result.
-func render(tb testing.TB, e *Engine, car *SyntheticCar, steps ...Step) *image.NRGBA {
+func render(tb testing.TB, e *Engine, car *drawncar.Car, steps ...Step) *image.NRGBA {
 	tb.Helper()
 	res, err := e.Run(context.Background(), Request{Processors: stepsJSONTest(tb, steps...),
 		Photo: pngBytes(tb, car.Photo), Format: FormatPNG})
@@ -97,7 +98,7 @@ func render(tb testing.TB, e *Engine, car *SyntheticCar, steps ...Step) *image.N
 
 // scene applies steps to the car's scene directly, for checks of what a
 // processor found.
-func scene(tb testing.TB, e *Engine, car *SyntheticCar, steps ...Step) *Scene {
+func scene(tb testing.TB, e *Engine, car *drawncar.Car, steps ...Step) *Scene {
 	tb.Helper()
 	_, parsed, err := Parse(stepsJSONTest(tb, steps...))
 	if err != nil {
@@ -134,7 +135,7 @@ func lum(c color.NRGBA) float64 {
 }
 
 // mask pixels classify the synthetic car.
-func isBody(car *SyntheticCar, x, y int) bool {
+func isBody(car *drawncar.Car, x, y int) bool {
 	return car.Matte.GrayAt(x, y).Y == 255 && car.Windows.GrayAt(x, y).Y == 0 && car.Photo.NRGBAAt(x, y) == car.Body
 }
 

@@ -5,6 +5,8 @@ import (
 	"image/color"
 	"math"
 	"testing"
+
+	"github.com/showroom/showroom/internal/drawncar"
 )
 
 // alphaBounds returns the bounds of the pixels that differ from bg.
@@ -75,7 +77,7 @@ func TestPlaceCar(t *testing.T) {
 func TestPlaceCarKeypointsLevelATiltedCar(t *testing.T) {
 	for _, deg := range []float64{-3, 0, 2.5} {
 		tilt := deg * math.Pi / 180
-		car := NewSyntheticCar(480, 300, tilt)
+		car := drawncar.New(480, 300, tilt)
 		e := newTestEngine(t, &fakeSegmenter{car: car}, nil)
 		s := scene(t, e, car, det(), Step{"processorName": PlaceCar, "useKeypoints": true})
 		for i, p := range []Point{s.Ground.Left, s.Ground.Right} {
@@ -90,7 +92,7 @@ func TestPlaceCarKeypointsLevelATiltedCar(t *testing.T) {
 		// On the rendered canvas both contact points are on the horizon.
 		H := float64(s.Canvas.Y)
 		for i, c := range car.Contacts {
-			q := s.Place.forward(c)
+			q := s.Place.forward(Point(c))
 			if math.Abs(q.Y-0.75*H) > 2 {
 				t.Errorf("tilt %.1f°: contact %d lands at y=%.1f, want the horizon %.1f", deg, i, q.Y, 0.75*H)
 			}
@@ -103,7 +105,7 @@ func TestPlaceCarKeypointsLevelATiltedCar(t *testing.T) {
 // photographed, whether or not useKeypoints is set (its levelling leaves
 // a difference this large alone: it is perspective, not tilt).
 func TestPlaceCarFarTyresOnTheHorizon(t *testing.T) {
-	car := NewSyntheticCarInView(480, 300, 0, 0.05)
+	car := drawncar.NewInView(480, 300, 0, 0.05)
 	e := newTestEngine(t, &fakeSegmenter{car: car}, nil)
 	for _, keypoints := range []bool{false, true} {
 		out := render(t, e, car, det(), Step{"processorName": PlaceCar, "horizonLine": 0.7, "carWidth": 0.6,

@@ -4,6 +4,8 @@ import (
 	"image"
 	"math"
 	"testing"
+
+	"github.com/showroom/showroom/internal/drawncar"
 )
 
 // TestGlassIsTintedNotAGreyCard paints the test car's windows as glass
@@ -16,7 +18,7 @@ import (
 // its reflections and interior as visible (against the pane) as
 // photographed, give or take, and the background still showing through.
 func TestGlassIsTintedNotAGreyCard(t *testing.T) {
-	const sky, streak, headrest = glassSky, glassStreak, glassHeadrest
+	const sky, streak, headrest = drawncar.GlassSky, drawncar.GlassStreak, drawncar.GlassHeadrest
 	car := testCar(t)
 	painted := car.PaintBrightGlass()
 	kind := map[image.Point]int{}

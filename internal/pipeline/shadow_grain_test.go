@@ -5,6 +5,8 @@ import (
 	"image/color"
 	"math"
 	"testing"
+
+	"github.com/showroom/showroom/internal/drawncar"
 )
 
 // darknessOf returns how much darker than bg each pixel of out is, in
@@ -51,8 +53,8 @@ func grain(d plane, area []bool, r int) float64 {
 // average, but carries none of the asphalt's grain at any scale, and each
 // tyre stands on a contact shadow darker than the cast shadow around it.
 func TestShadowWithoutGroundGrain(t *testing.T) {
-	car, cast := NewAsphaltCar(true)
-	flat, _ := NewAsphaltCar(false)
+	car, cast := drawncar.NewAsphalt(true)
+	flat, _ := drawncar.NewAsphalt(false)
 	e := newTestEngine(t, &fakeSegmenter{car: car}, nil)
 	eFlat := newTestEngine(t, &fakeSegmenter{car: flat}, nil)
 	white := color.NRGBA{255, 255, 255, 255}
@@ -140,9 +142,9 @@ func TestShadowWithoutGroundGrain(t *testing.T) {
 // one higher and half hidden by the body, each standing on the floor, a
 // soft shadow under the car. It returns the car and its tyres' contact
 // points.
-func threeQuarterCar() (*SyntheticCar, []Point) {
+func threeQuarterCar() (*drawncar.Car, []Point) {
 	const w, h = 480, 300
-	sc := &SyntheticCar{
+	sc := &drawncar.Car{
 		Photo: image.NewNRGBA(image.Rect(0, 0, w, h)),
 		Matte: image.NewGray(image.Rect(0, 0, w, h)),
 		Raw:   image.NewGray(image.Rect(0, 0, w, h)),

@@ -3,6 +3,8 @@ package pipeline
 import (
 	"math"
 	"testing"
+
+	"github.com/showroom/showroom/internal/drawncar"
 )
 
 // TestTyreFinderOnASideView: seen from the side a tyre stands flattened
@@ -13,7 +15,7 @@ import (
 // rising only a little on either side, is not a tyre. The ground line
 // (wheelContacts) is the two tyres.
 func TestTyreFinderOnASideView(t *testing.T) {
-	car := NewSyntheticCar(480, 300, 0)
+	car := drawncar.New(480, 300, 0)
 	bh := float64(car.Box.Dy())
 	half := int(0.09 * bh)
 	paint := func(x, y int, c [3]uint8) {
@@ -47,7 +49,7 @@ func TestTyreFinderOnASideView(t *testing.T) {
 	s.setCar(car.Matte, car.Box, car.Raw)
 	g := s.workGrid()
 	box := g.toWork(car.Box)
-	near := func(p, c Point) bool { return math.Hypot(p.X/g.sx-c.X, p.Y/g.sy-c.Y) <= 4 }
+	near := func(p Point, c drawncar.Point) bool { return math.Hypot(p.X/g.sx-c.X, p.Y/g.sy-c.Y) <= 4 }
 	tyres := tyreContacts(g, box)
 	if len(tyres) != 2 || !near(tyres[0].at, car.Contacts[0]) || !near(tyres[1].at, car.Contacts[1]) {
 		var got []Point

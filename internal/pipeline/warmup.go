@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/showroom/showroom/internal/catalog"
+	"github.com/showroom/showroom/internal/drawncar"
 )
 
 // WarmUp runs default_white runs times on a drawn car of w×h pixels, so
@@ -39,7 +40,7 @@ const warmUpScale = 4
 // warmUpPhoto is the synthetic car drawn at a quarter of w×h, enlarged to
 // w×h by repeating pixels.
 func warmUpPhoto(w, h int) *image.NRGBA {
-	small := NewSyntheticCar(max(w/warmUpScale, 1), max(h/warmUpScale, 1), 0).Photo
+	small := drawncar.New(max(w/warmUpScale, 1), max(h/warmUpScale, 1), 0).Photo
 	sw, sh := small.Rect.Dx(), small.Rect.Dy()
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
 	for y := range h {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/showroom/showroom/internal/drawncar"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -26,7 +27,7 @@ func TestWarnings(t *testing.T) {
 	placed := Step{"processorName": PlaceCar}
 	for _, tc := range []struct {
 		name       string
-		car        *SyntheticCar
+		car        *drawncar.Car
 		confidence float64
 		steps      []Step
 		want       []string // codes
@@ -34,17 +35,17 @@ func TestWarnings(t *testing.T) {
 	}{
 		{"clean and centred", car, 0, []Step{det(), placed}, nil, ""},
 		{"clean cutout", car, 0, []Step{det()}, nil, ""},
-		{"cut on the left", CropSyntheticCar(car, image.Rect(w/5, 0, w, h)), 0, []Step{det(), placed},
+		{"cut on the left", drawncar.Crop(car, image.Rect(w/5, 0, w, h)), 0, []Step{det(), placed},
 			[]string{showroom.WarnCarCutByFrame}, "left edge"},
-		{"cut on the right and at the bottom", CropSyntheticCar(car, image.Rect(0, 0, w*3/4, h*3/4)), 0, []Step{det()},
+		{"cut on the right and at the bottom", drawncar.Crop(car, image.Rect(0, 0, w*3/4, h*3/4)), 0, []Step{det()},
 			[]string{showroom.WarnCarCutByFrame}, "right and bottom edges"},
 		{"low confidence", car, 0.6, []Step{det()}, []string{showroom.WarnLowConfidence}, "0.60"},
 		{"confident enough", car, 0.75, []Step{det()}, nil, ""},
 		{"enlarged four times", car, 0, []Step{det(), big}, []string{showroom.WarnCarSmallInPhoto}, "enlarged"},
-		{"tilted 3 degrees", NewSyntheticCar(480, 300, 3*deg), 0, []Step{det()}, []string{showroom.WarnTilted}, "3.0 degrees"},
-		{"levelled from 3 degrees", NewSyntheticCar(480, 300, -3*deg), 0, []Step{det(), {"processorName": PlaceCar, "useKeypoints": true}},
+		{"tilted 3 degrees", drawncar.New(480, 300, 3*deg), 0, []Step{det()}, []string{showroom.WarnTilted}, "3.0 degrees"},
+		{"levelled from 3 degrees", drawncar.New(480, 300, -3*deg), 0, []Step{det(), {"processorName": PlaceCar, "useKeypoints": true}},
 			[]string{showroom.WarnTilted}, "turned 3.0 degrees to level it"},
-		{"tilted 1 degree", NewSyntheticCar(480, 300, 1*deg), 0, []Step{det()}, nil, ""},
+		{"tilted 1 degree", drawncar.New(480, 300, 1*deg), 0, []Step{det()}, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newTestEngine(t, &fakeSegmenter{car: tc.car, confidence: tc.confidence}, mapContent{"wall": bg})

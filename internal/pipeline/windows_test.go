@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/showroom/showroom/internal/catalog"
+	"github.com/showroom/showroom/internal/drawncar"
 )
 
 func TestSemiTransparentWindows(t *testing.T) {
@@ -86,7 +87,7 @@ func TestSemiTransparentWindows(t *testing.T) {
 
 // detectedGlass runs detection and the windows processor on the test car
 // and returns the glass layer at photo pixels.
-func detectedGlass(t *testing.T, car *SyntheticCar, noRaw bool) func(x, y int) float32 {
+func detectedGlass(t *testing.T, car *drawncar.Car, noRaw bool) func(x, y int) float32 {
 	t.Helper()
 	s := glassScene(t, car, noRaw)
 	return func(x, y int) float32 {
@@ -98,7 +99,7 @@ func detectedGlass(t *testing.T, car *SyntheticCar, noRaw bool) func(x, y int) f
 }
 
 // glassScene runs detection and the windows processor on the drawn car.
-func glassScene(t *testing.T, car *SyntheticCar, noRaw bool) *Scene {
+func glassScene(t *testing.T, car *drawncar.Car, noRaw bool) *Scene {
 	t.Helper()
 	e := newTestEngine(t, &fakeSegmenter{car: car, noRaw: noRaw}, nil)
 	s := NewScene(car.Photo)
@@ -115,7 +116,7 @@ func glassScene(t *testing.T, car *SyntheticCar, noRaw bool) *Scene {
 // nearWindow reports whether (x, y) is within a pixel of a window: the
 // glass's own edge is refined from the photo and may take the frame's
 // first pixel.
-func nearWindow(car *SyntheticCar, x, y int) bool {
+func nearWindow(car *drawncar.Car, x, y int) bool {
 	for dy := -1; dy <= 1; dy++ {
 		for dx := -1; dx <= 1; dx++ {
 			if car.Windows.GrayAt(x+dx, y+dy).Y == 255 {
@@ -127,7 +128,7 @@ func nearWindow(car *SyntheticCar, x, y int) bool {
 }
 
 // interiorGlass reports whether (x, y) is glass 3 pixels from any non-glass.
-func interiorGlass(car *SyntheticCar, x, y int) bool {
+func interiorGlass(car *drawncar.Car, x, y int) bool {
 	for dy := -3; dy <= 3; dy++ {
 		for dx := -3; dx <= 3; dx++ {
 			if car.Windows.GrayAt(x+dx, y+dy).Y != 255 {
@@ -144,8 +145,8 @@ func TestGlassIsNotPaint(t *testing.T) {
 	dark := color.NRGBA{22, 22, 26, 255}
 	// paint fills the body pixels of rows y0..y1 (shares of the photo's
 	// height) with c.
-	paint := func(y0, y1 float64, c color.NRGBA) func(car *SyntheticCar) image.Rectangle {
-		return func(car *SyntheticCar) image.Rectangle {
+	paint := func(y0, y1 float64, c color.NRGBA) func(car *drawncar.Car) image.Rectangle {
+		return func(car *drawncar.Car) image.Rectangle {
 			h := float64(car.Photo.Rect.Dy())
 			r := image.Rect(car.Box.Min.X, int(y0*h), car.Box.Max.X, int(y1*h))
 			for y := r.Min.Y; y < r.Max.Y; y++ {
@@ -161,7 +162,7 @@ func TestGlassIsNotPaint(t *testing.T) {
 	tests := []struct {
 		name string
 		// change draws on the car and returns where no glass may be.
-		change func(car *SyntheticCar) image.Rectangle
+		change func(car *drawncar.Car) image.Rectangle
 		noRaw  bool
 	}{
 		// A chrome strip or a reflection along the doors: long, thin.
@@ -172,7 +173,7 @@ func TestGlassIsNotPaint(t *testing.T) {
 		// A reflection of a brick wall across the windows splits each
 		// into a smaller piece above a larger one (the model's hint would
 		// bridge it): both stay glass.
-		{"windows split by a reflection", func(car *SyntheticCar) image.Rectangle {
+		{"windows split by a reflection", func(car *drawncar.Car) image.Rectangle {
 			h := float64(car.Photo.Rect.Dy())
 			for y := int(0.355 * h); y < int(0.37*h); y++ {
 				for x := range car.Photo.Rect.Dx() {
@@ -186,7 +187,7 @@ func TestGlassIsNotPaint(t *testing.T) {
 		}, true},
 		// Windows that show only a grey sky, with no hint from the model:
 		// on red paint, grey is glass, and the body stays body.
-		{"grey reflections on the glass of a red car", func(car *SyntheticCar) image.Rectangle {
+		{"grey reflections on the glass of a red car", func(car *drawncar.Car) image.Rectangle {
 			for i := 0; i < len(car.Windows.Pix); i++ {
 				if car.Windows.Pix[i] == 255 {
 					copy(car.Photo.Pix[4*i:], []uint8{168, 170, 172})

@@ -16,44 +16,10 @@ type plane = imaging.Plane
 
 func newPlane(w, h int) plane { return imaging.NewPlane(w, h) }
 
-// srgbToLinear maps an 8-bit sRGB value to linear light 0..1.
-var srgbToLinear = func() (t [256]float32) {
-	for i := range t {
-		v := float64(i) / 255
-		if v <= 0.04045 {
-			t[i] = float32(v / 12.92)
-		} else {
-			t[i] = float32(math.Pow((v+0.055)/1.055, 2.4))
-		}
-	}
-	return t
-}()
+// srgbToLinear and linearToSRGB are imaging's sRGB transfer functions.
+var srgbToLinear = imaging.SRGBToLinear
 
-// linearToSRGBTable has 4096 steps: finer than 8-bit output needs in the
-// darks, where the sRGB curve is steepest.
-var linearToSRGBTable = func() (t [4097]uint8) {
-	for i := range t {
-		v := float64(i) / 4096
-		if v <= 0.0031308 {
-			v *= 12.92
-		} else {
-			v = 1.055*math.Pow(v, 1/2.4) - 0.055
-		}
-		t[i] = uint8(math.Round(math.Max(0, math.Min(1, v)) * 255))
-	}
-	return t
-}()
-
-// linearToSRGB maps linear light 0..1 (clamped) to 8-bit sRGB.
-func linearToSRGB(v float32) uint8 {
-	if v <= 0 {
-		return 0
-	}
-	if v >= 1 {
-		return 255
-	}
-	return linearToSRGBTable[int(v*4096+0.5)]
-}
+func linearToSRGB(v float32) uint8 { return imaging.LinearToSRGB(v) }
 
 // toNRGBA returns img as an *image.NRGBA at origin (0,0), without copying
 // when it already is one.

@@ -1,4 +1,9 @@
-package pipeline
+// Package drawncar draws a car with every answer known (its matte, windows,
+// wheels' contact points, shadow): a photo for tests, the docs' pictures and
+// the server's warm-up, so none of them needs a licensed photo. It is its own
+// package, not the pipeline's, because it is drawn art, not processing
+// (issue 28); it may not import the pipeline, whose tests import it.
+package drawncar
 
 import (
 	"image"
@@ -9,12 +14,16 @@ import (
 	"github.com/showroom/showroom/internal/imaging"
 )
 
-// SyntheticCar is a drawn side view of a car with every answer known: its
+// Point is a point in photo pixels, as the pipeline's Point (convert with
+// pipeline.Point(p)).
+type Point struct{ X, Y float64 }
+
+// Car is a drawn side view of a car with every answer known: its
 // matte, its windows, its wheels' contact points and the shadow under it,
 // plus a dark object on the floor that is not its shadow. Tests use it as
 // a photo with known answers, the docs for their pictures (so the docs
 // ship no licensed photo).
-type SyntheticCar struct {
+type Car struct {
 	Photo *image.NRGBA
 	// Matte is the car's exact coverage, soft at the edges; Box bounds it.
 	Matte *image.Gray
@@ -38,20 +47,20 @@ type SyntheticCar struct {
 	Tilt float64
 }
 
-// NewSyntheticCar draws the car on a w×h photo, turned by tilt radians
+// New draws the car on a w×h photo, turned by tilt radians
 // about its ground centre (0 for level).
-func NewSyntheticCar(w, h int, tilt float64) *SyntheticCar {
-	return NewSyntheticCarInView(w, h, tilt, 0)
+func New(w, h int, tilt float64) *Car {
+	return NewInView(w, h, tilt, 0)
 }
 
-// NewSyntheticCarInView draws the car as NewSyntheticCar does, its left
+// NewInView draws the car as New does, its left
 // wheel raised by rise (a share of the photo's height): the far wheel of
 // a car seen from slightly above and from the side, whose contact point
 // stands higher in the photo than the near wheel's while the body stays
 // level.
-func NewSyntheticCarInView(w, h int, tilt, rise float64) *SyntheticCar {
+func NewInView(w, h int, tilt, rise float64) *Car {
 	fw, fh := float64(w), float64(h)
-	sc := &SyntheticCar{
+	sc := &Car{
 		Photo:   image.NewNRGBA(image.Rect(0, 0, w, h)),
 		Matte:   image.NewGray(image.Rect(0, 0, w, h)),
 		Windows: image.NewGray(image.Rect(0, 0, w, h)),
@@ -140,7 +149,7 @@ func NewSyntheticCarInView(w, h int, tilt, rise float64) *SyntheticCar {
 // them) and box from shape, which classifies a photo point (0 background,
 // 1 body, 2 glass, 3 tyre, 4 rim), and background, the scene behind the car
 // at a point. Each pixel is supersampled for soft, exact edges.
-func (sc *SyntheticCar) rasterize(shape func(px, py float64) int, background func(px, py float64) [3]float64) {
+func (sc *Car) rasterize(shape func(px, py float64) int, background func(px, py float64) [3]float64) {
 	colours := map[int][3]float64{
 		1: {float64(sc.Body.R), float64(sc.Body.G), float64(sc.Body.B)},
 		3: {28, 28, 30},
@@ -197,11 +206,11 @@ func (sc *SyntheticCar) rasterize(shape func(px, py float64) int, background fun
 	sc.Box = box
 }
 
-// CropSyntheticCar returns the part r of car's photo as a photo of its
+// Crop returns the part r of car's photo as a photo of its
 // own, origin (0,0), with its answers cropped alike: a car cut by the
 // frame where r cuts it. Contacts, the shadow and the object keep their
 // coordinates shifted by r's origin.
-func CropSyntheticCar(car *SyntheticCar, r image.Rectangle) *SyntheticCar {
+func Crop(car *Car, r image.Rectangle) *Car {
 	r = r.Intersect(car.Photo.Rect)
 	off := Point{float64(r.Min.X), float64(r.Min.Y)}
 	shift := func(p Point) Point { return Point{p.X - off.X, p.Y - off.Y} }
@@ -227,54 +236,54 @@ func CropSyntheticCar(car *SyntheticCar, r image.Rectangle) *SyntheticCar {
 
 // What PaintBrightGlass paints at a window pixel.
 const (
-	glassSky      = iota // the flat sky reflection, sRGB 200
-	glassStreak          // a lighter streak of reflection, 245
-	glassHeadrest        // the dark interior behind the glass, 40
+	GlassSky      = iota // the flat sky reflection, sRGB 200
+	GlassStreak          // a lighter streak of reflection, 245
+	GlassHeadrest        // the dark interior behind the glass, 40
 )
 
 // PaintBrightGlass paints sc's windows as glass photographed in daylight:
 // a flat, bright sky reflection crossed by lighter diagonal streaks, with
 // a dark headrest behind the front window. It returns what it painted at
-// each window pixel (glassSky, glassStreak, glassHeadrest).
-func (sc *SyntheticCar) PaintBrightGlass() func(x, y int) int {
+// each window pixel (GlassSky, GlassStreak, GlassHeadrest).
+func (sc *Car) PaintBrightGlass() func(x, y int) int {
 	fw, fh := float64(sc.Photo.Rect.Dx()), float64(sc.Photo.Rect.Dy())
 	period := max(8, int(fw/20))
 	kind := func(x, y int) int {
 		switch {
 		case math.Hypot(float64(x)+0.5-0.43*fw, float64(y)+0.5-0.40*fh) < 0.03*fh:
-			return glassHeadrest
+			return GlassHeadrest
 		case (x+y)%period < period/6:
-			return glassStreak
+			return GlassStreak
 		}
-		return glassSky
+		return GlassSky
 	}
 	for y := range sc.Photo.Rect.Dy() {
 		for x := range sc.Photo.Rect.Dx() {
 			if sc.Windows.GrayAt(x, y).Y != 255 {
 				continue
 			}
-			v := [...]uint8{glassSky: 200, glassStreak: 245, glassHeadrest: 40}[kind(x, y)]
+			v := [...]uint8{GlassSky: 200, GlassStreak: 245, GlassHeadrest: 40}[kind(x, y)]
 			copy(sc.Photo.Pix[sc.Photo.PixOffset(x, y):], []uint8{v, v, v})
 		}
 	}
 	return kind
 }
 
-// RaisedThreeQuarterCar draws a tall car seen from the front
+// RaisedThreeQuarter draws a tall car seen from the front
 // three-quarters by a raised camera: the near front tyre lowest in the
 // picture, the near rear one higher, and the far front tyre peeking out
 // under the sill between them, a quarter of the car's height above the
 // near rear one (a turntable or a dealer's raised camera shows that much).
 // Only a photo and a matte are drawn, enough for a fake segmenter;
 // Contacts holds the near front and the far front tyres' contact points.
-func RaisedThreeQuarterCar(w, h int) *SyntheticCar { return RaisedThreeQuarterCarAt(w, h, 0.86) }
+func RaisedThreeQuarter(w, h int) *Car { return RaisedThreeQuarterAt(w, h, 0.86) }
 
-// RaisedThreeQuarterCarAt is RaisedThreeQuarterCar with the near front
+// RaisedThreeQuarterAt is RaisedThreeQuarter with the near front
 // tyre's contact at nf of the photo's height: the larger, the higher the
 // camera (0.97: the far front tyre nearly half the car's height above it).
-func RaisedThreeQuarterCarAt(w, h int, nf float64) *SyntheticCar {
+func RaisedThreeQuarterAt(w, h int, nf float64) *Car {
 	fw, fh := float64(w), float64(h)
-	sc := &SyntheticCar{
+	sc := &Car{
 		Photo: image.NewNRGBA(image.Rect(0, 0, w, h)),
 		Matte: image.NewGray(image.Rect(0, 0, w, h)),
 		Raw:   image.NewGray(image.Rect(0, 0, w, h)),
@@ -323,14 +332,14 @@ func RaisedThreeQuarterCarAt(w, h int, nf float64) *SyntheticCar {
 	return sc
 }
 
-// NewAsphaltCar returns the drawn car (480×300) on a mid-grey
+// NewAsphalt returns the drawn car (480×300) on a mid-grey
 // asphalt-like floor: grain at every scale (single pixels, blotches a few
 // pixels wide, scattered stones) multiplied into the floor, and a cast
 // shadow of low sun with a soft edge reaching out in front of the car,
 // darkness 0.5 in linear light, as drawn by cast; without grainy the
 // floor is flat.
-func NewAsphaltCar(grainy bool) (car *SyntheticCar, cast func(x, y int) float64) {
-	car = NewSyntheticCar(480, 300, 0)
+func NewAsphalt(grainy bool) (car *Car, cast func(x, y int) float64) {
+	car = New(480, 300, 0)
 	w, h := car.Photo.Rect.Dx(), car.Photo.Rect.Dy()
 	fw, fh := float64(w), float64(h)
 	ground := car.Contacts[0].Y
@@ -379,7 +388,7 @@ func NewAsphaltCar(grainy bool) (car *SyntheticCar, cast func(x, y int) float64)
 			k *= 1 - cast(x, y)
 			p := car.Photo.Pix[y*car.Photo.Stride+4*x:]
 			for c, v := range []uint8{floor.R, floor.G, floor.B} {
-				p[c] = linearToSRGB(srgbToLinear[v] * float32(k))
+				p[c] = imaging.LinearToSRGB(imaging.SRGBToLinear[v] * float32(k))
 			}
 		}
 	}

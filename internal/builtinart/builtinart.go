@@ -1,4 +1,9 @@
-package pipeline
+// Package builtinart draws the built-in art of the predefined
+// configurations: the studio background of default_showroom and a
+// thumbnail per predefined configuration. It is its own package, not
+// pipeline's, because it is art, not processing (issue 28): the pipeline
+// uses Studio at run time, the library serves both through Art.
+package builtinart
 
 import (
 	"image"
@@ -11,26 +16,31 @@ import (
 // The art of the predefined configurations is drawn by the program, not
 // downloaded: the studio background of default_showroom and a thumbnail per
 // predefined configuration (a car silhouette on the configuration's look).
-// Identifiers here start with "art" so they stay clear of the processors'
-// helpers in this package.
 
-// RenderStudio draws the built-in studio: a light wall, brighter where a
+// FloorGap is the pipeline's floorGap (internal/pipeline/add_background.go):
+// how far below the wall–floor line AddBackgroundAndCrop stands a car's far
+// wheels, per unit of its height; the studio thumbnail stands its car so. A
+// copy, as this package may not import the pipeline (which imports it),
+// exported for the pipeline's test that pins the two.
+const FloorGap = 0.2
+
+// Studio draws the built-in studio: a light wall, brighter where a
 // spotlight falls, meeting a grey floor at StudioHorizon with a soft
 // transition, the floor lighter towards the viewer.
-func RenderStudio(w, h int) *image.NRGBA {
+func Studio(w, h int) *image.NRGBA {
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
 	horizon := catalog.StudioHorizon * float64(h)
 	soft := math.Max(2, 0.012*float64(h)) // the cove between wall and floor
 	for y := range h {
 		fy := float64(y) + 0.5
 		// Wall: darker at the top, light near the floor.
-		tw := artClamp(fy / horizon)
-		wall := artMix(0.80, 0.95, math.Pow(tw, 0.8))
+		tw := clamp(fy / horizon)
+		wall := mix(0.80, 0.95, math.Pow(tw, 0.8))
 		// Floor: mid grey at the horizon, lighter towards the bottom.
-		tf := artClamp((fy - horizon) / (float64(h) - horizon))
-		floor := artMix(0.82, 0.93, math.Sqrt(tf))
-		k := artSmooth(artClamp((fy - horizon + soft) / (2 * soft)))
-		base := artMix(wall, floor, k)
+		tf := clamp((fy - horizon) / (float64(h) - horizon))
+		floor := mix(0.82, 0.93, math.Sqrt(tf))
+		k := smooth(clamp((fy - horizon + soft) / (2 * soft)))
+		base := mix(wall, floor, k)
 		row := img.Pix[y*img.Stride:]
 		for x := range w {
 			fx := (float64(x)+0.5)/float64(w) - 0.5
@@ -43,31 +53,31 @@ func RenderStudio(w, h int) *image.NRGBA {
 				// The floor darkens slightly towards the sides.
 				v -= 0.04 * fx * fx * 4 * k
 			}
-			c := artByte(v)
+			c := toByte(v)
 			// A faint cool tint, as studio light has.
-			row[4*x], row[4*x+1], row[4*x+2], row[4*x+3] = c, c, artByte(v+0.01), 255
+			row[4*x], row[4*x+1], row[4*x+2], row[4*x+3] = c, c, toByte(v+0.01), 255
 		}
 	}
 	return img
 }
 
-// RenderThumbnail draws the thumbnail of the named predefined configuration
+// Thumbnail draws the thumbnail of the named predefined configuration
 // or of catalog.CustomThumbnail; false for any other name.
-func RenderThumbnail(name string) (*image.NRGBA, bool) {
+func Thumbnail(name string) (*image.NRGBA, bool) {
 	w, h := catalog.ThumbnailWidth, catalog.ThumbnailHeight
 	var img *image.NRGBA
 	shadow := 0.0
 	switch name {
 	case "default_white":
-		img = artFill(w, h, color.NRGBA{255, 255, 255, 255})
+		img = fill(w, h, color.NRGBA{255, 255, 255, 255})
 		shadow = 0.35
 	case "default_transparent", "free_cutout":
-		img = artChecker(w, h, 16)
+		img = checker(w, h, 16)
 	case "default_showroom":
-		img = RenderStudio(w, h)
+		img = Studio(w, h)
 		shadow = 0.45
 	case catalog.CustomThumbnail:
-		img = artFill(w, h, color.NRGBA{226, 230, 236, 255})
+		img = fill(w, h, color.NRGBA{226, 230, 236, 255})
 		shadow = 0.2
 	default:
 		return nil, false
@@ -77,18 +87,18 @@ func RenderThumbnail(name string) (*image.NRGBA, bool) {
 	// below the line where the floor meets the wall.
 	box := image.Rect(int(0.15*float64(w)), int(0.40*float64(h)), int(0.85*float64(w)), int(catalog.StudioHorizon*float64(h)))
 	if name == "default_showroom" {
-		box = box.Add(image.Pt(0, int(math.Round(floorGap*float64(box.Dy())))))
+		box = box.Add(image.Pt(0, int(math.Round(FloorGap*float64(box.Dy())))))
 	}
 	if shadow > 0 {
-		artEllipse(img, float64(box.Min.X+box.Max.X)/2, float64(box.Max.Y)-2, float64(box.Dx())*0.55, float64(box.Dy())*0.12,
+		ellipse(img, float64(box.Min.X+box.Max.X)/2, float64(box.Max.Y)-2, float64(box.Dx())*0.55, float64(box.Dy())*0.12,
 			color.NRGBA{0, 0, 0, 255}, shadow, true)
 	}
-	artCar(img, box, name == "free_cutout")
+	car(img, box, name == "free_cutout")
 	return img, true
 }
 
-// artCar draws a side view of a car facing right inside box.
-func artCar(img *image.NRGBA, box image.Rectangle, plain bool) {
+// car draws a side view of a car facing right inside box.
+func car(img *image.NRGBA, box image.Rectangle, plain bool) {
 	bx, by := float64(box.Min.X), float64(box.Min.Y)
 	bw, bh := float64(box.Dx()), float64(box.Dy())
 	at := func(pts ...float64) [][2]float64 {
@@ -102,22 +112,22 @@ func artCar(img *image.NRGBA, box image.Rectangle, plain bool) {
 	if plain {
 		body = color.NRGBA{70, 74, 80, 255}
 	}
-	artPolygon(img, at(0.01, 0.86, 0.01, 0.58, 0.06, 0.50, 0.27, 0.44, 0.40, 0.14, 0.68, 0.12,
+	polygon(img, at(0.01, 0.86, 0.01, 0.58, 0.06, 0.50, 0.27, 0.44, 0.40, 0.14, 0.68, 0.12,
 		0.83, 0.42, 0.97, 0.48, 0.995, 0.62, 0.99, 0.86), body, 1)
 	// Glass, lighter and half see-through, as the windows processor makes it.
-	artPolygon(img, at(0.42, 0.20, 0.55, 0.19, 0.55, 0.42, 0.32, 0.44), color.NRGBA{190, 215, 235, 255}, 0.75)
-	artPolygon(img, at(0.58, 0.19, 0.67, 0.18, 0.78, 0.42, 0.58, 0.42), color.NRGBA{190, 215, 235, 255}, 0.75)
+	polygon(img, at(0.42, 0.20, 0.55, 0.19, 0.55, 0.42, 0.32, 0.44), color.NRGBA{190, 215, 235, 255}, 0.75)
+	polygon(img, at(0.58, 0.19, 0.67, 0.18, 0.78, 0.42, 0.58, 0.42), color.NRGBA{190, 215, 235, 255}, 0.75)
 	// A highlight along the shoulder line.
-	artPolygon(img, at(0.05, 0.56, 0.95, 0.52, 0.95, 0.55, 0.05, 0.60), color.NRGBA{255, 255, 255, 255}, 0.18)
+	polygon(img, at(0.05, 0.56, 0.95, 0.52, 0.95, 0.55, 0.05, 0.60), color.NRGBA{255, 255, 255, 255}, 0.18)
 	for _, cx := range []float64{0.21, 0.79} {
 		r := 0.105 * bw
 		x, y := bx+cx*bw, by+bh-r
-		artEllipse(img, x, y, r, r, color.NRGBA{24, 24, 26, 255}, 1, false)
-		artEllipse(img, x, y, r*0.55, r*0.55, color.NRGBA{170, 175, 182, 255}, 1, false)
+		ellipse(img, x, y, r, r, color.NRGBA{24, 24, 26, 255}, 1, false)
+		ellipse(img, x, y, r*0.55, r*0.55, color.NRGBA{170, 175, 182, 255}, 1, false)
 	}
 }
 
-func artFill(w, h int, c color.NRGBA) *image.NRGBA {
+func fill(w, h int, c color.NRGBA) *image.NRGBA {
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
 	for i := 0; i < len(img.Pix); i += 4 {
 		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, c.A
@@ -125,9 +135,9 @@ func artFill(w, h int, c color.NRGBA) *image.NRGBA {
 	return img
 }
 
-// artChecker draws the grey-and-white squares that mean "transparent".
-func artChecker(w, h, cell int) *image.NRGBA {
-	img := artFill(w, h, color.NRGBA{255, 255, 255, 255})
+// checker draws the grey-and-white squares that mean "transparent".
+func checker(w, h, cell int) *image.NRGBA {
+	img := fill(w, h, color.NRGBA{255, 255, 255, 255})
 	for y := range h {
 		for x := range w {
 			if (x/cell+y/cell)%2 == 1 {
@@ -139,9 +149,9 @@ func artChecker(w, h, cell int) *image.NRGBA {
 	return img
 }
 
-// artPolygon fills a polygon (even-odd rule) with c at the given opacity,
+// polygon fills a polygon (even-odd rule) with c at the given opacity,
 // 4x4 supersampled so the edges are smooth.
-func artPolygon(img *image.NRGBA, pts [][2]float64, c color.NRGBA, opacity float64) {
+func polygon(img *image.NRGBA, pts [][2]float64, c color.NRGBA, opacity float64) {
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, p := range pts {
 		minX, maxX = math.Min(minX, p[0]), math.Max(maxX, p[0])
@@ -154,19 +164,19 @@ func artPolygon(img *image.NRGBA, pts [][2]float64, c color.NRGBA, opacity float
 			in := 0
 			for sy := range ss {
 				for sx := range ss {
-					if artInside(pts, float64(x)+(float64(sx)+0.5)/ss, float64(y)+(float64(sy)+0.5)/ss) {
+					if inside(pts, float64(x)+(float64(sx)+0.5)/ss, float64(y)+(float64(sy)+0.5)/ss) {
 						in++
 					}
 				}
 			}
 			if in > 0 {
-				artBlend(img, x, y, c, opacity*float64(in)/(ss*ss))
+				blend(img, x, y, c, opacity*float64(in)/(ss*ss))
 			}
 		}
 	}
 }
 
-func artInside(pts [][2]float64, x, y float64) bool {
+func inside(pts [][2]float64, x, y float64) bool {
 	in := false
 	for i, j := 0, len(pts)-1; i < len(pts); j, i = i, i+1 {
 		xi, yi, xj, yj := pts[i][0], pts[i][1], pts[j][0], pts[j][1]
@@ -177,9 +187,9 @@ func artInside(pts [][2]float64, x, y float64) bool {
 	return in
 }
 
-// artEllipse fills an ellipse; soft makes it fade out towards its edge, as
+// ellipse fills an ellipse; soft makes it fade out towards its edge, as
 // a shadow does.
-func artEllipse(img *image.NRGBA, cx, cy, rx, ry float64, c color.NRGBA, opacity float64, soft bool) {
+func ellipse(img *image.NRGBA, cx, cy, rx, ry float64, c color.NRGBA, opacity float64, soft bool) {
 	b := image.Rect(int(cx-rx)-1, int(cy-ry)-1, int(cx+rx)+2, int(cy+ry)+2).Intersect(img.Bounds())
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
@@ -187,19 +197,19 @@ func artEllipse(img *image.NRGBA, cx, cy, rx, ry float64, c color.NRGBA, opacity
 			d := math.Sqrt(dx*dx + dy*dy)
 			var a float64
 			if soft {
-				a = artSmooth(artClamp(1 - d))
+				a = smooth(clamp(1 - d))
 			} else {
 				// About one pixel of anti-aliasing at the rim.
-				a = artClamp((1 - d) * math.Min(rx, ry))
+				a = clamp((1 - d) * math.Min(rx, ry))
 			}
 			if a > 0 {
-				artBlend(img, x, y, c, opacity*a)
+				blend(img, x, y, c, opacity*a)
 			}
 		}
 	}
 }
 
-func artBlend(img *image.NRGBA, x, y int, c color.NRGBA, a float64) {
+func blend(img *image.NRGBA, x, y int, c color.NRGBA, a float64) {
 	i := img.PixOffset(x, y)
 	p := img.Pix[i : i+4 : i+4]
 	p[0] = uint8(float64(p[0])*(1-a) + float64(c.R)*a + 0.5)
@@ -207,20 +217,21 @@ func artBlend(img *image.NRGBA, x, y int, c color.NRGBA, a float64) {
 	p[2] = uint8(float64(p[2])*(1-a) + float64(c.B)*a + 0.5)
 }
 
-func artClamp(v float64) float64 { return math.Max(0, math.Min(1, v)) }
+func clamp(v float64) float64 { return math.Max(0, math.Min(1, v)) }
 
-func artMix(a, b, t float64) float64 { return a + (b-a)*t }
+func mix(a, b, t float64) float64 { return a + (b-a)*t }
 
-func artSmooth(t float64) float64 { return t * t * (3 - 2*t) }
+func smooth(t float64) float64 { return t * t * (3 - 2*t) }
 
-func artByte(v float64) uint8 { return uint8(artClamp(v)*255 + 0.5) }
+func toByte(v float64) uint8 { return uint8(clamp(v)*255 + 0.5) }
 
-// PredefinedArt draws the built-in content for the library (library.Art),
+// Art draws the built-in content for the library (library.Art),
 // which serves it but draws no pixels itself.
-type PredefinedArt struct{}
+type Art struct{}
 
-// Studio draws the built-in studio background (RenderStudio).
-func (PredefinedArt) Studio(w, h int) *image.NRGBA { return RenderStudio(w, h) }
+// Studio draws the built-in studio background (the package's Studio).
+func (Art) Studio(w, h int) *image.NRGBA { return Studio(w, h) }
 
-// Thumbnail draws a predefined configuration's thumbnail (RenderThumbnail).
-func (PredefinedArt) Thumbnail(name string) (*image.NRGBA, bool) { return RenderThumbnail(name) }
+// Thumbnail draws a predefined configuration's thumbnail (the package's
+// Thumbnail).
+func (Art) Thumbnail(name string) (*image.NRGBA, bool) { return Thumbnail(name) }
