@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,25 +26,10 @@ import (
 	"github.com/showroom/showroom/internal/vision"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	switch err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); {
-	case errors.Is(err, flag.ErrHelp):
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "gallery:", err)
-		os.Exit(1)
-	}
-}
+func main() { cliflag.Main("gallery", run) }
 
 // synopsis is the command's usage line.
 const synopsis = "gallery --images DIR[,DIR...] [--out gallery] [--configs A,B] [--mask-cache DIR]"
-
-// errUsage is a mistake in the command line, already explained on the
-// standard error.
-var errUsage = errors.New("usage")
 
 // run renders the sheets; progress (each sheet written) and the help go
 // to stdout, usage and flag errors to stderr.
@@ -63,13 +47,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintln(stderr, "gallery:", err)
-		return errUsage
+		return cliflag.ErrUsage
 	}
 	// Required, not defaulted: a bare 'gallery' is a question, and
 	// renders every configuration on every photo for many minutes.
 	if *images == "" {
 		fmt.Fprintln(stderr, "gallery:", cmd.Mistake("--images DIR[,DIR...] is needed, the folders of photos to render"))
-		return errUsage
+		return cliflag.ErrUsage
 	}
 	dirs := strings.Split(*images, ",")
 	sets := make([][]gallery.Photo, len(dirs))

@@ -19,7 +19,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -35,25 +34,10 @@ import (
 // evalMaxPixels is the decode limit for eval: generous, the photos are ours.
 const evalMaxPixels = 100_000_000
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	switch err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); {
-	case errors.Is(err, flag.ErrHelp):
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "maskeval:", err)
-		os.Exit(1)
-	}
-}
+func main() { cliflag.Main("maskeval", run) }
 
 // synopsis is the command's usage line.
 const synopsis = "maskeval [--glass] --images DIR [--out OUT]"
-
-// errUsage is a mistake in the command line, already explained on the
-// standard error.
-var errUsage = errors.New("usage")
 
 // run scores the photos of --images: the table, the summary and the help
 // go to stdout, usage and flag errors to stderr.
@@ -70,13 +54,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintln(stderr, "maskeval:", err)
-		return errUsage
+		return cliflag.ErrUsage
 	}
 	// Required, not defaulted: a bare 'maskeval' is a question, and runs
 	// the model over a folder for minutes.
 	if *images == "" {
 		fmt.Fprintln(stderr, "maskeval:", cmd.Mistake("--images DIR is needed, the folder of photos to score"))
-		return errUsage
+		return cliflag.ErrUsage
 	}
 	// The photos are listed first: a folder without any fails before the
 	// model is loaded.

@@ -7,6 +7,8 @@ import (
 	"flag"
 	"strings"
 	"testing"
+
+	"github.com/showroom/showroom/internal/cliflag"
 )
 
 // TestUsageErrors: without the photos named the command is a question,
@@ -16,7 +18,7 @@ func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{nil, {"--glass"}, {"--nope"}, {"--images"}} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), args, &stdout, &stderr)
-		if !errors.Is(err, errUsage) {
+		if !errors.Is(err, cliflag.ErrUsage) {
 			t.Errorf("%q: error %v, want a usage error", args, err)
 		}
 		lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")

@@ -7,9 +7,13 @@ package cliflag
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"reflect"
 	"strings"
 )
@@ -108,4 +112,26 @@ func isZeroDefault(f *flag.Flag) bool {
 	}
 	zero, ok := reflect.New(t.Elem()).Interface().(flag.Value)
 	return ok && f.DefValue == zero.String()
+}
+
+// ErrUsage is a mistake in a command line that the program has already
+// explained on the standard error: Main exits with 2 for it.
+var ErrUsage = errors.New("usage")
+
+// Main runs a tool's run with the command line's arguments and a context
+// an interrupt cancels, and exits as every tool does: 0 on success or
+// after --help, 2 after a usage mistake (ErrUsage), 1 with "name: error"
+// on the standard error after anything else.
+func Main(name string, run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, ErrUsage):
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, name+":", err)
+		os.Exit(1)
+	}
 }
