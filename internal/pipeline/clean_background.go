@@ -62,7 +62,8 @@ func contactShadow(s *Scene) plane {
 	}
 	// Without two contact points there is no floor line to shade down
 	// to: every column then only gets the shade right under it.
-	l, r, ok := wheelContacts(g, box)
+	tyres := tyreContacts(g, box)
+	l, r, ok := groundTyres(tyres, box)
 	if !ok {
 		l, r = Point{math.Inf(1), 0}, Point{math.Inf(1), 0}
 	}
@@ -104,7 +105,7 @@ func contactShadow(s *Scene) plane {
 		}
 	}
 	d.BoxBlur(max(bw/150, 1))
-	addContactShadows(d, tyreContacts(g, box), box)
+	addContactShadows(d, tyres, box)
 	return d
 }
 

@@ -168,7 +168,7 @@ func findShadow(g *workGrid, box image.Rectangle) (plane, bool) {
 	soft := penumbra(smooth, defined, tyres, dist, w, roi, bw)
 	var foot []float32
 	if broad {
-		foot = distanceToBottom(g, box)
+		foot = distanceToBottom(g, box, tyres)
 	}
 	var mass float64
 	for y := roi.Min.Y; y < roi.Max.Y; y++ {
@@ -251,10 +251,10 @@ func broadShade(g *workGrid, roi image.Rectangle, dist []float32, ref []float32,
 // car's lowest pixel, where it is in the lower third of the box (a
 // mirror's lower edge is not), down to the floor under it (the line
 // through the wheels' contacts, or the box's bottom without two).
-func distanceToBottom(g *workGrid, box image.Rectangle) []float32 {
+func distanceToBottom(g *workGrid, box image.Rectangle, tyres []tyre) []float32 {
 	set := make([]bool, g.w*g.h)
 	low := float64(box.Max.Y) - float64(box.Dy())/3
-	l, r, ok := wheelContacts(g, box)
+	l, r, ok := groundTyres(tyres, box)
 	floor := func(x float64) float64 {
 		if !ok {
 			return float64(box.Max.Y)

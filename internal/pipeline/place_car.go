@@ -230,7 +230,12 @@ func (s *Scene) levelTilt() (float64, bool) {
 // and under a long sill the middle of the sill is lower than the rear
 // tyre.
 func wheelContacts(g *workGrid, box image.Rectangle) (l, r Point, ok bool) {
-	tyres := tyreContacts(g, box)
+	return groundTyres(tyreContacts(g, box), box)
+}
+
+// groundTyres is wheelContacts for tyres tyreContacts has already found,
+// for a caller that needs both.
+func groundTyres(tyres []tyre, box image.Rectangle) (l, r Point, ok bool) {
 	if len(tyres) < 2 {
 		return l, r, false
 	}
