@@ -33,7 +33,12 @@ import (
 // a measuring aid; the service never reads it.
 
 // salCacheDir is where cached saliency maps go; "" when there is no home.
+// SHOWROOM_MASK_SAL_DIR names another folder: a measurement of a few
+// photos that should not write into the shared cache.
 func salCacheDir() string {
+	if dir := os.Getenv("SHOWROOM_MASK_SAL_DIR"); dir != "" {
+		return dir
+	}
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return ""
