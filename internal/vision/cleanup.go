@@ -106,6 +106,7 @@ func cleanup(sal plane, work [3]plane) cleaned {
 	c.box = c.box.Union(restoreLowParts(keep, c.box, set, reach, solid, w, h, bodyBox.Min.Y+int(roofMargin*float64(bodyBox.Dy()))))
 	c.box = clipRoofPeaks(keep, w, c.box)
 	c.box = clipBorderStrips(keep, w, c.box)
+	c.box = clipSideLobes(keep, sal, w, h, r, c.box)
 	closeLowGaps(keep, sal, w, c.box)
 	area := 0
 	for _, k := range keep {
