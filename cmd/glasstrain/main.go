@@ -51,6 +51,7 @@ func main() {
 	grow := fs.Float64("grow", -1, "override the probability glass grows over (tuning)")
 	snap := fs.Int("snap", -1, "override the guided filter's radius on the probability (tuning)")
 	snapEps := fs.Float64("snap-eps", 2e-3, "its regularisation, with -snap")
+	footDrop := fs.Float64("foot-drop", -1, "override the fall of the probability across a pane's seal under which the band below is cut (tuning; 0: no cut)")
 	reach := fs.Float64("reach", -1, "override how far glass grows, a share of the car's size (tuning; 0: no limit)")
 	neverWeight := fs.Float64("never-weight", 1, "the deep model's training weight of never-glass candidates (tuning)")
 	neverDensity := fs.Int("never-density", 1, "how many times more never-glass candidates than others it trains on (tuning)")
@@ -93,6 +94,9 @@ func main() {
 	}
 	if *grow >= 0 {
 		pipeline.SetGlassGrow(float32(*grow))
+	}
+	if *footDrop >= 0 {
+		pipeline.SetFootDrop(float32(*footDrop))
 	}
 	if err := run(*images, *out, *folds, *cache, *prepare, *baseline, *limit, *sheet, *scale, *from, *check, *scoreModel); err != nil {
 		log.Fatal(err)
