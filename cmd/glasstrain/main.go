@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -50,6 +51,7 @@ func main() {
 	grow := fs.Float64("grow", -1, "override the probability glass grows over (tuning)")
 	snap := fs.Int("snap", -1, "override the guided filter's radius on the probability (tuning)")
 	snapEps := fs.Float64("snap-eps", 2e-3, "its regularisation, with -snap")
+	footDrop := fs.Float64("foot-drop", -1, "override the fall of the probability across a pane's seal under which the band below is cut (tuning; 0: no cut)")
 	reach := fs.Float64("reach", -1, "override how far glass grows, a share of the car's size (tuning; 0: no limit)")
 	neverWeight := fs.Float64("never-weight", 1, "the deep model's training weight of never-glass candidates (tuning)")
 	neverDensity := fs.Int("never-density", 1, "how many times more never-glass candidates than others it trains on (tuning)")
@@ -93,36 +95,64 @@ func main() {
 	if *grow >= 0 {
 		pipeline.SetGlassGrow(float32(*grow))
 	}
+	if *footDrop >= 0 {
+		pipeline.SetFootDrop(float32(*footDrop))
+	}
 	if err := run(*images, *out, *folds, *cache, *prepare, *baseline, *limit, *sheet, *scale, *from, *check, *scoreModel); err != nil {
 		log.Fatal(err)
 	}
 }
 
-// report prints the cross-validated scores of each photo and their
-// summary, in the terms of issue 27's bars.
-func report(what string, folds int, examples []glasstrain.Example, res []glasstrain.Result, sheet string) error {
+// report prints the cross-validated scores of each photo (named names)
+// and their summary, in the terms of issue 27's bars.
+func report(what string, folds int, names []string, res []glasstrain.Result) {
 	var scores []vision.GlassScore
 	var panes pipeline.PaneScore
 	for i, r := range res {
-		fmt.Printf("%-20s recall %.3f  false %.4f  torn %d/%d\n", examples[i].Name, r.Score.Recall, r.Score.False, r.Panes.Torn, r.Panes.Panes)
+		fmt.Printf("%-20s recall %.3f  false %.4f  torn %d/%d\n", names[i], r.Score.Recall, r.Score.False, r.Panes.Torn, r.Panes.Panes)
 		scores = append(scores, r.Score)
 		panes = panes.Add(r.Panes)
 	}
 	sum := vision.SummarizeGlass(scores)
 	fmt.Printf("%s, %d-fold cross-validation on %d photos: mean recall %.3f (median %.3f), found on %d of %d (%.1f%%), never-glass made glass mean %.2f%% max %.2f%%, torn panes %d of %d (%.1f%%)\n",
-		what, folds, len(examples), sum.MeanRecall, sum.MedianRecall, sum.Found, sum.Scored, 100*float64(sum.Found)/float64(max(sum.Scored, 1)),
+		what, folds, len(res), sum.MeanRecall, sum.MedianRecall, sum.Found, sum.Scored, 100*float64(sum.Found)/float64(max(sum.Scored, 1)),
 		100*sum.MeanFalse, 100*sum.MaxFalse, panes.Torn, panes.Panes, 100*float64(panes.Torn)/float64(max(panes.Panes, 1)))
-	if sheet == "" {
+}
+
+// sheetWriter draws the glass of photos scored one after another onto
+// sheets of six photos a file (a sheet a viewer shows without shrinking
+// it away), named after path; an empty path draws nothing. Only the
+// photos of the sheet being drawn are held.
+type sheetWriter struct {
+	path     string
+	first    int
+	examples []glasstrain.Example
+	res      []glasstrain.Result
+}
+
+// add draws photo i (scored in order) and writes a sheet once it holds six.
+func (s *sheetWriter) add(i int, ex glasstrain.Example, r glasstrain.Result) error {
+	if s.path == "" {
 		return nil
 	}
-	// Six photos a file: a sheet a viewer shows without shrinking it away.
-	for i := 0; i < len(examples); i += 6 {
-		j := min(i+6, len(examples))
-		if err := writeSheet(fmt.Sprintf("%s-%03d.png", strings.TrimSuffix(sheet, ".png"), i), examples[i:j], res[i:j]); err != nil {
-			return err
-		}
+	if len(s.examples) == 0 {
+		s.first = i
 	}
-	return nil
+	s.examples, s.res = append(s.examples, ex), append(s.res, r)
+	if len(s.examples) < 6 {
+		return nil
+	}
+	return s.flush()
+}
+
+// flush writes the sheet of the photos held.
+func (s *sheetWriter) flush() error {
+	if s.path == "" || len(s.examples) == 0 {
+		return nil
+	}
+	err := writeSheet(fmt.Sprintf("%s-%03d.png", strings.TrimSuffix(s.path, ".png"), s.first), s.examples, s.res)
+	s.examples, s.res = nil, nil
+	return err
 }
 
 // writeSheet writes one row per photo: the photo, its glass over magenta,
@@ -165,6 +195,27 @@ func writeSheet(path string, examples []glasstrain.Example, res []glasstrain.Res
 	return f.Close()
 }
 
+// lazySegmenter loads the segmentation model the first time a photo is
+// not in the mask cache: a run over cached photos does not hold it.
+type lazySegmenter struct {
+	seg *vision.Segmenter
+}
+
+func (l *lazySegmenter) Segment(ctx context.Context, img *image.NRGBA) (*vision.Mask, error) {
+	if l.seg == nil {
+		seg, err := vision.New(vision.DefaultConfig(vision.DefaultModelDir()))
+		if err != nil {
+			return nil, err
+		}
+		l.seg = seg
+	}
+	return l.seg.Segment(ctx, img)
+}
+
+// The photos are read one at a time, used and dropped (a photo's cached
+// activations are about 17 MB, and enlarged 4 times its photo and masks
+// take 30 MB more): only the training rows, a sample of each photo's
+// candidates, and the scores are kept for all of them.
 func run(dir, out string, folds int, cache string, prepare, baseline bool, limit int, sheet string, scale float64, from, check int, scoreModel string) error {
 	var paths []string
 	for _, d := range strings.Split(dir, ",") {
@@ -184,100 +235,157 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 	if len(paths) == 0 {
 		return fmt.Errorf("glasstrain: no photos in %s (the glass dev set lives in ../shared, outside the repository)", dir)
 	}
-	seg, err := vision.New(vision.DefaultConfig(vision.DefaultModelDir()))
-	if err != nil {
-		return err
-	}
-	defer seg.Close()
-	cs := &maskcache.Cache{Segmenter: seg, Dir: cache}
-	var examples []glasstrain.Example
-	for i, p := range paths {
-		if i%20 == 0 {
-			fmt.Fprintf(os.Stderr, "glasstrain: %d of %d photos\n", i, len(paths))
+	seg := &lazySegmenter{}
+	defer func() {
+		if seg.seg != nil {
+			seg.seg.Close()
 		}
+	}()
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = filepath.Base(strings.TrimSuffix(p, ".jpg"))
+	}
+	// load reads photo i, its mask (from the cache, or segmented into it)
+	// and its annotations. A cache of its own per photo: the in-memory one
+	// would keep every photo's activations.
+	load := func(i int) (glasstrain.Example, error) {
+		p := paths[i]
 		base := strings.TrimSuffix(p, ".jpg")
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return err
+			return glasstrain.Example{}, err
 		}
 		photo, err := codec.Decode(context.Background(), data, codec.Limits{MaxPixels: 100_000_000})
 		if err != nil {
-			return fmt.Errorf("%s: %w", p, err)
+			return glasstrain.Example{}, fmt.Errorf("%s: %w", p, err)
 		}
-		if prepare {
-			// A cache of its own per photo: the in-memory one would keep
-			// every photo's activations.
-			cs = &maskcache.Cache{Segmenter: seg, Dir: cache}
-		}
+		cs := &maskcache.Cache{Segmenter: seg, Dir: cache}
 		mask, err := cs.Segment(context.Background(), photo)
 		if err != nil {
-			return fmt.Errorf("%s: %w", p, err)
+			return glasstrain.Example{}, fmt.Errorf("%s: %w", p, err)
 		}
+		ex := glasstrain.Example{Name: names[i], Photo: photo, Mask: mask}
 		if prepare {
-			continue
+			return ex, nil
 		}
-		windows, err := vision.ReadMask(base + ".windows.png")
-		if err != nil {
-			return err
+		if ex.Windows, err = vision.ReadMask(base + ".windows.png"); err != nil {
+			return glasstrain.Example{}, err
 		}
-		never, err := vision.ReadMask(base + ".never.png")
-		if err != nil {
-			return err
+		if ex.Never, err = vision.ReadMask(base + ".never.png"); err != nil {
+			return glasstrain.Example{}, err
 		}
-		examples = append(examples, glasstrain.Example{Name: filepath.Base(base), Photo: photo, Mask: mask, Windows: windows, Never: never})
+		return ex, nil
+	}
+	progress := func(i int) {
+		if i%20 == 0 {
+			fmt.Fprintf(os.Stderr, "glasstrain: %d of %d photos\n", i, len(paths))
+		}
 	}
 	if prepare {
+		for i := range paths {
+			progress(i)
+			if _, err := load(i); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
+	// score runs each of the first n photos through the processor's glass
+	// path with the model model(i), enlarged scale times when scale > 1,
+	// and draws them on the sheet.
+	score := func(n int, model func(i int) *pipeline.ProbeModel, scale float64, sheet string) ([]glasstrain.Result, error) {
+		sw := &sheetWriter{path: sheet}
+		res := make([]glasstrain.Result, n)
+		for i := range n {
+			progress(i)
+			ex, err := load(i)
+			if err != nil {
+				return nil, err
+			}
+			if scale > 1 {
+				ex = scaleExample(ex, scale)
+			}
+			res[i] = glasstrain.ScoreProbe(ex, model(i))
+			if err := sw.add(i, ex, res[i]); err != nil {
+				return nil, err
+			}
+			res[i].Layer = nil
+		}
+		return res, sw.flush()
+	}
+	enlarged := ""
+	if scale > 1 {
+		enlarged = fmt.Sprintf(", scored on the photos enlarged %g times", scale)
+	}
 	if scoreModel != "" {
-		model, err := os.ReadFile(scoreModel)
+		data, err := os.ReadFile(scoreModel)
 		if err != nil {
 			return err
 		}
-		res, err := glasstrain.ScoreGlassProbe(model, examples)
+		var m pipeline.ProbeModel
+		if err := json.Unmarshal(data, &m); err != nil {
+			return err
+		}
+		res, err := score(len(paths), func(int) *pipeline.ProbeModel { return &m }, scale, sheet)
 		if err != nil {
 			return err
 		}
-		return report("deep features of "+scoreModel, 0, examples, res, sheet)
+		report("deep features of "+scoreModel+enlarged, 0, names, res)
+		return nil
+	}
+	if folds > 1 && baseline {
+		// The hand-made model's trainer takes every photo at once.
+		examples := make([]glasstrain.Example, len(paths))
+		for i := range paths {
+			ex, err := load(i)
+			if err != nil {
+				return err
+			}
+			examples[i] = ex
+		}
+		report("hand-made features (glass_model.json's)", folds, names, glasstrain.CrossValidateGlass(examples, folds))
+	}
+	rows := make([]glasstrain.ProbeRows, len(paths))
+	var channels []int
+	for i := range paths {
+		progress(i)
+		ex, err := load(i)
+		if err != nil {
+			return err
+		}
+		if channels == nil {
+			channels = glasstrain.Channels(ex)
+		}
+		rows[i] = glasstrain.PrepareProbe(ex)
 	}
 	if folds > 1 {
-		if baseline {
-			if err := report("hand-made features (glass_model.json's)", folds, examples, glasstrain.CrossValidateGlass(examples, folds), ""); err != nil {
-				return err
-			}
+		models := glasstrain.TrainProbeFolds(rows, folds, channels)
+		res, err := score(len(paths), func(i int) *pipeline.ProbeModel { return &models[i%folds] }, scale, sheet)
+		if err != nil {
+			return err
 		}
-		if scale <= 1 {
-			if err := report("deep features (glass_probe.json's)", folds, examples, glasstrain.CrossValidateGlassProbe(examples, folds, nil), sheet); err != nil {
-				return err
-			}
-		} else {
-			big := make([]glasstrain.Example, len(examples))
-			for i, ex := range examples {
-				big[i] = scaleExample(ex, scale)
-			}
-			if err := report(fmt.Sprintf("deep features, scored on the photos enlarged %g times", scale), folds, big,
-				glasstrain.CrossValidateGlassProbe(examples, folds, big), ""); err != nil {
-				return err
-			}
-		}
+		report("deep features (glass_probe.json's)"+enlarged, folds, names, res)
 	}
 	if out == "" {
 		return nil
 	}
-	model, err := glasstrain.TrainGlassProbe(examples)
+	model, err := glasstrain.TrainProbe(rows, channels)
 	if err != nil {
 		return err
 	}
 	if check > 0 {
 		// The model trained on every photo, on the first check of them
 		// (the glass dev set, which TestGlassDevSet holds to its bars).
-		res, err := glasstrain.ScoreGlassProbe(model, examples[:min(check, len(examples))])
+		var m pipeline.ProbeModel
+		if err := json.Unmarshal(model, &m); err != nil {
+			return err
+		}
+		n := min(check, len(paths))
+		res, err := score(n, func(int) *pipeline.ProbeModel { return &m }, 1, "")
 		if err != nil {
 			return err
 		}
-		if err := report("deep features trained on every photo, on the first photos", 0, examples[:len(res)], res, ""); err != nil {
-			return err
-		}
+		report("deep features trained on every photo, on the first photos", 0, names[:n], res)
 	}
 	return os.WriteFile(out, append(model, '\n'), 0o644)
 }

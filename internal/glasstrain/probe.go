@@ -295,53 +295,53 @@ func featureChannels(examples []Example) []int {
 	return nil
 }
 
-// TrainGlassProbe trains the deep glass model on every example and returns
-// it as the JSON that glass_probe.json holds.
-func TrainGlassProbe(examples []Example) ([]byte, error) {
-	ch := featureChannels(examples)
-	if ch == nil {
-		return nil, fmt.Errorf("glasstrain: no glass examples with the segmenter's activations")
-	}
-	rows := make([]probeRows, len(examples))
-	for i, ex := range examples {
-		rows[i] = probeExample(ex)
-	}
-	m := trainProbe(rows, ch)
-	return json.Marshal(m)
-}
-
-// CrossValidateGlassProbe scores the deep glass model on photos it was not
-// trained on: the examples are split into folds by photo (every folds-th),
-// a model is trained on all folds but one and each photo of that one runs
-// through the processor's glass path with it. score, when not nil, holds
-// the photos to score in examples' place (the same photos enlarged).
-func CrossValidateGlassProbe(examples []Example, folds int, score []Example) []Result {
-	if score == nil {
-		score = examples
-	}
-	ch := featureChannels(examples)
-	rows := make([]probeRows, len(examples))
-	for i, ex := range examples {
-		rows[i] = probeExample(ex)
-	}
-	train := func(rows []probeRows) pipeline.ProbeModel { return trainProbe(rows, ch) }
-	return crossValidate(rows, folds, train, func(i int, m *pipeline.ProbeModel) Result { return scoreGlass(score[i], m) })
-}
-
-// ScoreGlassProbe scores examples with the deep model m (JSON, as
-// TrainGlassProbe returns it) through the processor's glass path.
-func ScoreGlassProbe(m []byte, examples []Example) ([]Result, error) {
-	var pm pipeline.ProbeModel
-	if err := json.Unmarshal(m, &pm); err != nil {
-		return nil, err
-	}
-	out := make([]Result, len(examples))
-	for i, ex := range examples {
-		out[i] = scoreGlass(ex, &pm)
-	}
-	return out, nil
-}
-
 // sigmoid is the logistic function, as the pipeline's deep model applies
 // it (the same float32 rounding, so that training reproduces a model).
 func sigmoid(v float32) float32 { return float32(1 / (1 + math.Exp(-float64(v)))) }
+
+// ProbeRows are one photo's training rows for the deep model, so that a
+// caller can prepare them one photo at a time and drop the photo.
+type ProbeRows struct{ rows probeRows }
+
+// PrepareProbe returns ex's training rows (a sample of its candidates).
+func PrepareProbe(ex Example) ProbeRows { return ProbeRows{probeExample(ex)} }
+
+// TrainProbeFolds trains one deep model per fold: model f on every photo
+// i of rows with i%folds != f (folds by photo, every folds-th, as
+// crossValidate splits them); channels are the activations' channel
+// counts. Photo i is scored by model i%folds.
+func TrainProbeFolds(rows []ProbeRows, folds int, channels []int) []pipeline.ProbeModel {
+	models := make([]pipeline.ProbeModel, folds)
+	for f := range folds {
+		var rest []probeRows
+		for i, r := range rows {
+			if i%folds != f {
+				rest = append(rest, r.rows)
+			}
+		}
+		models[f] = trainProbe(rest, channels)
+	}
+	return models
+}
+
+// Channels returns the channel counts of ex's activations (nil: none).
+func Channels(ex Example) []int { return featureChannels([]Example{ex}) }
+
+// ScoreProbe runs ex through the processor's glass path with the deep
+// model m and scores it.
+func ScoreProbe(ex Example, m *pipeline.ProbeModel) Result { return scoreGlass(ex, m) }
+
+// TrainProbe trains the deep glass model on the rows of every photo and
+// returns it as the JSON that glass_probe.json holds. The rows are
+// prepared one photo at a time (PrepareProbe), so that no run holds
+// every photo.
+func TrainProbe(rows []ProbeRows, channels []int) ([]byte, error) {
+	if channels == nil {
+		return nil, fmt.Errorf("glasstrain: no glass examples with the segmenter's activations")
+	}
+	all := make([]probeRows, len(rows))
+	for i, r := range rows {
+		all[i] = r.rows
+	}
+	return json.Marshal(trainProbe(all, channels))
+}

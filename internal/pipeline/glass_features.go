@@ -352,6 +352,7 @@ func postGlass(gg *glassGrid, prob []float32) []float32 {
 	sm := smoothGlassProb(gg, prob)
 	keep := confidentGlass(gg, prob, sm)
 	wholePanes(keep, sm, gg)
+	cutUnsureFoot(keep, prob, gg.w, gg.h)
 	out := make([]float32, gg.w*gg.h)
 	for i, k := range keep {
 		if k && gg.matte[i] > 0.5 {
@@ -410,7 +411,9 @@ func confidentGlass(gg *glassGrid, prob, sm []float32) []bool {
 // shows, is less sure than the sky-lit top), then its holes and the gaps
 // along its columns and rows are closed. Then each region is taken out to
 // its frame, what hangs under a pane's foot is cut off, and a region
-// wholly under a pane's foot is left as photographed (glass_panes.go).
+// wholly under a pane's foot is left as photographed (glass_panes.go);
+// postGlass then cuts the unsure band under a pane's seal
+// (cutUnsureFoot).
 func wholePanes(keep []bool, sm []float32, gg *glassGrid) {
 	w, h := gg.w, gg.h
 	growGlass(keep, sm, gg, glassGrow)

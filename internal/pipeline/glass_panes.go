@@ -269,3 +269,84 @@ func dropUnderPanes(set []bool, w, h int) {
 		}
 	}
 }
+
+// Foot band settings (cutUnsureFoot): where the row means of a region's
+// probability fall by footDrop within footK rows in its lower half, the
+// rows below average under footLow, those above at least footHigh, and the
+// rows below hold at most footMax of the region, they are cut (footDrop
+// 0: no cut).
+var (
+	footDrop float32 = 0.25
+	footK            = 3
+	footLow  float32 = 0.75
+	footHigh float32 = 0.85
+	footMax  float32 = 0.3
+)
+
+// cutUnsureFoot takes off each glass region of set the band of rows at its
+// bottom under a seal: a sharp fall of the model's probability prob
+// across the region (the wiper cowl between a windscreen and a dark bonnet,
+// a rear window's seal on the trunk lid, is a line; a windscreen's
+// dashboard fades over many rows), with the band below unsure as a whole
+// and the pane above sure. A pane is glass to its foot, and the growth
+// over the body under it is a band of its own, less sure than the pane.
+func cutUnsureFoot(set []bool, prob []float32, w, h int) {
+	if footDrop <= 0 {
+		return
+	}
+	labels, comps := imaging.Label(set, w, h, false)
+	for l, c := range comps {
+		rows := c.Box.Dy()
+		n := make([]int, rows)
+		sum := make([]float32, rows)
+		for y := c.Box.Min.Y; y < c.Box.Max.Y; y++ {
+			for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
+				if i := y*w + x; labels[i] == int32(l) {
+					n[y-c.Box.Min.Y]++
+					sum[y-c.Box.Min.Y] += prob[i]
+				}
+			}
+		}
+		// mean is the mean of the row means from r0 to r1.
+		mean := func(r0, r1 int) float32 {
+			var s float32
+			k := 0
+			for r := max(r0, 0); r < min(r1, rows); r++ {
+				if n[r] > 0 {
+					s += sum[r] / float32(n[r])
+					k++
+				}
+			}
+			return s / float32(max(k, 1))
+		}
+		// The sharpest fall in the lower half.
+		cut, best := -1, footDrop
+		for r := rows / 2; r+footK <= rows; r++ {
+			if d := mean(r-footK, r) - mean(r, r+footK); d >= best {
+				cut, best = r, d
+			}
+		}
+		if cut < 0 {
+			continue
+		}
+		var above, below float32
+		var na, nb int
+		for r := range n {
+			if r < cut {
+				above, na = above+sum[r], na+n[r]
+			} else {
+				below, nb = below+sum[r], nb+n[r]
+			}
+		}
+		if above < footHigh*float32(na) || below >= footLow*float32(nb) || float32(nb) > footMax*float32(na+nb) {
+			continue
+		}
+		for y := c.Box.Min.Y + cut; y < c.Box.Max.Y; y++ {
+			for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
+				if i := y*w + x; labels[i] == int32(l) {
+					set[i] = false
+				}
+			}
+		}
+	}
+}

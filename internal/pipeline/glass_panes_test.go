@@ -209,3 +209,36 @@ func TestNoPaneUnderAPane(t *testing.T) {
 		}
 	}
 }
+
+// TestPaneFootUnderASeal draws a windscreen the model is sure of and,
+// under its foot, a band of dark bonnet it finds glass-like (0.62, over
+// the growth's threshold), joined to the pane and as wide: the seal
+// between them is a sharp fall of the probability across the region, and
+// the band stays as photographed. A windscreen whose lower part fades
+// from sure to unsure over many rows (the dashboard showing through) is
+// kept whole.
+func TestPaneFootUnderASeal(t *testing.T) {
+	gg, prob := paneGrid()
+	fillProb(gg, prob, image.Rect(0, 0, 120, 80), 0.1, 0.6)
+	pane, band := image.Rect(20, 10, 100, 40), image.Rect(20, 40, 100, 50)
+	fillProb(gg, prob, pane, 0.95, 0.3)
+	fillProb(gg, prob, band, 0.62, 0.35)
+	out := postGlass(gg, prob)
+	if s := share(out, gg.w, pane.Inset(2)); s < 0.99 {
+		t.Errorf("the windscreen is %.0f%% glass, want all of it", 100*s)
+	}
+	if s := share(out, gg.w, band.Inset(1)); s > 0 {
+		t.Errorf("the bonnet under the seal is %.0f%% glass, want none", 100*s)
+	}
+
+	gg, prob = paneGrid()
+	fillProb(gg, prob, image.Rect(0, 0, 120, 80), 0.1, 0.6)
+	fillProb(gg, prob, image.Rect(20, 10, 100, 25), 0.95, 0.3)
+	for y := 25; y < 50; y++ { // 0.95 down to 0.57 over 25 rows
+		fillProb(gg, prob, image.Rect(20, y, 100, y+1), 0.95-0.4*float32(y-25)/25, 0.2)
+	}
+	out = postGlass(gg, prob)
+	if s := share(out, gg.w, image.Rect(22, 12, 98, 48)); s < 0.99 {
+		t.Errorf("the windscreen fading into its dashboard is %.0f%% glass, want all of it", 100*s)
+	}
+}
