@@ -71,6 +71,12 @@ const (
 // a roof over see-through glass, an arch resting on the car, and parts as
 // thick as a car's body). What then rises above the car's silhouette in a
 // narrow peak is cut (clipRoofPeaks): a letter's foot, a person.
+//
+// The run order: the body and its reach, restoreLowParts, clipRoofPeaks,
+// clipBorderStrips, closeLowGaps, addSecondOpinion (opinion is the second
+// model's answer on the same grid, or the zero plane for none), the hole
+// filling, completeMirror (after the filling, so that what it completes
+// closes no floor into a hole), then the soft matte.
 func cleanup(sal plane, work [3]plane, opinion plane) cleaned {
 	w, h := sal.W, sal.H
 	raw := image.NewGray(image.Rect(0, 0, w, h))

@@ -83,7 +83,8 @@ type Mask struct {
 	BorderShare float64
 	// Stages are the timed steps in order (preprocess, model, cleanup,
 	// second look where the model was unsure of the car's lower half,
-	// refine); the models' include ModelWait.
+	// second opinion where the car's foot looks cut, refine); the models'
+	// include ModelWait.
 	Stages []Stage
 	// ModelWait is how long the model run waited for its turn
 	// (Config.ConcurrentRuns) while other jobs' runs went.
