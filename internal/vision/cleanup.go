@@ -71,7 +71,13 @@ const (
 // a roof over see-through glass, an arch resting on the car, and parts as
 // thick as a car's body). What then rises above the car's silhouette in a
 // narrow peak is cut (clipRoofPeaks): a letter's foot, a person.
-func cleanup(sal plane, work [3]plane) cleaned {
+//
+// The run order: the body and its reach, restoreLowParts, clipRoofPeaks,
+// clipBorderStrips, closeLowGaps, addSecondOpinion (opinion is the second
+// model's answer on the same grid, or the zero plane for none), the hole
+// filling, completeMirror (after the filling, so that what it completes
+// closes no floor into a hole), then the soft matte.
+func cleanup(sal plane, work [3]plane, opinion plane) cleaned {
 	w, h := sal.W, sal.H
 	raw := image.NewGray(image.Rect(0, 0, w, h))
 	core := make([]bool, w*h)
@@ -108,6 +114,7 @@ func cleanup(sal plane, work [3]plane) cleaned {
 	c.box = clipBorderStrips(keep, w, c.box)
 	c.box = clipSideLobes(keep, sal, w, h, r, c.box)
 	closeLowGaps(keep, sal, w, c.box)
+	c.box = addSecondOpinion(keep, sal, opinion, w, c.box)
 	area := 0
 	for _, k := range keep {
 		if k {
@@ -117,6 +124,7 @@ func cleanup(sal plane, work [3]plane) cleaned {
 	// A see-through window can be a fifth of the silhouette: a windscreen
 	// seen from the front, a cab's rear window from behind.
 	imaging.FillHoles(keep, w, h, area/3)
+	c.box = completeMirror(keep, mirrorSupport(sal, opinion), w, c.box)
 	c.confidence = confidence(sal, keep)
 	c.borderShare = borderShare(keep, w, h)
 	// The matte keeps the model's soft values on the object's rim (within

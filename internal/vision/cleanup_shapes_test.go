@@ -8,7 +8,7 @@ import (
 // keptOf runs the cleanup on sal and returns what its matte keeps.
 func keptOf(t *testing.T, sal plane) ([]bool, cleaned) {
 	t.Helper()
-	c := cleanup(sal, [3]plane{})
+	c := cleanup(sal, [3]plane{}, plane{})
 	if !c.found {
 		t.Fatal("no car found")
 	}
@@ -222,7 +222,7 @@ func TestCleanupDropsASignAtTheCarsEnd(t *testing.T) {
 // sure of does not.
 func TestSecondLook(t *testing.T) {
 	sal, _ := sideCar()
-	c := cleanup(sal, [3]plane{})
+	c := cleanup(sal, [3]plane{}, plane{})
 	if _, ok := secondLookCrop(sal, c); ok {
 		t.Error("a second look at a car the model was sure of")
 	}
@@ -232,7 +232,7 @@ func TestSecondLook(t *testing.T) {
 	fill(sal, image.Rect(280, 240, 320, 272), 0.98)
 	bumper := image.Rect(110, 240, 280, 262)
 	fill(sal, bumper, 0.3)
-	c = cleanup(sal, [3]plane{})
+	c = cleanup(sal, [3]plane{}, plane{})
 	crop, ok := secondLookCrop(sal, c)
 	if !ok {
 		t.Fatal("no second look at a car whose bumper the model was unsure of")
@@ -294,15 +294,18 @@ func TestCleanupDropsAStripToTheBorder(t *testing.T) {
 }
 
 // frontWithValance is the saliency, on a 400×300 photo, of a car seen
-// from the front: its body, the tyres below it, between them a valance
-// the model holds at valance and, under it, the bumper's lip; and the car
-// alone (the valance over the lip is car).
+// from a front three-quarter view: its body, the cabin off its middle, the
+// tyres below it, between them a valance the model holds at valance and,
+// under it, the bumper's lip; and the car alone (the valance over the lip
+// is car). The cabin keeps the view from being symmetric, which would
+// complete the lip by its mirror image (completeMirror).
 func frontWithValance(valance float32, lip image.Rectangle) (sal plane, car []bool) {
 	const w, h = 400, 300
 	sal = newPlane(w, h)
 	clear(sal.Pix)
 	parts := []image.Rectangle{
 		image.Rect(80, 100, 320, 220), // body
+		image.Rect(100, 70, 220, 100), // cabin
 		image.Rect(90, 220, 130, 255), // tyres
 		image.Rect(270, 220, 310, 255),
 	}

@@ -75,6 +75,11 @@ type Config struct {
 	// model; the default keeps most of the speed within the 1.1 GB a
 	// worker is sized for.
 	RecycleKeep int
+	// SecondOpinion loads U2-Netp beside IS-Net and runs it where the
+	// car's foot looks cut (wantsSecondOpinion): it sees dark lower
+	// bumpers IS-Net holds as background (cleanup_parts.go). On by
+	// default with IS-Net; U2-Netp's file must then be in ModelDir.
+	SecondOpinion bool
 	// ObserveInference, when set, is called after every model run with the
 	// model's name and the time the run took, for metrics.
 	ObserveInference func(model string, d time.Duration)
@@ -95,6 +100,7 @@ func DefaultConfig(dir string) Config {
 	return Config{
 		Model:          ModelISNet,
 		ModelDir:       dir,
+		SecondOpinion:  true,
 		IntraOpThreads: 2,
 		Recycle:        true,
 		RecycleKeep:    DefaultRecycleKeep,
@@ -145,13 +151,23 @@ func (c Config) Validate() error {
 	if c.ArenaShrinkage && !c.MemArena {
 		return errors.New("vision: arena shrinkage needs the memory arena")
 	}
-	for _, f := range []string{LibraryFile, spec.file} {
+	files := []string{LibraryFile, spec.file}
+	if c.usesSecondOpinion() {
+		files = append(files, models[ModelU2Netp].file)
+	}
+	for _, f := range files {
 		p := filepath.Join(c.ModelDir, f)
 		if _, err := os.Stat(p); err != nil {
 			return fmt.Errorf("vision: model file %s is missing; run `make models` (or scripts/models.sh %s) to fetch it", p, c.ModelDir)
 		}
 	}
 	return nil
+}
+
+// usesSecondOpinion reports whether a Segmenter of c runs U2-Netp as a
+// second opinion: asked for, and the main model is not U2-Netp itself.
+func (c Config) usesSecondOpinion() bool {
+	return c.SecondOpinion && c.Model != ModelU2Netp
 }
 
 // modelSpec says how to feed a model and read its answer.

@@ -53,6 +53,29 @@ type lazySegmenter struct {
 	once sync.Once
 	seg  *Segmenter
 	err  error
+	// The second opinion's model alone, for a pass that finds the first
+	// model's answers cached.
+	opOnce sync.Once
+	op     *model
+}
+
+// opinion returns the second opinion's model, loaded on first use.
+func (l *lazySegmenter) opinion() *model {
+	l.opOnce.Do(func() {
+		cfg := DefaultConfig(modelDir(l.tb))
+		cfg.Model = ModelU2Netp
+		lib := filepath.Join(cfg.ModelDir, LibraryFile)
+		if err := acquireEnv(lib); err != nil {
+			l.tb.Fatal(err)
+		}
+		m, err := newModel(cfg, models[ModelU2Netp], lib)
+		if err != nil {
+			releaseEnv()
+			l.tb.Fatal(err)
+		}
+		l.op = m
+	})
+	return l.op
 }
 
 func (l *lazySegmenter) get() *Segmenter {
@@ -67,6 +90,10 @@ func (l *lazySegmenter) close() {
 	if l.seg != nil {
 		l.seg.Close()
 	}
+	if l.op != nil {
+		l.op.close()
+		releaseEnv()
+	}
 }
 
 // cachedPhoto is a decoded photo with the model's saliency on its working
@@ -80,6 +107,11 @@ type cachedPhoto struct {
 	file string
 	seg  *lazySegmenter
 	tb   testing.TB
+	// key names the photo's cache files (its bytes' hash); opinions is
+	// whether the second opinion runs where Segment would run it
+	// (SHOWROOM_MASK_OPINION=off measures without it).
+	key      string
+	opinions bool
 }
 
 // saliencyOf decodes the photo at path and returns it with the model's
@@ -103,13 +135,15 @@ func saliencyOf(tb testing.TB, seg *lazySegmenter, path string) cachedPhoto {
 	base := shrinkRGB(img, fx, fy)
 	square, work := resizeRGB2(base, spec.size, spec.size, ww, wh)
 	sum := sha256.Sum256(data)
+	key := hex.EncodeToString(sum[:12])
+	opinions := os.Getenv("SHOWROOM_MASK_OPINION") != "off"
 	file := ""
 	if dir := salCacheDir(); dir != "" {
-		file = filepath.Join(dir, ModelISNet+"-"+hex.EncodeToString(sum[:12])+".f32")
+		file = filepath.Join(dir, ModelISNet+"-"+key+".f32")
 	}
 	if file != "" {
 		if sal, ok := readPlane(tb, file, ww, wh); ok {
-			return cachedPhoto{img: img, sal: sal, work: work, file: file, seg: seg, tb: tb}
+			return cachedPhoto{img: img, sal: sal, work: work, file: file, seg: seg, tb: tb, key: key, opinions: opinions}
 		}
 	}
 	if os.Getenv("SHOWROOM_MASK_EVAL") == "cached" {
@@ -125,7 +159,7 @@ func saliencyOf(tb testing.TB, seg *lazySegmenter, path string) cachedPhoto {
 	if file != "" {
 		writePlane(tb, file, sal)
 	}
-	return cachedPhoto{img: img, sal: sal, work: work, file: file, seg: seg, tb: tb}
+	return cachedPhoto{img: img, sal: sal, work: work, file: file, seg: seg, tb: tb, key: key, opinions: opinions}
 }
 
 // readPlane reads a cached w×h plane; ok is false when it is not there.
@@ -166,24 +200,67 @@ func writePlane(tb testing.TB, file string, p plane) {
 	}
 }
 
-// matteOf runs the cleanup, the second look where Segment takes one, and
-// the refinement on a cached photo: the full-resolution alpha Segment
-// would return.
+// matteOf runs the cleanup, the second look and the second opinion where
+// Segment takes them, and the refinement on a cached photo: the
+// full-resolution alpha Segment would return.
 func matteOf(p cachedPhoto) (*image.Gray, cleaned) {
-	c := cleanup(p.sal, p.work)
+	c := cleanup(p.sal, p.work, plane{})
+	sal := p.sal
 	if crop, ok := secondLookCrop(p.sal, c); ok {
 		look := p.lookAgain(crop)
-		sal := newPlane(p.sal.W, p.sal.H)
+		sal = newPlane(p.sal.W, p.sal.H)
+		defer sal.Release(floatPool{})
 		copy(sal.Pix, p.sal.Pix)
 		mergeSecondLook(sal, look, crop, c.box)
 		look.Release(floatPool{})
 		c.matte.Release(floatPool{})
 		raw := c.raw
-		c = cleanup(sal, p.work)
+		c = cleanup(sal, p.work, plane{})
 		c.raw = raw
-		sal.Release(floatPool{})
+	}
+	if p.opinions && wantsSecondOpinion(sal, c) {
+		op := p.secondOpinion()
+		c.matte.Release(floatPool{})
+		raw := c.raw
+		c = cleanup(sal, p.work, op)
+		c.raw = raw
+		op.Release(floatPool{})
 	}
 	return refine(p.img, p.work, c.matte), c
+}
+
+// opinionCacheDir is where the second model's answers are cached:
+// SHOWROOM_MASK_OPINION_CACHE, else beside the saliency maps.
+func opinionCacheDir() string {
+	if d := os.Getenv("SHOWROOM_MASK_OPINION_CACHE"); d != "" {
+		return d
+	}
+	return salCacheDir()
+}
+
+// secondOpinion is Segmenter.secondOpinion on the cached photo, itself
+// cached (at the second model's input size) beside the photo's saliency.
+func (p cachedPhoto) secondOpinion() plane {
+	spec := models[ModelU2Netp]
+	file := ""
+	if dir := opinionCacheDir(); dir != "" && p.key != "" {
+		file = filepath.Join(dir, ModelU2Netp+"-"+p.key+".f32")
+		if sq, ok := readPlane(p.tb, file, spec.size, spec.size); ok {
+			op := sq.Resize(floatPool{}, p.sal.W, p.sal.H)
+			releaseUnless(sq, op)
+			return op
+		}
+	}
+	sq, _, err := secondOpinion(context.Background(), p.seg.opinion(), p.work)
+	if err != nil {
+		p.tb.Fatal(err)
+	}
+	if file != "" {
+		writePlane(p.tb, file, sq)
+	}
+	op := sq.Resize(floatPool{}, p.sal.W, p.sal.H)
+	releaseUnless(sq, op)
+	return op
 }
 
 // lookAgain is Segmenter.lookAgain on the cached photo, itself cached
@@ -605,7 +682,7 @@ func BenchmarkCleanupCPU(b *testing.B) {
 	}
 	start := cpu()
 	for b.Loop() {
-		c := cleanup(sal, work)
+		c := cleanup(sal, work, plane{})
 		c.matte.Release(floatPool{})
 	}
 	b.ReportMetric(float64(cpu()-start)/float64(b.N)/1e6, "cpu-ms/op")

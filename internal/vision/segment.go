@@ -19,6 +19,8 @@ const workSide = 1024
 type Segmenter struct {
 	cfg   Config
 	model *model
+	// opinion is the second model (Config.SecondOpinion), nil without.
+	opinion *model
 }
 
 // New loads the runtime and the model cfg names. It fails, naming the file
@@ -36,7 +38,15 @@ func New(cfg Config) (*Segmenter, error) {
 		releaseEnv()
 		return nil, err
 	}
-	return &Segmenter{cfg: cfg, model: m}, nil
+	s := &Segmenter{cfg: cfg, model: m}
+	if cfg.usesSecondOpinion() {
+		oc := cfg
+		oc.Model = ModelU2Netp
+		if s.opinion, err = newModel(oc, models[ModelU2Netp], lib); err != nil {
+			return nil, errors.Join(err, m.close(), releaseEnv())
+		}
+	}
+	return s, nil
 }
 
 // Model returns the name of the model s runs.
@@ -44,7 +54,11 @@ func (s *Segmenter) Model() string { return s.cfg.Model }
 
 // Close releases the model; the runtime goes with the last Segmenter.
 func (s *Segmenter) Close() error {
-	return errors.Join(s.model.close(), releaseEnv())
+	var err error
+	if s.opinion != nil {
+		err = s.opinion.close()
+	}
+	return errors.Join(err, s.model.close(), releaseEnv())
 }
 
 // Stage is one timed step of a segmentation, for Server-Timing and
@@ -69,7 +83,8 @@ type Mask struct {
 	BorderShare float64
 	// Stages are the timed steps in order (preprocess, model, cleanup,
 	// second look where the model was unsure of the car's lower half,
-	// refine); the models' include ModelWait.
+	// second opinion where the car's foot looks cut, refine); the models'
+	// include ModelWait.
 	Stages []Stage
 	// ModelWait is how long the model run waited for its turn
 	// (Config.ConcurrentRuns) while other jobs' runs went.
@@ -135,7 +150,7 @@ func (s *Segmenter) Segment(ctx context.Context, img *image.NRGBA) (*Mask, error
 	out := plane{W: spec.size, H: spec.size, Pix: sal}
 	salw := out.Resize(floatPool{}, ww, wh)
 	releaseUnless(out, salw)
-	c := cleanup(salw, work)
+	c := cleanup(salw, work, plane{})
 	lap("cleanup")
 	if crop, ok := secondLookCrop(salw, c); ok {
 		look, w2, err := s.lookAgain(ctx, img, crop, ww, wh)
@@ -149,9 +164,26 @@ func (s *Segmenter) Segment(ctx context.Context, img *image.NRGBA) (*Mask, error
 		look.Release(floatPool{})
 		c.matte.Release(floatPool{})
 		raw := c.raw
-		c = cleanup(salw, work)
+		c = cleanup(salw, work, plane{})
 		c.raw = raw
 		lap("second look")
+	}
+	if s.opinion != nil && wantsSecondOpinion(salw, c) {
+		sq, w2, err := secondOpinion(ctx, s.opinion, work)
+		if err != nil {
+			salw.Release(floatPool{})
+			c.matte.Release(floatPool{})
+			return nil, err
+		}
+		wait += w2
+		op := sq.Resize(floatPool{}, ww, wh)
+		releaseUnless(sq, op)
+		c.matte.Release(floatPool{})
+		raw := c.raw
+		c = cleanup(salw, work, op)
+		c.raw = raw
+		op.Release(floatPool{})
+		lap("second opinion")
 	}
 	salw.Release(floatPool{})
 	if err := ctx.Err(); err != nil {
@@ -204,6 +236,23 @@ func (s *Segmenter) lookAgain(ctx context.Context, img *image.NRGBA, crop image.
 	look := sq.Resize(floatPool{}, crop.Dx(), crop.Dy())
 	releaseUnless(sq, look)
 	return look, wait, nil
+}
+
+// secondOpinion runs the second model m on the working grid's colours
+// work, resampled to its square input, and returns its answer there (m's
+// input size) and how long the run waited for its turn.
+func secondOpinion(ctx context.Context, m *model, work [3]plane) (plane, time.Duration, error) {
+	square := resizeRGB(work, m.spec.size, m.spec.size)
+	input := modelInput(square, m.spec)
+	for c := range 3 {
+		releaseUnless(square[c], work[c])
+	}
+	out, _, _, wait, err := m.runWaiting(ctx, input)
+	putFloats(input)
+	if err != nil {
+		return plane{}, wait, err
+	}
+	return plane{W: m.spec.size, H: m.spec.size, Pix: out}, wait, nil
 }
 
 // Infer runs the model alone on img's input, prepared as Segment prepares

@@ -82,7 +82,7 @@ func iou(got, want []bool) float64 {
 
 func TestCleanupKeepsTheCarAlone(t *testing.T) {
 	sal, want := drawnCar()
-	c := cleanup(sal, [3]plane{})
+	c := cleanup(sal, [3]plane{}, plane{})
 	if !c.found {
 		t.Fatal("no car found")
 	}
@@ -120,7 +120,7 @@ func TestCleanupKeepsTheCarAlone(t *testing.T) {
 func TestCleanupConfidence(t *testing.T) {
 	wall := newPlane(300, 200)
 	fill(wall, image.Rect(0, 0, wall.W, wall.H), 0.05)
-	if c := cleanup(wall, [3]plane{}); c.found && c.confidence > 0.1 {
+	if c := cleanup(wall, [3]plane{}, plane{}); c.found && c.confidence > 0.1 {
 		t.Errorf("plain wall: found with confidence %.2f", c.confidence)
 	}
 	// A landscape: saliency spread thinly over many patches.
@@ -129,7 +129,7 @@ func TestCleanupConfidence(t *testing.T) {
 		fill(land, image.Rect(i*30, 100, i*30+12, 112), 0.85)
 	}
 	fill(land, image.Rect(0, 0, 300, 90), 0.4)
-	if c := cleanup(land, [3]plane{}); c.found && c.confidence > 0.5 {
+	if c := cleanup(land, [3]plane{}, plane{}); c.found && c.confidence > 0.5 {
 		t.Errorf("landscape: confidence %.2f, want below the default threshold 0.5", c.confidence)
 	}
 }
@@ -141,11 +141,11 @@ func TestCleanupBorderShare(t *testing.T) {
 	cut := newPlane(sal.W, sal.H)
 	fill(cut, image.Rect(0, 140, 290, 240), 0.98)
 	fill(cut, image.Rect(60, 95, 230, 140), 0.98)
-	c := cleanup(cut, [3]plane{})
+	c := cleanup(cut, [3]plane{}, plane{})
 	if c.borderShare < 0.1 || c.borderShare > 0.3 {
 		t.Errorf("border share %.3f of a car cut by the frame, want about 100/(2*290+2*100+2*45)", c.borderShare)
 	}
-	if c := cleanup(sal, [3]plane{}); c.borderShare != 0 {
+	if c := cleanup(sal, [3]plane{}, plane{}); c.borderShare != 0 {
 		t.Errorf("border share %.3f of a car inside the frame", c.borderShare)
 	}
 }
@@ -316,7 +316,7 @@ func newStageInputs(b *testing.B) stageInputs {
 		b.Fatal(err)
 	}
 	in.salw = plane{W: spec.size, H: spec.size, Pix: sal}.Resize(floatPool{}, in.ww, in.wh)
-	in.matte = cleanup(in.salw, in.work).matte
+	in.matte = cleanup(in.salw, in.work, plane{}).matte
 	return in
 }
 
@@ -337,7 +337,7 @@ func BenchmarkPreprocess12MP(b *testing.B) {
 func BenchmarkCleanup(b *testing.B) {
 	in := newStageInputs(b)
 	for b.Loop() {
-		cleanup(in.salw, in.work)
+		cleanup(in.salw, in.work, plane{})
 	}
 }
 

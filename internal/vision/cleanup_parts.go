@@ -1,0 +1,286 @@
+package vision
+
+import (
+	"image"
+	"math"
+
+	"github.com/showroom/showroom/internal/imaging"
+)
+
+// A second opinion: IS-Net holds some dark lower bumpers (a pickup's black
+// step bumper over a dark floor, seen from behind) at its background, below
+// 0.05, and so does a second look at its full input. U2-Netp, a different
+// network run on the same photo at 320×320 (a tenth of IS-Net's time),
+// sees many of them. Its answer is coarser and takes in more of the
+// background elsewhere, so it only adds, and only what a car's foot is:
+// regions it calls car where IS-Net called background, in the lower half
+// of the car's box, resting on the kept car, within its columns, and not
+// running out of the photo where the car does not.
+const (
+	// opinionLevel is the second model's answer from which a pixel is car
+	// by its opinion.
+	opinionLevel = 0.5
+	// opinionSide widens the car's box by this share of its width on each
+	// side for what the second opinion may add: a pickup's rear quarters
+	// beside a tailgate the first model kept alone.
+	opinionSide = 0.1
+	// opinionTouch is the least share of an added region's width along
+	// which it must rest on the kept car.
+	opinionTouch = 0.3
+	// opinionGap is how near, in working pixels, an added region must come
+	// to the kept car to rest on it: the first model's unsure rim lies
+	// between them.
+	opinionGap = 2
+	// opinionBlur is the radius, as a share of the grid's diagonal, of the
+	// opening that keeps the second opinion's thick regions only.
+	opinionBlur = 0.004
+)
+
+// addSecondOpinion adds to keep (w wide, its box box) the regions of the
+// second model's answer opinion (on the same grid) that are car by its
+// opinion, background by the first model's answer sal, lie in the lower
+// half of box, within its columns widened by opinionSide, rest on keep
+// along at least opinionTouch of their width, and do not run out of the
+// photo where keep does not. It returns the box of what is kept.
+func addSecondOpinion(keep []bool, sal, opinion plane, w int, box image.Rectangle) image.Rectangle {
+	if opinion.Pix == nil || box.Empty() {
+		return box
+	}
+	h := len(keep) / w
+	side := int(opinionSide * float64(box.Dx()))
+	x0, x1 := max(box.Min.X-side, 0), min(box.Max.X+side, w)
+	mid := box.Min.Y + box.Dy()/2
+	cand := make([]bool, len(keep))
+	any := false
+	for y := mid; y < h; y++ {
+		for x := x0; x < x1; x++ {
+			i := y*w + x
+			if !keep[i] && sal.Pix[i] < outlineLevel && opinion.Pix[i] >= opinionLevel {
+				cand[i] = true
+				any = true
+			}
+		}
+	}
+	if !any {
+		return box
+	}
+	// The second model's answer, brought up from 320×320, runs a few
+	// pixels beyond the first one's all round the car: an opening keeps
+	// regions thicker than that blur (a bumper), not the band along the
+	// car's outline.
+	r := max(1, int(opinionBlur*math.Hypot(float64(w), float64(h))))
+	thick := imaging.Dilate(imaging.Erode(cand, w, h, r), w, h, r)
+	for i := range cand {
+		cand[i] = cand[i] && thick[i]
+	}
+	labels, comps := imaging.Label(cand, w, h, false)
+	// The columns along which each region rests on the kept car (a kept
+	// pixel above, or beside it).
+	near := imaging.Dilate(keep, w, h, opinionGap)
+	touch := make([][]bool, len(comps))
+	for i, l := range labels {
+		if l < 0 {
+			continue
+		}
+		x := i % w
+		if near[i] {
+			if touch[l] == nil {
+				touch[l] = make([]bool, w)
+			}
+			touch[l][x] = true
+		}
+	}
+	take := make([]bool, len(comps))
+	added := false
+	for k, c := range comps {
+		n := 0
+		for _, t := range touch[k] {
+			if t {
+				n++
+			}
+		}
+		if float64(n) < opinionTouch*float64(c.Box.Dx()) {
+			continue
+		}
+		if (c.Box.Min.X == x0 && x0 > 0) || (c.Box.Max.X == x1 && x1 < w) {
+			continue // cut by the widened columns: it goes on beside the car
+		}
+		if escapes(c.Box, box, w, h) {
+			continue
+		}
+		take[k] = true
+		added = true
+		box = box.Union(c.Box)
+	}
+	if !added {
+		return box
+	}
+	for i, l := range labels {
+		if l >= 0 && take[l] {
+			keep[i] = true
+		}
+	}
+	return box
+}
+
+// footFlat and footLevel bound when the car's foot looks cut: its
+// lowest kept pixel lies within footLevel of the car's height of the
+// box's bottom on at least footFlat of its columns. A car standing on its
+// tyres reaches its lowest row at the tyres only (a side view's two, a
+// front view's two corners); one whose bumper the model lost floats on a
+// straight edge, the bumper line, across its whole width.
+const (
+	footFlat  = 0.7
+	footLevel = 0.08
+)
+
+// wantsSecondOpinion reports whether the car c, cleaned from the first
+// model's answer sal, looks cut at its foot (footFlat), so that the
+// second opinion runs: the second model costs about a sixth of the first
+// one's time, too much to run on every photo.
+func wantsSecondOpinion(sal plane, c cleaned) bool {
+	if !c.found || c.box.Empty() {
+		return false
+	}
+	w := c.matte.W
+	level := c.box.Max.Y - 1 - int(footLevel*float64(c.box.Dy()))
+	flat, cols := 0, 0
+	for x := c.box.Min.X; x < c.box.Max.X; x++ {
+		low := -1
+		for y := c.box.Max.Y - 1; y >= c.box.Min.Y; y-- {
+			if c.matte.Pix[y*w+x] >= 0.5 {
+				low = y
+				break
+			}
+		}
+		if low < 0 {
+			continue
+		}
+		cols++
+		if low >= level {
+			flat++
+		}
+	}
+	return cols > 0 && float64(flat) >= footFlat*float64(cols)
+}
+
+// Seen straight from the front or the back, a car is symmetric about its
+// middle: where the upper half of the kept silhouette is, the lower half
+// lost on one side (a bumper's corner under a privacy blur, a step
+// bumper's end the models held as floor) is what the other side kept.
+const (
+	// mirrorSymmetric is the least IoU of the upper half of the car's
+	// silhouette with its own mirror image from which the car is seen
+	// straight on. A three-quarter view is far below; a front view with
+	// its mirrors about 0.95.
+	mirrorSymmetric = 0.95
+	// mirrorAxis bounds the search for the axis: within this share of
+	// the car's width of the box's middle.
+	mirrorAxis = 0.1
+	// mirrorMost is the largest share of the car's area that completing
+	// its lower half by the mirror may add.
+	mirrorMost = 0.08
+	// mirrorSupportLevel: a pixel the mirror would add stays out where
+	// both models are sure it is background (their answers below it): a
+	// watermark or a sign kept on one side is not mirrored onto the
+	// floor of the other. A privacy blur over a bumper's corner is held
+	// a little above it.
+	mirrorSupportLevel = 0.02
+)
+
+// mirrorAxisOf returns twice the column of the axis about which the upper
+// half of keep (w wide, its box box) is most symmetric, and the IoU there.
+func mirrorAxisOf(keep []bool, w int, box image.Rectangle) (axis2 int, iou float64) {
+	mid := box.Min.Y + box.Dy()/2
+	step := max(1, box.Dx()/160)
+	c2 := box.Min.X + box.Max.X - 1
+	reach := int(mirrorAxis * float64(box.Dx()))
+	best := -1.0
+	for a := c2 - 2*reach; a <= c2+2*reach; a++ {
+		inter, uni := 0, 0
+		for y := box.Min.Y; y < mid; y += step {
+			row := keep[y*w : (y+1)*w]
+			for x := box.Min.X; x < box.Max.X; x += step {
+				m := a - x
+				k := row[x]
+				km := m >= 0 && m < w && row[m]
+				if k && km {
+					inter++
+				}
+				if k || km {
+					uni++
+				}
+			}
+		}
+		if uni == 0 {
+			continue
+		}
+		if s := float64(inter) / float64(uni); s > best {
+			best, axis2 = s, a
+		}
+	}
+	return axis2, best
+}
+
+// completeMirror sets the pixels of the lower half of the car's box whose
+// mirror image about the car's axis is kept, when the car is seen
+// straight on (the upper half of keep symmetric, mirrorSymmetric), and
+// they add together at most mirrorMost of the car. It returns the box of
+// what is kept.
+func completeMirror(keep []bool, support []float32, w int, box image.Rectangle) image.Rectangle {
+	if box.Empty() {
+		return box
+	}
+	axis2, iou := mirrorAxisOf(keep, w, box)
+	if iou < mirrorSymmetric {
+		return box
+	}
+	area := 0
+	for _, k := range keep {
+		if k {
+			area++
+		}
+	}
+	mid := box.Min.Y + box.Dy()/2
+	var add []int
+	for y := mid; y < box.Max.Y; y++ {
+		row := keep[y*w : (y+1)*w]
+		for x := box.Min.X; x < box.Max.X; x++ {
+			if m := axis2 - x; !row[x] && m >= 0 && m < w && row[m] {
+				add = append(add, y*w+x)
+			}
+		}
+	}
+	if len(add) == 0 || float64(len(add)) > mirrorMost*float64(area) {
+		return box
+	}
+	// A view a little off straight makes the two sides differ by a sliver
+	// along the outline; what a side lost is thicker (opinionBlur).
+	set := make([]bool, len(keep))
+	for _, i := range add {
+		set[i] = true
+	}
+	h := len(keep) / w
+	r := max(1, int(opinionBlur*math.Hypot(float64(w), float64(h))))
+	thick := imaging.Dilate(imaging.Erode(set, w, h, r), w, h, r)
+	for _, i := range add {
+		if thick[i] && support[i] >= mirrorSupportLevel {
+			keep[i] = true
+			box = box.Union(image.Rect(i%w, i/w, i%w+1, i/w+1))
+		}
+	}
+	return box
+}
+
+// mirrorSupport is, per pixel, the larger of the two models' answers
+// (the first alone without a second opinion).
+func mirrorSupport(sal, opinion plane) []float32 {
+	if opinion.Pix == nil {
+		return sal.Pix
+	}
+	out := make([]float32, len(sal.Pix))
+	for i, v := range sal.Pix {
+		out[i] = max(v, opinion.Pix[i])
+	}
+	return out
+}
