@@ -124,29 +124,6 @@ func SetGlassSnap(r int, eps float32) { glassSnap, glassSnapEps = r, eps }
 // Grid returns the glass grid's size and the car's box on it.
 func (in *GlassInputs) Grid() (w, h int, box image.Rectangle) { return in.gg.w, in.gg.h, in.gg.box }
 
-// Prob returns the deep model m's glass probability on the glass grid
-// (row-major, 0 off the candidates), as the processor computes it; nil
-// when there are no candidates or m does not read the photo's
-// activations. With LayerFromProb it splits DetectGlassWith in two, so
-// that the pane decisions can be measured on cached probabilities.
-func (in *GlassInputs) Prob(m *ProbeModel) []float32 {
-	if len(in.Cells) == 0 || !m.fits(in.feats) {
-		return nil
-	}
-	return in.gg.predictDeep(m, in.grid, in.feats, in.Hand, in.Cells)
-}
-
-// LayerFromProb runs the processor's glass path from the probability
-// prob (as Prob returns it) on, and returns the glass at the photo's size.
-func (in *GlassInputs) LayerFromProb(prob []float32) *image.Gray {
-	s := in.scene
-	if prob == nil || !s.hasCar() {
-		return image.NewGray(s.Photo.Rect)
-	}
-	coarse := glassOnWork(in.grid, in.gg, postGlass(in.gg, prob))
-	return wholeGray(refineGlass(s.Photo, s.Matte, in.grid, coarse), s.Photo.Rect)
-}
-
 // SetFootDrop sets the fall of the probability across a pane's seal
 // under which cutUnsureFoot cuts the band below (footDrop; 0: no cut), for
 // measuring it with glasstrain.
