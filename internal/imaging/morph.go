@@ -79,6 +79,12 @@ func Erode(set []bool, w, h, r int) []bool {
 	return d
 }
 
+// Open is the morphological opening of set by a square of radius r:
+// Erode then Dilate, which keeps the parts of set at least 2r+1 thick.
+func Open(set []bool, w, h, r int) []bool {
+	return Dilate(Erode(set, w, h, r), w, h, r)
+}
+
 // ErodeFromEdge is Erode with off the grid counting as not set: the
 // grid's edge eats into a region like any unset pixel, so nothing within
 // r of the edge stays set.

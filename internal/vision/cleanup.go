@@ -90,7 +90,7 @@ func cleanup(sal plane, work [3]plane, opinion plane) cleaned {
 		set[i] = v >= outlineLevel
 	}
 	r := max(1, int(letterOpening*math.Hypot(float64(w), float64(h))))
-	body, bodyBox, ok := keepMain(imaging.Dilate(imaging.Erode(core, w, h, r), w, h, r), w, h)
+	body, bodyBox, ok := keepMain(imaging.Open(core, w, h, r), w, h)
 	c := cleaned{matte: newPlane(w, h), raw: raw, found: ok}
 	if !ok {
 		return c
@@ -108,7 +108,7 @@ func cleanup(sal plane, work [3]plane, opinion plane) cleaned {
 	// What an opening of the outline leaves is as thick as a car's body:
 	// an outline part beyond the reach made mostly of it is car the model
 	// was less sure of (the far end of a long car), not a letter's stroke.
-	solid := imaging.Dilate(imaging.Erode(set, w, h, r), w, h, r)
+	solid := imaging.Open(set, w, h, r)
 	c.box = c.box.Union(restoreLowParts(keep, c.box, set, reach, solid, w, h, bodyBox.Min.Y+int(roofMargin*float64(bodyBox.Dy()))))
 	c.box = clipRoofPeaks(keep, w, c.box)
 	c.box = clipBorderStrips(keep, w, c.box)

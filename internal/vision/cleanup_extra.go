@@ -39,7 +39,7 @@ func clipSideLobes(keep []bool, sal plane, w, h, r int, box image.Rectangle) ima
 	for i, k := range keep {
 		sure[i] = k && sal.Pix[i] >= float32(sideLobeSure)
 	}
-	car, carBox, ok := keepMain(imaging.Dilate(imaging.Erode(sure, w, h, r), w, h, r), w, h)
+	car, carBox, ok := keepMain(imaging.Open(sure, w, h, r), w, h)
 	if !ok {
 		return box
 	}

@@ -69,7 +69,7 @@ func addSecondOpinion(keep []bool, sal, opinion plane, w int, box image.Rectangl
 	// regions thicker than that blur (a bumper), not the band along the
 	// car's outline.
 	r := max(1, int(opinionBlur*math.Hypot(float64(w), float64(h))))
-	thick := imaging.Dilate(imaging.Erode(cand, w, h, r), w, h, r)
+	thick := imaging.Open(cand, w, h, r)
 	for i := range cand {
 		cand[i] = cand[i] && thick[i]
 	}
@@ -262,7 +262,7 @@ func completeMirror(keep []bool, support []float32, w int, box image.Rectangle) 
 	}
 	h := len(keep) / w
 	r := max(1, int(opinionBlur*math.Hypot(float64(w), float64(h))))
-	thick := imaging.Dilate(imaging.Erode(set, w, h, r), w, h, r)
+	thick := imaging.Open(set, w, h, r)
 	for _, i := range add {
 		if thick[i] && support[i] >= mirrorSupportLevel {
 			keep[i] = true
