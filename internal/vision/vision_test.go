@@ -636,3 +636,63 @@ func TestSegmentRefusesTinyPhotos(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSecondOpinion: what the second opinion adds to a 12 MP photo
+// where it runs (front and rear views, wantsSecondOpinion), against the
+// model's own run on the same photo: U2-Netp on the working grid and the
+// cleanup run again with its answer. The large photos are three-quarter
+// views, where it does not run, so it is timed here on its own.
+//
+//	go test -run '^$' -bench SecondOpinion -benchtime 8x ./internal/vision/
+func BenchmarkSecondOpinion(b *testing.B) {
+	img, err := codec.Decode(context.Background(), largePhoto(b), codec.Limits{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	seg, err := New(DefaultConfig(modelDir(b)))
+	if err != nil {
+		b.Skipf("skipping: %v (run make models)", err)
+	}
+	defer seg.Close()
+	if seg.opinion == nil {
+		b.Fatal("the default configuration loads no second opinion")
+	}
+	ctx := context.Background()
+	spec := seg.model.spec
+	ww, wh := workSize(img.Rect.Dx(), img.Rect.Dy())
+	base := shrinkRGB(img, max(img.Rect.Dx()/max(spec.size, ww), 1), max(img.Rect.Dy()/max(spec.size, wh), 1))
+	square, work := resizeRGB2(base, spec.size, spec.size, ww, wh)
+	input := modelInput(square, spec)
+	defer putFloats(input)
+	sal, _, _, _, err := seg.model.runWaiting(ctx, input)
+	if err != nil {
+		b.Fatal(err)
+	}
+	salw := plane{W: spec.size, H: spec.size, Pix: sal}.Resize(floatPool{}, ww, wh)
+	var model, opinion time.Duration
+	for b.Loop() {
+		t := time.Now()
+		out, _, _, _, err := seg.model.runWaiting(ctx, input)
+		if err != nil {
+			b.Fatal(err)
+		}
+		putFloats(out)
+		model += time.Since(t)
+
+		t = time.Now()
+		sq, _, err := secondOpinion(ctx, seg.opinion, work)
+		if err != nil {
+			b.Fatal(err)
+		}
+		op := sq.Resize(floatPool{}, ww, wh)
+		c := cleanup(salw, work, op)
+		opinion += time.Since(t)
+		c.matte.Release(floatPool{})
+		releaseUnless(sq, op)
+		op.Release(floatPool{})
+	}
+	n := float64(b.N)
+	b.ReportMetric(model.Seconds()*1000/n, "model-ms")
+	b.ReportMetric(opinion.Seconds()*1000/n, "opinion-ms")
+	b.ReportMetric(opinion.Seconds()/model.Seconds(), "x-model")
+}
