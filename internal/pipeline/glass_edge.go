@@ -3,6 +3,8 @@ package pipeline
 import (
 	"image"
 	"math"
+
+	"github.com/showroom/showroom/internal/imaging"
 )
 
 // glassEdgeCells is the half-width, in glass-grid cells, of the band
@@ -47,13 +49,15 @@ func snapGlassEdge(photo *image.NRGBA, out *image.Gray, state []int8) {
 	r := out.Rect
 	w, h := r.Dx(), r.Dy()
 	luma := make([]uint8, w*h)
-	for y := range h {
-		src := photo.Pix[photo.PixOffset(r.Min.X, r.Min.Y+y):]
-		for x := range w {
-			p := src[4*x : 4*x+3 : 4*x+3]
-			luma[y*w+x] = uint8((2126*int(p[0]) + 7152*int(p[1]) + 722*int(p[2]) + 5000) / 10000)
+	imaging.Parallel(h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			src := photo.Pix[photo.PixOffset(r.Min.X, r.Min.Y+y):]
+			for x := range w {
+				p := src[4*x : 4*x+3 : 4*x+3]
+				luma[y*w+x] = uint8((2126*int(p[0]) + 7152*int(p[1]) + 722*int(p[2]) + 5000) / 10000)
+			}
 		}
-	}
+	})
 	at := func(x, y int) int { return int(luma[min(max(y, 0), h-1)*w+min(max(x, 0), w-1)]) }
 	level := func(i int) int {
 		x, y := i%w, i/w
@@ -104,10 +108,25 @@ func snapGlassEdge(photo *image.NRGBA, out *image.Gray, state []int8) {
 	// between the glass's and the body's beside them (the photo's own
 	// anti-aliasing of the frame's edge), or, where the two look alike,
 	// the share of glass among their neighbours.
+	// On the line: within two pixels of a pixel whose 4-neighbour lies
+	// on the other side.
 	onLine := make([]bool, w*h)
 	for i, s := range state {
-		if s == snapUnsure {
-			onLine[i] = mixed(label, w, h, i%w, i/w, 2)
+		if s != snapUnsure {
+			continue
+		}
+		x, g := i%w, label[i] == snapGlass
+		if !((x > 0 && label[i-1] != snapOff && (label[i-1] == snapGlass) != g) ||
+			(x < w-1 && label[i+1] != snapOff && (label[i+1] == snapGlass) != g) ||
+			(i >= w && label[i-w] != snapOff && (label[i-w] == snapGlass) != g) ||
+			(i+w < w*h && label[i+w] != snapOff && (label[i+w] == snapGlass) != g)) {
+			continue
+		}
+		y := i / w
+		for yy := max(y-2, 0); yy <= min(y+2, h-1); yy++ {
+			for xx := max(x-2, 0); xx <= min(x+2, w-1); xx++ {
+				onLine[yy*w+xx] = true
+			}
 		}
 	}
 	lin := func(i int) float32 { return float32(luma[i]) }
@@ -117,7 +136,7 @@ func snapGlassEdge(photo *image.NRGBA, out *image.Gray, state []int8) {
 			continue
 		}
 		x, y := i%w, i/w
-		if !onLine[i] {
+		if !onLine[i] || label[i] == snapOff {
 			out.Pix[y*out.Stride+x] = 0
 			if label[i] == snapGlass {
 				out.Pix[y*out.Stride+x] = 255
@@ -168,21 +187,3 @@ const (
 	snapBody
 	snapOff
 )
-
-// mixed reports whether the pixel (x, y) of label or one of its 8
-// neighbours lies on the other side of the glass's edge.
-func mixed(label []int8, w, h, x, y, r int) bool {
-	glass := label[y*w+x] == snapGlass
-	for dy := -r; dy <= r; dy++ {
-		for dx := -r; dx <= r; dx++ {
-			xx, yy := x+dx, y+dy
-			if xx < 0 || yy < 0 || xx >= w || yy >= h {
-				continue
-			}
-			if l := label[yy*w+xx]; l != snapOff && (l == snapGlass) != glass {
-				return true
-			}
-		}
-	}
-	return false
-}
