@@ -25,6 +25,9 @@ const (
 	// colour, as the JPEG keeps it; a floor or a wall, even plain, varies
 	// more across the photo's width.
 	padLevel = 8
+	// padBlend is how many rows or columns, in working pixels, of the
+	// picture next to a bar count with the bar.
+	padBlend = 2
 )
 
 // groundLine returns the first row under the car kept in keep (w wide,
@@ -105,6 +108,21 @@ func pictureFrame(work [3]plane, w, h int) image.Rectangle {
 	}
 	for frame.Max.X-1 > frame.Min.X && uniform(frame.Max.X-1, 0, 0, 1, h) {
 		frame.Max.X--
+	}
+	// The picture's last rows blend into a bar (the JPEG's ringing, the
+	// grid's resampling): neither picture nor padding.
+	in := frame.Inset(padBlend)
+	if frame.Min.X > 0 {
+		frame.Min.X = min(in.Min.X, frame.Max.X-1)
+	}
+	if frame.Min.Y > 0 {
+		frame.Min.Y = min(in.Min.Y, frame.Max.Y-1)
+	}
+	if frame.Max.X < w {
+		frame.Max.X = max(in.Max.X, frame.Min.X+1)
+	}
+	if frame.Max.Y < h {
+		frame.Max.Y = max(in.Max.Y, frame.Min.Y+1)
 	}
 	return frame
 }

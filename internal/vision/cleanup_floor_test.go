@@ -63,7 +63,7 @@ func letterboxed() (sal, opinion plane, work [3]plane, bumper, band image.Rectan
 // not; the step bumper above it is kept.
 func TestSecondOpinionStopsAtThePicturesEdge(t *testing.T) {
 	sal, opinion, work, bumper, band := letterboxed()
-	if f := pictureFrame(work, sal.W, sal.H); f != image.Rect(0, 0, sal.W, 270) {
+	if f := pictureFrame(work, sal.W, sal.H); f != image.Rect(0, 0, sal.W, 270-padBlend) {
 		t.Errorf("picture frame %v, want the rows above the padding", f)
 	}
 	c := cleanup(sal, work, opinion)
