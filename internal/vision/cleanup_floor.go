@@ -18,8 +18,9 @@ const (
 	// groundSlack is how far below the tyres' lowest row, as a share of
 	// the car's height, an added part may still reach: seen from close, a
 	// bumper that juts out towards the camera ends a little lower in the
-	// photo than the tyres behind it touch the ground.
-	groundSlack = 0.02
+	// photo than the tyres behind it touch the ground, and the first
+	// cleanup may cut a tyre's bottom a little short.
+	groundSlack = 0.04
 	// padLevel is the largest difference, per colour channel (0-255), of
 	// a row or column of padding from its first pixel: a bar of one
 	// colour, as the JPEG keeps it; a floor or a wall, even plain, varies

@@ -30,7 +30,7 @@ func TestSecondLookStopsAtTheTyres(t *testing.T) {
 	if s := share(got, sal.W, bumper); s < 0.98 {
 		t.Errorf("kept %.2f of the bumper after the second look, want all", s)
 	}
-	below := image.Rect(110, 276, 280, crop.Max.Y)
+	below := image.Rect(110, 282, 280, crop.Max.Y)
 	if s := share(got, sal.W, below); s > 0 {
 		t.Errorf("kept %.2f of the shadow below the tyres %v, want none", s, below)
 	}
