@@ -7,23 +7,6 @@ import (
 	"github.com/showroom/showroom/internal/vision"
 )
 
-// Glass refinement settings. The guided filter's window is glassRadius
-// working pixels around each; glassEps (sRGB luminance, 0..1, squared) is
-// how strong a frame's edge in the photo must be for the glass's edge to
-// follow it rather than the working grid's soft layer. Within
-// glassInset working pixels of a cell the working layer calls not glass,
-// the glass is cut to 0, rising to whole over glassFade more (distances
-// from cell centres). Refined glass below glassFloor is none: where the
-// photo shows no edge, the filter leaves a faint tail of the working
-// layer's cells beyond the glass, and cut by the bound it would show them.
-const (
-	glassRadius = 2
-	glassEps    = 1e-3
-	glassInset  = 0.5
-	glassFade   = 1.5
-	glassFloor  = 0.1
-)
-
 // DetectGlass returns the glass of the car mask found in photo, at the
 // photo's full resolution: 255 fully glass, 0 not glass. It runs the same
 // detection and refinement as SemiTransparentWindowsProcessor; the eval
@@ -66,15 +49,14 @@ func (s *Scene) detectGlassWith(feats []vision.Features, m *probeModel) *image.G
 }
 
 // refineGlass brings the glass found on the working grid to the photo's
-// full resolution, as the segmenter refines the car's matte: a guided
-// filter fitted on the working grid between the photo's luminance and the
-// glass, its coefficients interpolated and applied to the photo's own
-// pixels. A window's edge then runs along the frame as photographed, not
-// along the working grid's cells (a 12 MP photo has four photo pixels to a
-// cell, and a layer merely enlarged shows them as steps). Two bounds keep
-// it honest: the glass is nowhere where the working layer is 0 (the
-// detector's verdict that a pillar, the roof or paint is not glass
-// stands), and nowhere outside the car's matte.
+// full resolution. Inside a region, farther than a band from its edge, the
+// glass is whole (as far as the car's matte goes); within the band
+// (glassEdgeCells of the glass grid's cells to either side of the cells
+// found) snapGlassEdge puts the edge on the photo's own edges. A window's
+// edge then runs along its frame as photographed, not along the cells it
+// was found on (a 12 MP photo has eight photo pixels to a glass cell, and
+// a layer merely enlarged, or refined only where the cells reach, shows
+// them as steps). The glass is nowhere outside the car's matte.
 //
 // The result covers only the glass's neighbourhood: its Rect is in photo
 // coordinates and every pixel outside it is 0. Only bytes are kept at full
@@ -96,72 +78,82 @@ func refineGlass(photo *image.NRGBA, matte *image.Gray, g *workGrid, coarse plan
 		}
 		return out
 	}
-	// The coefficients are box means of box means: they need 2·glassRadius
-	// working pixels around the glass, and one more for the interpolation.
-	crop := found.Inset(-(2*glassRadius + 2)).Intersect(image.Rect(0, 0, g.w, g.h))
+	// The band, in working pixels, and the signed distance from the edge
+	// of the cells found (inside positive) over the glass's neighbourhood
+	// on the working grid. Measured as a Euclidean distance and
+	// interpolated, the band's own outline is round where the cells are
+	// stair-stepped.
+	band := glassEdgeCells * float32(glassCell(g))
+	crop := found.Inset(-(int(band) + 3)).Intersect(image.Rect(0, 0, g.w, g.h))
 	cw, ch := crop.Dx(), crop.Dy()
-	guide, layer := make([]float32, cw*ch), make([]float32, cw*ch)
+	zero, glass := make([]bool, cw*ch), make([]bool, cw*ch)
 	for y := range ch {
 		for x := range cw {
-			i := (crop.Min.Y+y)*g.w + crop.Min.X + x
-			guide[y*cw+x] = float32(linearToSRGB(g.lum.Pix[i])) / 255
-			layer[y*cw+x] = coarse.Pix[i]
+			i := y*cw + x
+			zero[i] = coarse.Pix[(crop.Min.Y+y)*g.w+crop.Min.X+x] <= 0
+			glass[i] = !zero[i]
 		}
 	}
-	a, b := imaging.GuidedCoefficients(guide, layer, cw, ch, glassRadius, glassEps, nil)
-	// The bound: 0 on and near every cell the working layer calls not
-	// glass, a ramp with distance from them. Measured as a Euclidean
-	// distance, its outline is round where the cells are stair-stepped: a
-	// bound read off the layer itself would cut the glass along the cells.
-	zero := make([]bool, cw*ch)
-	for i, v := range layer {
-		zero[i] = v <= 0
-	}
-	bound := imaging.Distance(zero, cw, ch)
-	for i, d := range bound {
-		bound[i] = float32(imaging.Clamp01((float64(d) - glassInset) / glassFade))
+	side, outside := imaging.Distance(zero, cw, ch), imaging.Distance(glass, cw, ch)
+	for i, z := range zero {
+		if z {
+			side[i] = 0.5 - outside[i]
+		} else {
+			side[i] -= 0.5
+		}
 	}
 
-	// Full resolution is needed only where the working layer, bilinearly
-	// sampled, is not 0: the glass's cells and half a cell around.
+	// Each photo pixel's place: within the band, glass inside it, the
+	// body outside it, or off the car.
 	W, H := photo.Rect.Dx(), photo.Rect.Dy()
-	area := image.Rect(int(float64(found.Min.X-1)/g.sx), int(float64(found.Min.Y-1)/g.sy),
-		int(float64(found.Max.X+1)/g.sx)+1, int(float64(found.Max.Y+1)/g.sy)+1).Intersect(image.Rect(0, 0, W, H))
+	reach := found.Inset(-(int(band) + 2))
+	area := image.Rect(int(float64(reach.Min.X)/g.sx), int(float64(reach.Min.Y)/g.sy),
+		int(float64(reach.Max.X)/g.sx)+1, int(float64(reach.Max.Y)/g.sy)+1).Intersect(image.Rect(0, 0, W, H))
 	out := image.NewGray(area)
+	state := make([]int8, area.Dx()*area.Dy())
 	x0, x1, fx := imaging.BilinearIndex(area.Min.X, area.Max.X, g.sx, float64(crop.Min.X), cw)
 	y0, y1, fy := imaging.BilinearIndex(area.Min.Y, area.Max.Y, g.sy, float64(crop.Min.Y), ch)
 	imaging.Parallel(area.Dy(), func(lo, hi int) {
-		ra, rb, rc, re := make([]float32, cw), make([]float32, cw), make([]float32, cw), make([]float32, cw)
+		rs := make([]float32, cw)
 		for j := lo; j < hi; j++ {
-			// Interpolate the three rows once per output row.
+			// Interpolate the row once per output row.
 			r0, r1, f := y0[j]*cw, y1[j]*cw, fy[j]
 			for x := range cw {
-				ra[x] = a[r0+x] + f*(a[r1+x]-a[r0+x])
-				rb[x] = b[r0+x] + f*(b[r1+x]-b[r0+x])
-				rc[x] = layer[r0+x] + f*(layer[r1+x]-layer[r0+x])
-				re[x] = bound[r0+x] + f*(bound[r1+x]-bound[r0+x])
+				rs[x] = side[r0+x] + f*(side[r1+x]-side[r0+x])
 			}
-			Y := area.Min.Y + j
-			src := photo.Pix[Y*photo.Stride+4*area.Min.X:]
-			m := matte.Pix[Y*matte.Stride+area.Min.X:]
+			m := matte.Pix[(area.Min.Y+j)*matte.Stride+area.Min.X:]
 			dst := out.Pix[j*out.Stride : j*out.Stride+area.Dx()]
+			st := state[j*area.Dx() : (j+1)*area.Dx()]
 			for x := range dst {
 				i0, i1, w := x0[x], x1[x], fx[x]
-				c := rc[i0] + w*(rc[i1]-rc[i0])
-				if c <= 0 || m[x] == 0 {
-					continue
+				switch d := rs[i0] + w*(rs[i1]-rs[i0]); {
+				case m[x] == 0:
+					st[x] = snapOff
+				case d < -band:
+					st[x] = snapBody
+				case d <= band:
+					st[x] = snapUnsure
+				default:
+					st[x], dst[x] = snapGlass, m[x]
 				}
-				p := src[4*x : 4*x+3 : 4*x+3]
-				lum := float32(linearToSRGB(0.2126*srgbToLinear[p[0]]+0.7152*srgbToLinear[p[1]]+0.0722*srgbToLinear[p[2]])) / 255
-				q := (ra[i0]+w*(ra[i1]-ra[i0]))*lum + rb[i0] + w*(rb[i1]-rb[i0])
-				q = float32(imaging.Smoothstep(glassFloor, 1, float64(q)))
-				q = min(q, re[i0]+w*(re[i1]-re[i0])) * float32(m[x]) / 255
-				dst[x] = imaging.ToByte(q)
 			}
 		}
 	})
+	snapGlassEdge(photo, out, state)
+	for y := range area.Dy() {
+		m := matte.Pix[(area.Min.Y+y)*matte.Stride+area.Min.X:]
+		for x, s := range state[y*area.Dx() : (y+1)*area.Dx()] {
+			if s == snapUnsure {
+				o := &out.Pix[y*out.Stride+x]
+				*o = uint8((int(*o)*int(m[x]) + 127) / 255)
+			}
+		}
+	}
 	return out
 }
+
+// glassCell returns the working-grid pixels to a glass-grid cell.
+func glassCell(g *workGrid) int { return max(1, (max(g.w, g.h)+glassSide-1)/glassSide) }
 
 // sampleGray returns the bilinear value (0..1) of g at (x, y) in
 // pixel-centre coordinates of g's own grid; outside g.Rect it is 0.

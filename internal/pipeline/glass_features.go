@@ -31,7 +31,7 @@ type glassGrid struct {
 }
 
 func newGlassGrid(g *workGrid, box image.Rectangle, raw *image.Gray) *glassGrid {
-	k := max(1, (max(g.w, g.h)+glassSide-1)/glassSide)
+	k := glassCell(g)
 	w, h := g.w/k, g.h/k
 	gg := &glassGrid{w: w, h: h, k: k, lum: make([]float32, w*h), matte: make([]float32, w*h), raw: make([]bool, w*h)}
 	for c := range gg.rgb {
