@@ -17,6 +17,10 @@ type cleaned struct {
 	confidence  float64
 	borderShare float64
 	raw         *image.Gray
+	// floorY is the first row below the car's tyres (groundLine): what a
+	// second look or a second opinion finds from there down is floor, not
+	// car. It is the grid's height where the tyres do not show.
+	floorY int
 }
 
 // Thresholds of the model's saliency, measured on the dev photos (see
@@ -73,10 +77,13 @@ const (
 // narrow peak is cut (clipRoofPeaks): a letter's foot, a person.
 //
 // The run order: the body and its reach, restoreLowParts, clipRoofPeaks,
-// clipBorderStrips, closeLowGaps, addSecondOpinion (opinion is the second
-// model's answer on the same grid, or the zero plane for none), the hole
-// filling, completeMirror (after the filling, so that what it completes
-// closes no floor into a hole), then the soft matte.
+// clipBorderStrips, clipSideLobes, closeLowGaps, groundLine (the row under
+// the car's tyres, below which neither the second opinion nor a second
+// look adds anything), addSecondOpinion (opinion is the second model's
+// answer on the same grid, or the zero plane for none; work's colours
+// give the picture's frame, pictureFrame), the hole filling,
+// completeMirror (after the filling, so that what it completes closes no
+// floor into a hole), then the soft matte.
 func cleanup(sal plane, work [3]plane, opinion plane) cleaned {
 	w, h := sal.W, sal.H
 	raw := image.NewGray(image.Rect(0, 0, w, h))
@@ -114,7 +121,10 @@ func cleanup(sal plane, work [3]plane, opinion plane) cleaned {
 	c.box = clipBorderStrips(keep, w, c.box)
 	c.box = clipSideLobes(keep, sal, w, h, r, c.box)
 	closeLowGaps(keep, sal, w, c.box)
-	c.box = addSecondOpinion(keep, sal, opinion, w, c.box)
+	c.floorY = groundLine(keep, w, c.box)
+	if opinion.Pix != nil {
+		c.box = addSecondOpinion(keep, sal, opinion, w, c.box, pictureFrame(work, w, h), c.floorY)
+	}
 	area := 0
 	for _, k := range keep {
 		if k {
@@ -200,9 +210,11 @@ func secondLookCrop(sal plane, c cleaned) (crop image.Rectangle, ok bool) {
 }
 
 // mergeSecondLook takes into sal the second run's answer look (on crop of
-// the working grid) where it is surer, below the middle of the car's box.
-func mergeSecondLook(sal, look plane, crop, box image.Rectangle) {
-	for y := max(box.Min.Y+box.Dy()/2, crop.Min.Y); y < crop.Max.Y; y++ {
+// the working grid) where it is surer, below the middle of the car's box
+// and above the row floorY (cleaned.floorY): under the car's tyres it
+// sees the car's shadow.
+func mergeSecondLook(sal, look plane, crop, box image.Rectangle, floorY int) {
+	for y := max(box.Min.Y+box.Dy()/2, crop.Min.Y); y < min(crop.Max.Y, floorY); y++ {
 		row := sal.Pix[y*sal.W+crop.Min.X : y*sal.W+crop.Max.X]
 		seen := look.Pix[(y-crop.Min.Y)*look.W : (y-crop.Min.Y+1)*look.W]
 		for x, v := range seen {
@@ -273,13 +285,19 @@ func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool
 	return box
 }
 
+// escapesFrame is escapes within frame, the part of the photo that holds
+// its picture (pictureFrame).
+func escapesFrame(b, kept, frame image.Rectangle) bool {
+	return (b.Min.X <= frame.Min.X && kept.Min.X > frame.Min.X) || (b.Max.X >= frame.Max.X && kept.Max.X < frame.Max.X) ||
+		(b.Min.Y <= frame.Min.Y && kept.Min.Y > frame.Min.Y) || (b.Max.Y >= frame.Max.Y && kept.Max.Y < frame.Max.Y)
+}
+
 // escapes reports whether a part with box b runs out of the w×h photo on
 // a side where the kept object (box kept) does not: for a thin part, a
 // kerb or a floor line the model joined to the car's lower edge. A car's
 // thin parts (mirrors, running boards) end where the car does.
 func escapes(b, kept image.Rectangle, w, h int) bool {
-	return (b.Min.X == 0 && kept.Min.X > 0) || (b.Max.X == w && kept.Max.X < w) ||
-		(b.Min.Y == 0 && kept.Min.Y > 0) || (b.Max.Y == h && kept.Max.Y < h)
+	return escapesFrame(b, kept, image.Rect(0, 0, w, h))
 }
 
 // isRoofArch reports whether an outline part beyond the body's reach, with

@@ -39,10 +39,12 @@ const (
 // addSecondOpinion adds to keep (w wide, its box box) the regions of the
 // second model's answer opinion (on the same grid) that are car by its
 // opinion, background by the first model's answer sal, lie in the lower
-// half of box, within its columns widened by opinionSide, rest on keep
-// along at least opinionTouch of their width, and do not run out of the
-// photo where keep does not. It returns the box of what is kept.
-func addSecondOpinion(keep []bool, sal, opinion plane, w int, box image.Rectangle) image.Rectangle {
+// half of box and above the row floorY (see groundLine), within its
+// columns widened by opinionSide, rest on keep along at least
+// opinionTouch of their width, and do not run out of the picture (frame,
+// see pictureFrame) where keep does not. It returns the box of what is
+// kept.
+func addSecondOpinion(keep []bool, sal, opinion plane, w int, box, frame image.Rectangle, floorY int) image.Rectangle {
 	if opinion.Pix == nil || box.Empty() {
 		return box
 	}
@@ -52,7 +54,7 @@ func addSecondOpinion(keep []bool, sal, opinion plane, w int, box image.Rectangl
 	mid := box.Min.Y + box.Dy()/2
 	cand := make([]bool, len(keep))
 	any := false
-	for y := mid; y < h; y++ {
+	for y := mid; y < min(h, floorY); y++ {
 		for x := x0; x < x1; x++ {
 			i := y*w + x
 			if !keep[i] && sal.Pix[i] < outlineLevel && opinion.Pix[i] >= opinionLevel {
@@ -105,7 +107,7 @@ func addSecondOpinion(keep []bool, sal, opinion plane, w int, box image.Rectangl
 		if (c.Box.Min.X == x0 && x0 > 0) || (c.Box.Max.X == x1 && x1 < w) {
 			continue // cut by the widened columns: it goes on beside the car
 		}
-		if escapes(c.Box, box, w, h) {
+		if escapesFrame(c.Box, box, frame) {
 			continue
 		}
 		take[k] = true

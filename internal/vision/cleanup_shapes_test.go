@@ -245,7 +245,7 @@ func TestSecondLook(t *testing.T) {
 	clear(look.Pix)
 	fill(look, bumper.Sub(crop.Min), 0.9)
 	fill(look, image.Rect(120, 85, 270, 140).Sub(crop.Min), 0.4)
-	mergeSecondLook(sal, look, crop, c.box)
+	mergeSecondLook(sal, look, crop, c.box, c.floorY)
 	got, _ := keptOf(t, sal)
 	if s := share(got, sal.W, bumper); s < 0.98 {
 		t.Errorf("kept %.2f of the bumper after the second look, want all", s)

@@ -211,7 +211,7 @@ func matteOf(p cachedPhoto) (*image.Gray, cleaned) {
 		sal = newPlane(p.sal.W, p.sal.H)
 		defer sal.Release(floatPool{})
 		copy(sal.Pix, p.sal.Pix)
-		mergeSecondLook(sal, look, crop, c.box)
+		mergeSecondLook(sal, look, crop, c.box, c.floorY)
 		look.Release(floatPool{})
 		c.matte.Release(floatPool{})
 		raw := c.raw

@@ -160,7 +160,7 @@ func (s *Segmenter) Segment(ctx context.Context, img *image.NRGBA) (*Mask, error
 			return nil, err
 		}
 		wait += w2
-		mergeSecondLook(salw, look, crop, c.box)
+		mergeSecondLook(salw, look, crop, c.box, c.floorY)
 		look.Release(floatPool{})
 		c.matte.Release(floatPool{})
 		raw := c.raw
