@@ -67,42 +67,7 @@ func snapGlassEdge(photo *image.NRGBA, out *image.Gray, state []int8) {
 	}
 	label := make([]int8, w*h)
 	copy(label, state)
-	type entry struct {
-		i    int32
-		from int8
-	}
-	var buckets [256][]entry
-	queued := make([]bool, w*h)
-	push := func(i int, from int8, cur int) {
-		x := i % w
-		for _, n := range [4]int{i - 1, i + 1, i - w, i + w} {
-			if n < 0 || n >= w*h || (n == i-1 && x == 0) || (n == i+1 && x == w-1) || label[n] != snapUnsure || queued[n] {
-				continue
-			}
-			queued[n] = true
-			l := max(level(n), cur)
-			buckets[l] = append(buckets[l], entry{int32(n), from})
-		}
-	}
-	for i, s := range state {
-		if s == snapUnsure || s == snapOff {
-			continue
-		}
-		// Only the seeds that touch the band start a flood.
-		x := i % w
-		if (x > 0 && state[i-1] == snapUnsure) || (x < w-1 && state[i+1] == snapUnsure) ||
-			(i >= w && state[i-w] == snapUnsure) || (i+w < w*h && state[i+w] == snapUnsure) {
-			push(i, s, 0)
-		}
-	}
-	for cur := range buckets {
-		for k := 0; k < len(buckets[cur]); k++ {
-			e := buckets[cur][k]
-			label[e.i] = e.from
-			push(int(e.i), e.from, cur)
-		}
-		buckets[cur] = nil
-	}
+	imaging.Watershed(label, w, 256, level, snapUnsure)
 	// The band's pixels, whole glass or none, but those on the line where
 	// the two met: their share of glass is where their lightness lies
 	// between the glass's and the body's beside them (the photo's own
@@ -180,10 +145,11 @@ func snapGlassEdge(photo *image.NRGBA, out *image.Gray, state []int8) {
 	}
 }
 
-// The places of snapGlassEdge's pixels.
+// The places of snapGlassEdge's pixels; snapOff is negative, which
+// imaging.Watershed leaves alone.
 const (
 	snapUnsure int8 = iota
 	snapGlass
 	snapBody
-	snapOff
+	snapOff int8 = -1
 )

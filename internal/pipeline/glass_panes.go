@@ -114,38 +114,7 @@ func fillPanes(set []bool, sm []float32, gg *glassGrid) {
 		}
 	}
 	seed := slices.Clone(set)
-	// A hierarchical queue: one FIFO per level, taken lowest first and
-	// never below the level being flooded.
-	type entry struct {
-		i    int
-		from int8
-	}
-	buckets := make([][]entry, levels)
-	queued := make([]bool, w*h)
-	push := func(i int, from int8, cur int) {
-		x := i % w
-		for _, n := range [4]int{i - 1, i + 1, i - w, i + w} {
-			if n < 0 || n >= w*h || (n == i-1 && x == 0) || (n == i+1 && x == w-1) || label[n] != unsure || queued[n] {
-				continue
-			}
-			queued[n] = true
-			l := max(int(level[n]), cur)
-			buckets[l] = append(buckets[l], entry{n, from})
-		}
-	}
-	for i, l := range label {
-		if l != unsure {
-			push(i, l, 0)
-		}
-	}
-	for cur := 0; cur < levels; cur++ {
-		for len(buckets[cur]) > 0 {
-			e := buckets[cur][0]
-			buckets[cur] = buckets[cur][1:]
-			label[e.i] = e.from
-			push(e.i, e.from, cur)
-		}
-	}
+	imaging.Watershed(label, w, levels, func(i int) int { return int(level[i]) }, unsure)
 	for i, l := range label {
 		set[i] = l == glass
 	}
