@@ -130,25 +130,6 @@ func windowEdgeFit(t *testing.T, car *drawncar.Car, k, short int) edgeFit {
 	return fit
 }
 
-// residuals returns v less its least-squares line over x.
-func residuals(x, v []float64) []float64 {
-	var sx, sy, sxx, sxy float64
-	n := float64(len(x))
-	for i := range x {
-		sx += x[i]
-		sy += v[i]
-		sxx += x[i] * x[i]
-		sxy += x[i] * v[i]
-	}
-	k := (n*sxy - sx*sy) / (n*sxx - sx*sx)
-	c := (sy - k*sx) / n
-	out := make([]float64, len(x))
-	for i := range x {
-		out[i] = v[i] - (k*x[i] + c)
-	}
-	return out
-}
-
 // TestGlassCompositing checks the rendered glass against the formula (see
 // glassLook): at windowTransparency t and windowBrightness b, fully glass
 // pixels of a pane photographed flat (its own base level: no reflection,

@@ -62,7 +62,7 @@ func letterboxed() (sal, opinion plane, work [3]plane, bumper, band image.Rectan
 // to the picture's lower edge runs out of the picture, where the car does
 // not; the step bumper above it is kept.
 func TestSecondOpinionStopsAtThePicturesEdge(t *testing.T) {
-	sal, opinion, work, bumper, band := letterboxed()
+	sal, opinion, work, _, band := letterboxed()
 	if f := pictureFrame(work, sal.W, sal.H); f != image.Rect(0, 0, sal.W, 270-padBlend) {
 		t.Errorf("picture frame %v, want the rows above the padding", f)
 	}
@@ -75,7 +75,7 @@ func TestSecondOpinionStopsAtThePicturesEdge(t *testing.T) {
 		t.Errorf("kept %.2f of the floor band running to the picture's edge, want none", s)
 	}
 	// Without the band the bumper is one region of its own, and stays.
-	sal, opinion, work, bumper, band = letterboxed()
+	sal, opinion, work, bumper, band := letterboxed()
 	fill(opinion, band, 0)
 	c = cleanup(sal, work, opinion)
 	for i, v := range c.matte.Pix {
