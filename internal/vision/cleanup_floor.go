@@ -45,17 +45,7 @@ func groundLine(keep []bool, w int, box image.Rectangle) int {
 	if n < 3 || box.Dy() == 0 {
 		return h
 	}
-	low := make([]int, n) // lowest kept row per column, -1 where none
-	for i := range low {
-		low[i] = -1
-		x := box.Min.X + i
-		for y := box.Max.Y - 1; y >= box.Min.Y; y-- {
-			if keep[y*w+x] {
-				low[i] = y
-				break
-			}
-		}
-	}
+	low := lowestKept(func(i int) bool { return keep[i] }, w, box)
 	var middle []int
 	for _, y := range low[n/3 : 2*n/3] {
 		if y >= 0 {

@@ -36,6 +36,29 @@ const (
 	opinionBlur = 0.004
 )
 
+// opinionRadius is the radius, in pixels of the w×h grid, of the opening
+// by opinionBlur.
+func opinionRadius(w, h int) int {
+	return max(1, int(opinionBlur*math.Hypot(float64(w), float64(h))))
+}
+
+// lowestKept returns, for each column of box on a grid w wide, the lowest
+// row of box where kept(i) holds for pixel i, or -1 where none does.
+func lowestKept(kept func(i int) bool, w int, box image.Rectangle) []int {
+	low := make([]int, box.Dx())
+	for k := range low {
+		low[k] = -1
+		x := box.Min.X + k
+		for y := box.Max.Y - 1; y >= box.Min.Y; y-- {
+			if kept(y*w + x) {
+				low[k] = y
+				break
+			}
+		}
+	}
+	return low
+}
+
 // addSecondOpinion adds to keep (w wide, its box box) the regions of the
 // second model's answer opinion (on the same grid) that are car by its
 // opinion, background by the first model's answer sal, lie in the lower
@@ -70,8 +93,7 @@ func addSecondOpinion(keep []bool, sal, opinion plane, w int, box, frame image.R
 	// pixels beyond the first one's all round the car: an opening keeps
 	// regions thicker than that blur (a bumper), not the band along the
 	// car's outline.
-	r := max(1, int(opinionBlur*math.Hypot(float64(w), float64(h))))
-	thick := imaging.Open(cand, w, h, r)
+	thick := imaging.Open(cand, w, h, opinionRadius(w, h))
 	for i := range cand {
 		cand[i] = cand[i] && thick[i]
 	}
@@ -147,14 +169,7 @@ func wantsSecondOpinion(sal plane, c cleaned) bool {
 	w := c.matte.W
 	level := c.box.Max.Y - 1 - int(footLevel*float64(c.box.Dy()))
 	flat, cols := 0, 0
-	for x := c.box.Min.X; x < c.box.Max.X; x++ {
-		low := -1
-		for y := c.box.Max.Y - 1; y >= c.box.Min.Y; y-- {
-			if c.matte.Pix[y*w+x] >= 0.5 {
-				low = y
-				break
-			}
-		}
+	for _, low := range lowestKept(func(i int) bool { return c.matte.Pix[i] >= 0.5 }, w, c.box) {
 		if low < 0 {
 			continue
 		}
@@ -263,8 +278,7 @@ func completeMirror(keep []bool, support []float32, w int, box image.Rectangle) 
 		set[i] = true
 	}
 	h := len(keep) / w
-	r := max(1, int(opinionBlur*math.Hypot(float64(w), float64(h))))
-	thick := imaging.Open(set, w, h, r)
+	thick := imaging.Open(set, w, h, opinionRadius(w, h))
 	for _, i := range add {
 		if thick[i] && support[i] >= mirrorSupportLevel {
 			keep[i] = true
