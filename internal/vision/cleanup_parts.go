@@ -203,6 +203,12 @@ const (
 	// floor of the other. A privacy blur over a bumper's corner is held
 	// a little above it.
 	mirrorSupportLevel = 0.02
+	// mirrorHang is the widest part, as a share of the car's width, that
+	// hangs below the car's foot on one side only and is not mirrored: a
+	// number plate under a step bumper (24_dsmlr-tr132's is 0.21 of the
+	// car's width; a European plate on a small car about 0.3), a tow
+	// hitch, an exhaust pipe. Its mirror image is floor.
+	mirrorHang = 0.3
 )
 
 // mirrorAxisOf returns twice the column of the axis about which the upper
@@ -259,13 +265,16 @@ func completeMirror(keep []bool, support []float32, w int, box image.Rectangle) 
 		}
 	}
 	mid := box.Min.Y + box.Dy()/2
+	foot := footLine(lowestKept(func(i int) bool { return keep[i] }, w, box), int(mirrorHang*float64(box.Dx())/2))
 	var add []int
 	for y := mid; y < box.Max.Y; y++ {
 		row := keep[y*w : (y+1)*w]
 		for x := box.Min.X; x < box.Max.X; x++ {
-			if m := axis2 - x; !row[x] && m >= 0 && m < w && row[m] {
-				add = append(add, y*w+x)
+			m := axis2 - x
+			if row[x] || m < box.Min.X || m >= box.Max.X || !row[m] || y > foot[m-box.Min.X] {
+				continue
 			}
+			add = append(add, y*w+x)
 		}
 	}
 	if len(add) == 0 || float64(len(add)) > mirrorMost*float64(area) {
@@ -286,6 +295,41 @@ func completeMirror(keep []bool, support []float32, w int, box image.Rectangle) 
 		}
 	}
 	return box
+}
+
+// footLine returns the car's foot without what hangs below it on one side:
+// low is the lowest kept row per column (lowestKept), and a stretch of
+// columns reaching below its neighbours on both sides within a window of
+// 2r+1 columns is levelled to them (an opening of the line: the highest
+// of low within r, then the deepest of those within r). A stretch
+// reaching out to the line's end (a tyre, a bumper's corner) is the car's
+// side, not hanging: beyond the ends the line counts as the deepest, so
+// the end columns never come up. Columns without car (-1) take no part.
+func footLine(low []int, r int) []int {
+	n := len(low)
+	// The highest lowest row within r of each column, and of each of the
+	// r columns beyond either end (indices -r..n+r-1, shifted by r).
+	high := make([]int, n+2*r)
+	for k := range high {
+		high[k] = -1
+		i := k - r
+		for j := max(i-r, 0); j <= min(i+r, n-1); j++ {
+			if low[j] >= 0 && (high[k] < 0 || low[j] < high[k]) {
+				high[k] = low[j]
+			}
+		}
+	}
+	foot := make([]int, n)
+	for i := range foot {
+		foot[i] = -1
+		if low[i] < 0 {
+			continue
+		}
+		for k := i; k <= i+2*r; k++ {
+			foot[i] = max(foot[i], high[k])
+		}
+	}
+	return foot
 }
 
 // mirrorSupport is, per pixel, the larger of the two models' answers

@@ -2,6 +2,7 @@ package vision
 
 import (
 	"image"
+	"slices"
 	"testing"
 )
 
@@ -100,5 +101,53 @@ func TestCleanupMirrorsAStraightOnView(t *testing.T) {
 	sal, corner, _ = frontView(40)
 	if s := share(keptWith(t, sal, plane{}), sal.W, corner); s > 0.1 {
 		t.Errorf("three-quarter view: kept %.2f of the corner, want none (no symmetry to go by)", s)
+	}
+}
+
+// hangingPlate is frontView(0) with a number plate hanging under the
+// bumper right of the car's middle (kept, 0.98), a fifth of the car's
+// width as on 24_dsmlr-tr132, and under its mirror image on the left a
+// kerb stone the model holds a little above the floor (0.05).
+func hangingPlate() (sal plane, corner, plate, kerb image.Rectangle) {
+	sal, corner, _ = frontView(0)
+	plate = image.Rect(212, 250, 260, 272)
+	fill(sal, plate, 0.98)
+	kerb = image.Rect(141, 250, 189, 272) // the plate's mirror image about x = 200
+	fill(sal, kerb, 0.05)
+	return sal, corner, plate, kerb
+}
+
+// TestCleanupMirrorsNoHangingPart: a part hanging under the car's foot
+// on one side only (a number plate under a step bumper) is narrower than
+// the foot; its mirror image is floor, not car, and is not added. The
+// bumper's corner the other side keeps still is.
+func TestCleanupMirrorsNoHangingPart(t *testing.T) {
+	sal, corner, plate, kerb := hangingPlate()
+	got := keptWith(t, sal, plane{})
+	if s := share(got, sal.W, plate); s < 0.95 {
+		t.Errorf("kept %.2f of the hanging plate, want all (the drawing does not test the rule)", s)
+	}
+	if s := share(got, sal.W, kerb); s > 0 {
+		t.Errorf("kept %.2f of the kerb under the plate's mirror image, want none", s)
+	}
+	if s := share(got, sal.W, corner); s < 0.95 {
+		t.Errorf("kept %.2f of the bumper's corner the other side shows, want all", s)
+	}
+}
+
+// TestFootLine: a stretch hanging below its neighbours on both sides,
+// narrower than the window (a plate), is levelled; one reaching the
+// line's end (a tyre) stays, however narrow; a wide one (a bumper) stays.
+func TestFootLine(t *testing.T) {
+	for _, c := range []struct {
+		low, want []int
+	}{
+		{[]int{9, 7, 7, 7, 9, 9, 7, 7, 7, 7}, []int{9, 7, 7, 7, 7, 7, 7, 7, 7, 7}},
+		{[]int{7, 7, 7, 9, 9, 9, 9, 9, 7, 7}, []int{7, 7, 7, 9, 9, 9, 9, 9, 7, 7}},
+		{[]int{-1, 7, 7, 9, 9, 7, 7, 7, 7, 8}, []int{-1, 7, 7, 7, 7, 7, 7, 7, 7, 8}},
+	} {
+		if got := footLine(c.low, 2); !slices.Equal(got, c.want) {
+			t.Errorf("footLine(%v, 2) = %v, want %v", c.low, got, c.want)
+		}
 	}
 }
