@@ -248,8 +248,9 @@ func mirrorAxisOf(keep []bool, w int, box image.Rectangle) (axis2 int, iou float
 // completeMirror sets the pixels of the lower half of the car's box whose
 // mirror image about the car's axis is kept, when the car is seen
 // straight on (the upper half of keep symmetric, mirrorSymmetric), and
-// they add together at most mirrorMost of the car. It returns the box of
-// what is kept.
+// they add together at most mirrorMost of the car. What hangs below the
+// car's foot on one side only (footLine, mirrorHang) is not mirrored. It
+// returns the box of what is kept.
 func completeMirror(keep []bool, support []float32, w int, box image.Rectangle) image.Rectangle {
 	if box.Empty() {
 		return box
@@ -265,7 +266,16 @@ func completeMirror(keep []bool, support []float32, w int, box image.Rectangle) 
 		}
 	}
 	mid := box.Min.Y + box.Dy()/2
-	foot := footLine(lowestKept(func(i int) bool { return keep[i] }, w, box), int(mirrorHang*float64(box.Dx())/2))
+	// The car's foot, in the columns that reach its lower half: mirrors
+	// standing out beyond the body and tyres take no part, so that the
+	// tyres stay the ends of the foot.
+	low := lowestKept(func(i int) bool { return keep[i] }, w, box)
+	for k, y := range low {
+		if y < mid {
+			low[k] = -1
+		}
+	}
+	foot := footLine(low, int(mirrorHang*float64(box.Dx())/2))
 	var add []int
 	for y := mid; y < box.Max.Y; y++ {
 		row := keep[y*w : (y+1)*w]
@@ -304,7 +314,8 @@ func completeMirror(keep []bool, support []float32, w int, box image.Rectangle) 
 // of low within r, then the deepest of those within r). A stretch
 // reaching out to the line's end (a tyre, a bumper's corner) is the car's
 // side, not hanging: beyond the ends the line counts as the deepest, so
-// the end columns never come up. Columns without car (-1) take no part.
+// the end columns never come up. Columns without car (-1) take no part:
+// they end the line as its ends do.
 func footLine(low []int, r int) []int {
 	n := len(low)
 	// The highest lowest row within r of each column, and of each of the
