@@ -209,6 +209,18 @@ const (
 	// car's width; a European plate on a small car about 0.3), a tow
 	// hitch, an exhaust pipe. Its mirror image is floor.
 	mirrorHang = 0.3
+	// mirrorHangDepth is how far, as a share of the car's height, a
+	// stretch may reach below the foot's opened line and still be the
+	// foot: its own unevenness (27_dsmlr-tr135's step bumper's right end
+	// reaches 1.7% below the step), not a part hanging from it (24's plate
+	// 6%, its step bumper's brackets 4.6%).
+	mirrorHangDepth = 0.03
+	// mirrorGap is the widest gap, as a share of the car's width, between
+	// kept car on both sides in a row that the mirror fills below the
+	// foot: a hanging part's corner lost between it and its neighbour
+	// (24_dsmlr-tr132's step bumper bracket, 6 pixels of 375 beside the
+	// plate), not the floor between two hanging parts.
+	mirrorGap = 0.03
 )
 
 // mirrorAxisOf returns twice the column of the axis about which the upper
@@ -276,12 +288,45 @@ func completeMirror(keep []bool, support []float32, w int, box image.Rectangle) 
 		}
 	}
 	foot := footLine(low, int(mirrorHang*float64(box.Dx())/2))
+	depth := int(mirrorHangDepth * float64(box.Dy()))
+	for k, y := range low {
+		if y-foot[k] <= depth {
+			foot[k] = y // the foot's own unevenness
+		}
+	}
+	gap := int(mirrorGap * float64(box.Dx()))
+	left, right := make([]int, box.Dx()), make([]int, box.Dx())
 	var add []int
 	for y := mid; y < box.Max.Y; y++ {
 		row := keep[y*w : (y+1)*w]
+		// The nearest kept columns left and right of each column of the
+		// row, for its gaps.
+		for x := box.Min.X; x < box.Max.X; x++ {
+			left[x-box.Min.X] = box.Min.X - gap - 1
+			if x > box.Min.X {
+				left[x-box.Min.X] = left[x-box.Min.X-1]
+			}
+			if row[x] {
+				left[x-box.Min.X] = x
+			}
+		}
+		next := box.Max.X + gap + 1
+		for x := box.Max.X - 1; x >= box.Min.X; x-- {
+			right[x-box.Min.X] = next
+			if row[x] {
+				next = x
+			}
+		}
 		for x := box.Min.X; x < box.Max.X; x++ {
 			m := axis2 - x
-			if row[x] || m < box.Min.X || m >= box.Max.X || !row[m] || y > foot[m-box.Min.X] {
+			if row[x] || m < box.Min.X || m >= box.Max.X || !row[m] {
+				continue
+			}
+			// Below the foot, only a gap in what this side keeps (kept
+			// car below it, or close beside it on both sides): a
+			// bracket both sides have, not a plate.
+			k := x - box.Min.X
+			if y > foot[m-box.Min.X] && low[k] < y && right[k]-left[k]-1 > gap {
 				continue
 			}
 			add = append(add, y*w+x)
