@@ -3,6 +3,7 @@ package vision
 import (
 	"image"
 	"math"
+	"slices"
 
 	"github.com/showroom/showroom/internal/imaging"
 )
@@ -212,15 +213,23 @@ const (
 	// mirrorHangDepth is how far, as a share of the car's height, a
 	// stretch may reach below the foot's opened line and still be the
 	// foot: its own unevenness (27_dsmlr-tr135's step bumper's right end
-	// reaches 1.7% below the step), not a part hanging from it (24's plate
-	// 6%, its step bumper's brackets 4.6%).
-	mirrorHangDepth = 0.03
+	// reaches 1.7% below the step, 24_dsmlr-tr132's step bumper brackets
+	// 4.6%, the cartoon eyes drawn over 11_dsmlr-tr110's bumper 4.4%), not
+	// a part hanging from it (24's number plate, 6.2%).
+	mirrorHangDepth = 0.05
 	// mirrorGap is the widest gap, as a share of the car's width, between
 	// kept car on both sides in a row that the mirror fills below the
 	// foot: a hanging part's corner lost between it and its neighbour
 	// (24_dsmlr-tr132's step bumper bracket, 6 pixels of 375 beside the
-	// plate), not the floor between two hanging parts.
+	// plate, when mirrorHangDepth was 3%), not the floor between two
+	// hanging parts.
 	mirrorGap = 0.03
+	// mirrorEnds is the share of the car's width, from its outermost
+	// columns reaching its lower half, that counts as its ends for
+	// mirrorHang: seen from the front, a tyre's lowest row rises towards
+	// the car's side over 1% of its width on 12_dsmlr-tr111, 5% on
+	// 139_dsmlr-tr269.
+	mirrorEnds = 0.08
 )
 
 // mirrorAxisOf returns twice the column of the axis about which the upper
@@ -287,7 +296,31 @@ func completeMirror(keep []bool, support []float32, w int, box image.Rectangle) 
 			low[k] = -1
 		}
 	}
-	foot := footLine(low, int(mirrorHang*float64(box.Dx())/2))
+	// The car's outer columns on either side are its ends: a tyre's or a
+	// corner's rounding rises towards the car's side there, and what
+	// reaches down next to it is no hanging part.
+	first, last := -1, -1
+	for k, y := range low {
+		if y >= 0 {
+			last = k
+			if first < 0 {
+				first = k
+			}
+		}
+	}
+	ends := int(mirrorEnds * float64(box.Dx()))
+	inner := slices.Clone(low)
+	for k := range inner {
+		if k < first+ends || k > last-ends {
+			inner[k] = -1
+		}
+	}
+	foot := footLine(inner, int(mirrorHang*float64(box.Dx())/2))
+	for k, y := range inner {
+		if y < 0 {
+			foot[k] = low[k]
+		}
+	}
 	depth := int(mirrorHangDepth * float64(box.Dy()))
 	for k, y := range low {
 		if y-foot[k] <= depth {

@@ -155,15 +155,18 @@ func TestFootLine(t *testing.T) {
 
 // TestCleanupMirrorsATyre: a front view whose mirrors stand out beyond
 // its body and tyres, with the bottom of its right tyre lost (a privacy
-// blur): the tyres reach below the bumper, but at the car's ends, so the
-// left one is no hanging part, and the right one's bottom comes back.
+// blur): the tyres reach below the bumper, but at the car's ends (their
+// lowest rows rising towards the car's side), so the left one is no
+// hanging part, and the right one's bottom comes back.
 func TestCleanupMirrorsATyre(t *testing.T) {
 	sal, _ := boxCar(image.Rect(100, 130, 300, 240), image.Rect(130, 70, 270, 130))
 	fill(sal, image.Rect(60, 110, 130, 127), 0.95) // the mirrors
 	fill(sal, image.Rect(270, 110, 340, 127), 0.95)
 	fill(sal, image.Rect(100, 240, 132, 262), 0.98) // the tyres
 	fill(sal, image.Rect(268, 240, 300, 262), 0.98)
-	lost := image.Rect(268, 248, 300, 262)
+	fill(sal, image.Rect(100, 252, 104, 262), 0) // their rounding
+	fill(sal, image.Rect(296, 252, 300, 262), 0)
+	lost := image.Rect(268, 248, 296, 262)
 	fill(sal, lost, 0.1)
 	if s := share(keptWith(t, sal, plane{}), sal.W, lost); s < 0.95 {
 		t.Errorf("kept %.2f of the tyre's bottom the other tyre shows, want all", s)
