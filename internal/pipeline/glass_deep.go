@@ -213,12 +213,12 @@ func hiddenMap(f vision.Features, wT []float32, hid int, px []int32) []float32 {
 //
 // Until its ReLU the hidden layer is linear in the activations, and so is
 // their bilinear sampling: the two commute. So each layer of activations
-// is projected onto the hidden units once per activation pixel
-// (hiddenMap: Hidden numbers in place of the layer's 64 or 128 channels),
-// and each pixel of the glass grid samples the projections. On a 12 MP
-// photo's hundred thousand candidates that is about a tenth of the work
-// of sampling the 192 activations at each and multiplying them out, for
-// the same answer to float32's rounding (TestPredictDeepIsTheModel
+// is projected onto the hidden units once per activation pixel that some
+// candidate reads (hiddenMap over footprint: Hidden numbers in place of
+// the layer's 64 or 128 channels), and each candidate samples the
+// projections: 2×16 reads a candidate where it sampled 192 activations
+// and multiplied them out (a 12 MP photo has about 30,000 candidates).
+// The answer is the same to float32's rounding (TestPredictDeepIsTheModel
 // checks it against deepVector, the trainer's path).
 func (gg *glassGrid) predictDeep(m *probeModel, g *workGrid, feats []vision.Features, hand []float32, idx []int) []float32 {
 	out := make([]float32, gg.w*gg.h)
