@@ -206,9 +206,9 @@ const (
 	mirrorSupportLevel = 0.02
 	// mirrorHang is the widest part, as a share of the car's width, that
 	// hangs below the car's foot on one side only and is not mirrored: a
-	// number plate under a step bumper (24_dsmlr-tr132's is 0.21 of the
-	// car's width; a European plate on a small car about 0.3), a tow
-	// hitch, an exhaust pipe. Its mirror image is floor.
+	// number plate under a step bumper (24_dsmlr-tr132's is 0.20 of the
+	// car's width; a European plate on a small car about 0.3). Its mirror
+	// image is floor.
 	mirrorHang = 0.3
 	// mirrorHangDepth is how far, as a share of the car's height, a
 	// stretch may reach below the foot's opened line and still be the
@@ -217,19 +217,18 @@ const (
 	// 4.6%, the cartoon eyes drawn over 11_dsmlr-tr110's bumper 4.4%), not
 	// a part hanging from it (24's number plate, 6.2%).
 	mirrorHangDepth = 0.05
-	// mirrorGap is the widest gap, as a share of the car's width, between
-	// kept car on both sides in a row that the mirror fills below the
-	// foot: a hanging part's corner lost between it and its neighbour
-	// (24_dsmlr-tr132's step bumper bracket, 6 pixels of 375 beside the
-	// plate, when mirrorHangDepth was 3%), not the floor between two
-	// hanging parts.
-	mirrorGap = 0.03
 	// mirrorEnds is the share of the car's width, from its outermost
 	// columns reaching its lower half, that counts as its ends for
 	// mirrorHang: seen from the front, a tyre's lowest row rises towards
 	// the car's side over 1% of its width on 12_dsmlr-tr111, 5% on
 	// 139_dsmlr-tr269.
 	mirrorEnds = 0.08
+	// mirrorHangLeast is the narrowest stretch, as a share of the car's
+	// width, that counts as hanging: a number plate (24_dsmlr-tr132's is
+	// 20%), not the deepest bottom of a rear view's tyre inside the
+	// bumper's ends (1-4% on 054_dsmlr-tr17), a bracket, a tow hitch, nor
+	// a three-quarter view's far tyre (12.5% on 129_dsmlr-tr256).
+	mirrorHangLeast = 0.15
 )
 
 // mirrorAxisOf returns twice the column of the axis about which the upper
@@ -322,44 +321,43 @@ func completeMirror(keep []bool, support []float32, w int, box image.Rectangle) 
 		}
 	}
 	depth := int(mirrorHangDepth * float64(box.Dy()))
+	n := len(low)
+	hangs := make([]bool, n)
 	for k, y := range low {
-		if y-foot[k] <= depth {
-			foot[k] = y // the foot's own unevenness
+		hangs[k] = y >= 0 && y-foot[k] > depth // else the foot's own unevenness
+	}
+	// A stretch that hangs on both sides (a rear view's tyres inside the
+	// bumper's ends, what the other side kept of them) is a pair, not a
+	// part hanging on one side only.
+	paired := slices.Clone(hangs)
+	least := int(mirrorHangLeast * float64(box.Dx()))
+	for a := 0; a < n; {
+		if !hangs[a] {
+			a++
+			continue
+		}
+		b := a
+		for b < n && hangs[b] {
+			b++
+		}
+		// The run's mirror image, in the foot's columns.
+		m0, m1 := max(axis2-2*box.Min.X-(b-1), 0), min(axis2-2*box.Min.X-a, n-1)
+		if b-a >= least && (m0 > m1 || !slices.Contains(hangs[m0:m1+1], true)) {
+			clear(paired[a:b])
+		}
+		a = b
+	}
+	for k, y := range low {
+		if !hangs[k] || paired[k] {
+			foot[k] = y
 		}
 	}
-	gap := int(mirrorGap * float64(box.Dx()))
-	left, right := make([]int, box.Dx()), make([]int, box.Dx())
 	var add []int
 	for y := mid; y < box.Max.Y; y++ {
 		row := keep[y*w : (y+1)*w]
-		// The nearest kept columns left and right of each column of the
-		// row, for its gaps.
-		for x := box.Min.X; x < box.Max.X; x++ {
-			left[x-box.Min.X] = box.Min.X - gap - 1
-			if x > box.Min.X {
-				left[x-box.Min.X] = left[x-box.Min.X-1]
-			}
-			if row[x] {
-				left[x-box.Min.X] = x
-			}
-		}
-		next := box.Max.X + gap + 1
-		for x := box.Max.X - 1; x >= box.Min.X; x-- {
-			right[x-box.Min.X] = next
-			if row[x] {
-				next = x
-			}
-		}
 		for x := box.Min.X; x < box.Max.X; x++ {
 			m := axis2 - x
-			if row[x] || m < box.Min.X || m >= box.Max.X || !row[m] {
-				continue
-			}
-			// Below the foot, only a gap in what this side keeps (kept
-			// car below it, or close beside it on both sides): a
-			// bracket both sides have, not a plate.
-			k := x - box.Min.X
-			if y > foot[m-box.Min.X] && low[k] < y && right[k]-left[k]-1 > gap {
+			if row[x] || m < box.Min.X || m >= box.Max.X || !row[m] || y > foot[m-box.Min.X] {
 				continue
 			}
 			add = append(add, y*w+x)

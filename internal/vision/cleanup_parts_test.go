@@ -175,10 +175,9 @@ func TestCleanupMirrorsATyre(t *testing.T) {
 
 // TestCleanupMirrorsABracket: brackets hang under the bumper on both
 // sides, and a number plate right of the middle; the right bracket's
-// inner corner is lost (0.1). Below the foot the mirror fills a narrow
-// gap between kept car on both sides (the bracket's corner, between the
-// plate and the rest of the bracket), not the floor between the plate's
-// mirror image and the left bracket.
+// inner corner is lost (0.1). A bracket is narrower than a plate
+// (mirrorHangLeast), so its corner comes back; the plate's mirror image,
+// the floor, does not.
 func TestCleanupMirrorsABracket(t *testing.T) {
 	sal, _ := boxCar(image.Rect(80, 130, 320, 250), image.Rect(110, 70, 290, 130))
 	fill(sal, image.Rect(90, 110, 110, 125), 0.95)
@@ -218,5 +217,22 @@ func TestCleanupMirrorsAStepBumpersEnd(t *testing.T) {
 	got := keptWith(t, sal, plane{})
 	if s := share(got, sal.W, image.Rect(110, 240, 150, 264)); s < 0.95 {
 		t.Errorf("kept %.2f of the step's lost end %v the other end shows, want all", s, lost)
+	}
+}
+
+// TestCleanupMirrorsInsetTyres: a rear view whose tyres, a sixth of the
+// car's width each, stand inside the bumper's ends and reach below it;
+// the right tyre's bottom is lost (0.1). What the right side kept of its
+// tyre hangs too: the tyres are a pair, and the left one is mirrored.
+func TestCleanupMirrorsInsetTyres(t *testing.T) {
+	sal, _ := boxCar(image.Rect(80, 130, 320, 240), image.Rect(110, 70, 290, 130))
+	fill(sal, image.Rect(90, 110, 110, 125), 0.95)
+	fill(sal, image.Rect(290, 110, 310, 125), 0.95)
+	fill(sal, image.Rect(100, 240, 140, 262), 0.98) // the tyres
+	fill(sal, image.Rect(260, 240, 300, 262), 0.98)
+	lost := image.Rect(260, 251, 300, 262)
+	fill(sal, lost, 0.1)
+	if s := share(keptWith(t, sal, plane{}), sal.W, lost); s < 0.95 {
+		t.Errorf("kept %.2f of the tyre's bottom the other tyre shows, want all", s)
 	}
 }
