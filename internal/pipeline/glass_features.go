@@ -353,6 +353,7 @@ func postGlass(gg *glassGrid, prob []float32) []float32 {
 	keep := confidentGlass(gg, prob, sm)
 	wholePanes(keep, sm, gg)
 	cutUnsureFoot(keep, prob, gg.w, gg.h)
+	cutAtSeal(keep, prob, gg)
 	out := make([]float32, gg.w*gg.h)
 	for i, k := range keep {
 		if k && gg.matte[i] > 0.5 {

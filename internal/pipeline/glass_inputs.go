@@ -128,3 +128,8 @@ func (in *GlassInputs) Grid() (w, h int, box image.Rectangle) { return in.gg.w, 
 // under which cutUnsureFoot cuts the band below (footDrop; 0: no cut), for
 // measuring it with glasstrain.
 func SetFootDrop(v float32) { footDrop = v }
+
+// SetSealFoot sets the least step of the lightness across a region's foot
+// that puts it on the pane's frame (sealFoot; 0: cutAtSeal cuts nothing),
+// for measuring cutAtSeal with glasstrain.
+func SetSealFoot(v float32) { sealFoot = v }

@@ -319,3 +319,123 @@ func cutUnsureFoot(set []bool, prob []float32, w, h int) {
 		}
 	}
 }
+
+// Seal settings (cutAtSeal): a region's foot is on its frame when the
+// lightness across it (sealSpan rows inside against sealSpan+1 rows
+// outside, on the car) differs by at least sealFoot on average. When it
+// does not, the region's sharpest step of the row means of the lightness
+// below its first fifth (over sealK rows either side) is its seal if it
+// is at least sealStep; the part below it is cut when it holds at most
+// sealMax of the region, the part above is sure glass (mean probability at
+// least sealSure) and the part below less sure by sealLess (sealFoot 0: no
+// cut). Set on the 313 glass photos' 5-fold cross-validated probabilities
+// (docs/glass-and-shadow.md): the bonnets of 18, 20, 167 and 089 and the
+// tailgate of 086 are cut; the panes cut by a looser rule (099, 103, 137:
+// a spoiler or a sticker's edge taken for the seal, the pane below it
+// torn) are not.
+var (
+	sealFoot float32 = 0.15
+	sealStep float32 = 0.1
+	sealK            = 3
+	sealSpan         = 2
+	sealMax  float32 = 0.5
+	sealSure float32 = 0.8
+	sealLess float32 = 0.15
+)
+
+// cutAtSeal takes off each glass region of set whose foot lies on no
+// edge of the photo the part under its seal. A pane ends at its frame
+// (the seal on the body, the cowl, a rubber strip): across a pane's foot
+// the photo changes. A region whose foot lies on the plain paint went on
+// past the frame, over a bonnet or a tailgate the model rates likely
+// glass (0.5 to 0.7: a fall too slow or too small for cutUnsureFoot);
+// its frame is the sharpest step of the lightness across the region
+// above that foot, and what lies below it, less sure than the pane above,
+// is the body. prob is the model's probability.
+func cutAtSeal(set []bool, prob []float32, gg *glassGrid) {
+	if sealFoot <= 0 {
+		return
+	}
+	w, h, lum := gg.w, gg.h, gg.lum
+	labels, comps := imaging.Label(set, w, h, false)
+	for l, c := range comps {
+		rows := c.Box.Dy()
+		if rows < 4*sealK {
+			continue
+		}
+		// The lightness across the foot, column by column.
+		var across float32
+		cols := 0
+		for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
+			last := -1
+			for y := c.Box.Max.Y - 1; y >= c.Box.Min.Y; y-- {
+				if labels[y*w+x] == int32(l) {
+					last = y
+					break
+				}
+			}
+			in, out := last-sealSpan, last+sealSpan+1
+			if last < 0 || in < 0 || out >= h || gg.matte[out*w+x] <= 0.5 {
+				continue
+			}
+			across += abs32(lum[in*w+x] - lum[out*w+x])
+			cols++
+		}
+		if cols == 0 || across >= sealFoot*float32(cols) {
+			continue
+		}
+		n := make([]int, rows)
+		sum := make([]float32, rows)
+		sure := make([]float32, rows)
+		for y := c.Box.Min.Y; y < c.Box.Max.Y; y++ {
+			for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
+				if i := y*w + x; labels[i] == int32(l) {
+					r := y - c.Box.Min.Y
+					n[r]++
+					sum[r] += lum[i]
+					sure[r] += prob[i]
+				}
+			}
+		}
+		mean := func(r0, r1 int) float32 {
+			var s float32
+			k := 0
+			for r := max(r0, 0); r < min(r1, rows); r++ {
+				if n[r] > 0 {
+					s += sum[r] / float32(n[r])
+					k++
+				}
+			}
+			return s / float32(max(k, 1))
+		}
+		cut, best := -1, float32(0)
+		for r := max(rows/5, sealK); r+sealK <= rows; r++ {
+			if d := abs32(mean(r-sealK, r) - mean(r, r+sealK)); d > best {
+				cut, best = r, d
+			}
+		}
+		if cut < 0 || best < sealStep {
+			continue
+		}
+		var above, below float32
+		var na, nb int
+		for r := range n {
+			if r < cut {
+				above, na = above+sure[r], na+n[r]
+			} else {
+				below, nb = below+sure[r], nb+n[r]
+			}
+		}
+		if na == 0 || nb == 0 || float32(nb) > sealMax*float32(c.Area) ||
+			above < sealSure*float32(na) || below/float32(nb) >= above/float32(na)-sealLess {
+			continue
+		}
+		for y := c.Box.Min.Y + cut; y < c.Box.Max.Y; y++ {
+			for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
+				if i := y*w + x; labels[i] == int32(l) {
+					set[i] = false
+				}
+			}
+		}
+	}
+}
