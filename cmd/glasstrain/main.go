@@ -53,6 +53,7 @@ func main() {
 	snapEps := fs.Float64("snap-eps", 2e-3, "its regularisation, with -snap")
 	footDrop := fs.Float64("foot-drop", -1, "override the fall of the probability across a pane's seal under which the band below is cut (tuning; 0: no cut)")
 	sealFoot := fs.Float64("seal-foot", -1, "override the least step of the lightness across a region's foot that puts it on the pane's frame, under which the body below the seal is cut (tuning; 0: no cut)")
+	sealValley := fs.Float64("seal-valley", -1, "override the least depth of the probability's valley between a pane and the panel under it, where a region whose foot lies on plain paint is cut (tuning; 0: no cut)")
 	reach := fs.Float64("reach", -1, "override how far glass grows, a share of the car's size (tuning; 0: no limit)")
 	neverWeight := fs.Float64("never-weight", 1, "the deep model's training weight of never-glass candidates (tuning)")
 	neverDensity := fs.Int("never-density", 1, "how many times more never-glass candidates than others it trains on (tuning)")
@@ -94,6 +95,9 @@ func main() {
 	}
 	if *sealFoot >= 0 {
 		pipeline.SetSealFoot(float32(*sealFoot))
+	}
+	if *sealValley >= 0 {
+		pipeline.SetSealValley(float32(*sealValley))
 	}
 	if *reach >= 0 {
 		pipeline.SetGlassReach(float32(*reach))

@@ -133,3 +133,8 @@ func SetFootDrop(v float32) { footDrop = v }
 // that puts it on the pane's frame (sealFoot; 0: cutAtSeal cuts nothing),
 // for measuring cutAtSeal with glasstrain.
 func SetSealFoot(v float32) { sealFoot = v }
+
+// SetSealValley sets the least depth of the probability's valley between
+// a pane and the panel under it that cutAtValley cuts at (0: none), for
+// measuring it with glasstrain.
+func SetSealValley(v float32) { sealValley = v }
