@@ -19,25 +19,48 @@ func Watershed(label []int8, w, levels int, level func(i int) int, unsure int8) 
 	}
 	buckets := make([][]entry, levels)
 	queued := make([]bool, n)
+	queue := func(j int, from int8, cur int) {
+		if label[j] != unsure || queued[j] {
+			return
+		}
+		queued[j] = true
+		l := max(level(j), cur)
+		buckets[l] = append(buckets[l], entry{int32(j), from})
+	}
 	push := func(i int, from int8, cur int) {
-		x := i % w
-		for _, j := range [4]int{i - 1, i + 1, i - w, i + w} {
-			if j < 0 || j >= n || (j == i-1 && x == 0) || (j == i+1 && x == w-1) || label[j] != unsure || queued[j] {
-				continue
-			}
-			queued[j] = true
-			l := max(level(j), cur)
-			buckets[l] = append(buckets[l], entry{int32(j), from})
+		// A 32-bit division: the grid's indexes fit an int32 (entry.i).
+		x := int(uint32(i) % uint32(w))
+		if x > 0 {
+			queue(i-1, from, cur)
+		}
+		if x < w-1 {
+			queue(i+1, from, cur)
+		}
+		if i >= w {
+			queue(i-w, from, cur)
+		}
+		if i+w < n {
+			queue(i+w, from, cur)
 		}
 	}
-	for i, l := range label {
-		if l < 0 || l == unsure {
-			continue
+	h := n / w
+	for y := range h {
+		row := label[y*w : (y+1)*w]
+		var above, below []int8
+		if y > 0 {
+			above = label[(y-1)*w : y*w]
 		}
-		x := i % w
-		if (x > 0 && label[i-1] == unsure) || (x < w-1 && label[i+1] == unsure) ||
-			(i >= w && label[i-w] == unsure) || (i+w < n && label[i+w] == unsure) {
-			push(i, l, 0)
+		if y < h-1 {
+			below = label[(y+1)*w : (y+2)*w]
+		}
+		for x, l := range row {
+			if l < 0 || l == unsure {
+				continue
+			}
+			if (x > 0 && row[x-1] == unsure) || (x < w-1 && row[x+1] == unsure) ||
+				(above != nil && above[x] == unsure) || (below != nil && below[x] == unsure) {
+				push(y*w+x, l, 0)
+			}
 		}
 	}
 	for cur := range buckets {

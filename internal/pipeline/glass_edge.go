@@ -59,90 +59,101 @@ func snapGlassEdge(photo *image.NRGBA, out *image.Gray, state []int8) {
 		}
 	})
 	at := func(x, y int) int { return int(luma[min(max(y, 0), h-1)*w+min(max(x, 0), w-1)]) }
-	level := func(i int) int {
-		x, y := i%w, i/w
-		gx := at(x+1, y-1) + 2*at(x+1, y) + at(x+1, y+1) - at(x-1, y-1) - 2*at(x-1, y) - at(x-1, y+1)
-		gy := at(x-1, y+1) + 2*at(x, y+1) + at(x+1, y+1) - at(x-1, y-1) - 2*at(x, y-1) - at(x+1, y-1)
-		return max(0, min(255, int(math.Sqrt(float64(gx*gx+gy*gy)))/4-glassEdgeNoise))
-	}
-	label := make([]int8, w*h)
-	copy(label, state)
-	imaging.Watershed(label, w, 256, level, snapUnsure)
-	// The band's pixels, whole glass or none, but those on the line where
-	// the two met: their share of glass is where their lightness lies
-	// between the glass's and the body's beside them (the photo's own
-	// anti-aliasing of the frame's edge), or, where the two look alike,
-	// the share of glass among their neighbours.
-	// On the line: within two pixels of a pixel whose 4-neighbour lies
-	// on the other side.
-	onLine := make([]bool, w*h)
-	for i, s := range state {
-		if s != snapUnsure {
-			continue
-		}
-		x, g := i%w, label[i] == snapGlass
-		if !((x > 0 && label[i-1] != snapOff && (label[i-1] == snapGlass) != g) ||
-			(x < w-1 && label[i+1] != snapOff && (label[i+1] == snapGlass) != g) ||
-			(i >= w && label[i-w] != snapOff && (label[i-w] == snapGlass) != g) ||
-			(i+w < w*h && label[i+w] != snapOff && (label[i+w] == snapGlass) != g)) {
-			continue
-		}
-		y := i / w
-		for yy := max(y-2, 0); yy <= min(y+2, h-1); yy++ {
-			for xx := max(x-2, 0); xx <= min(x+2, w-1); xx++ {
-				onLine[yy*w+xx] = true
-			}
-		}
-	}
-	lin := func(i int) float32 { return float32(luma[i]) }
-	const reach = 4
-	for i, s := range state {
-		if s != snapUnsure {
-			continue
-		}
-		x, y := i%w, i/w
-		if !onLine[i] || label[i] == snapOff {
-			out.Pix[y*out.Stride+x] = 0
-			if label[i] == snapGlass {
-				out.Pix[y*out.Stride+x] = 255
-			}
-			continue
-		}
-		var nGlass, nBody, near, nearGlass int
-		var sumGlass, sumBody float32
-		for yy := max(y-reach, 0); yy <= min(y+reach, h-1); yy++ {
-			for xx := max(x-reach, 0); xx <= min(x+reach, w-1); xx++ {
-				j := yy*w + xx
-				if label[j] == snapOff {
+	// The flood's levels, the gradient's, at the band's pixels (the only
+	// ones it floods), worked out beforehand over the cores.
+	lv := make([]uint8, w*h)
+	imaging.Parallel(h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			for x := range w {
+				if state[y*w+x] != snapUnsure {
 					continue
 				}
-				glass := label[j] == snapGlass
-				if xx-x <= 1 && x-xx <= 1 && yy-y <= 1 && y-yy <= 1 {
-					near++
-					if glass {
-						nearGlass++
-					}
-				}
-				switch {
-				case onLine[j]:
-				case glass:
-					nGlass++
-					sumGlass += lin(j)
-				default:
-					nBody++
-					sumBody += lin(j)
+				gx := at(x+1, y-1) + 2*at(x+1, y) + at(x+1, y+1) - at(x-1, y-1) - 2*at(x-1, y) - at(x-1, y+1)
+				gy := at(x-1, y+1) + 2*at(x, y+1) + at(x+1, y+1) - at(x-1, y-1) - 2*at(x, y-1) - at(x+1, y-1)
+				lv[y*w+x] = uint8(max(0, min(255, int(math.Sqrt(float64(gx*gx+gy*gy)))/4-glassEdgeNoise)))
+			}
+		}
+	})
+	label := make([]int8, w*h)
+	copy(label, state)
+	imaging.Watershed(label, w, 256, func(i int) int { return int(lv[i]) }, snapUnsure)
+	// The line where the two floods met: within two pixels of a pixel of
+	// the band whose 4-neighbour lies on the other side.
+	meet := make([]bool, w*h)
+	imaging.Parallel(h, func(lo, hi int) {
+		for i := lo * w; i < hi*w; i++ {
+			if state[i] != snapUnsure {
+				continue
+			}
+			x, g := i%w, label[i] == snapGlass
+			meet[i] = (x > 0 && label[i-1] != snapOff && (label[i-1] == snapGlass) != g) ||
+				(x < w-1 && label[i+1] != snapOff && (label[i+1] == snapGlass) != g) ||
+				(i >= w && label[i-w] != snapOff && (label[i-w] == snapGlass) != g) ||
+				(i+w < w*h && label[i+w] != snapOff && (label[i+w] == snapGlass) != g)
+		}
+	})
+	onLine := imaging.Dilate(meet, w, h, 2)
+	imaging.Parallel(h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			for x := range w {
+				if i := y*w + x; state[i] == snapUnsure {
+					out.Pix[y*out.Stride+x] = edgeShare(label, onLine, luma, x, y, w, h)
 				}
 			}
 		}
-		a := float32(nearGlass) / float32(near)
-		if nGlass > 0 && nBody > 0 {
-			lg, lb := sumGlass/float32(nGlass), sumBody/float32(nBody)
-			if abs32(lg-lb) >= glassEdgeContrast*max(lg, lb) {
-				a = (lin(i) - lb) / (lg - lb)
-			}
+	})
+}
+
+// edgeShare returns snapGlassEdge's share of glass for the band's pixel
+// (x, y), label and onLine being the flood's result and the line where it
+// met: whole glass or none off the line; on it, where its lightness lies
+// between the glass's and the body's beside it (the photo's own
+// anti-aliasing of the frame's edge) or, where the two look alike, the
+// share of glass among its neighbours.
+func edgeShare(label []int8, onLine []bool, luma []uint8, x, y, w, h int) uint8 {
+	const reach = 4
+	i := y*w + x
+	lin := func(i int) float32 { return float32(luma[i]) }
+	if !onLine[i] || label[i] == snapOff {
+		if label[i] == snapGlass {
+			return 255
 		}
-		out.Pix[y*out.Stride+x] = uint8(255*min(max(a, 0), 1) + 0.5)
+		return 0
 	}
+	var nGlass, nBody, near, nearGlass int
+	var sumGlass, sumBody float32
+	for yy := max(y-reach, 0); yy <= min(y+reach, h-1); yy++ {
+		for xx := max(x-reach, 0); xx <= min(x+reach, w-1); xx++ {
+			j := yy*w + xx
+			if label[j] == snapOff {
+				continue
+			}
+			glass := label[j] == snapGlass
+			if xx-x <= 1 && x-xx <= 1 && yy-y <= 1 && y-yy <= 1 {
+				near++
+				if glass {
+					nearGlass++
+				}
+			}
+			switch {
+			case onLine[j]:
+			case glass:
+				nGlass++
+				sumGlass += lin(j)
+			default:
+				nBody++
+				sumBody += lin(j)
+			}
+		}
+	}
+	a := float32(nearGlass) / float32(near)
+	if nGlass > 0 && nBody > 0 {
+		lg, lb := sumGlass/float32(nGlass), sumBody/float32(nBody)
+		if abs32(lg-lb) >= glassEdgeContrast*max(lg, lb) {
+			a = (lin(i) - lb) / (lg - lb)
+		}
+	}
+	return uint8(255*min(max(a, 0), 1) + 0.5)
 }
 
 // The places of snapGlassEdge's pixels; snapOff is negative, which

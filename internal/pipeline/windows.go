@@ -54,14 +54,16 @@ func glassOnWork(g *workGrid, gg *glassGrid, glass []float32) plane {
 	keep := make([]bool, g.w*g.h)
 	small := plane{W: gg.w, H: gg.h, Pix: glass}
 	inv := 1 / float64(gg.k)
-	for y := range g.h {
-		for x := range g.w {
-			i := y*g.w + x
-			if g.matte.Pix[i] > 0.5 {
-				keep[i] = small.Sample((float64(x)+0.5)*inv, (float64(y)+0.5)*inv) >= 0.5
+	imaging.Parallel(g.h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			for x := range g.w {
+				i := y*g.w + x
+				if g.matte.Pix[i] > 0.5 {
+					keep[i] = small.Sample((float64(x)+0.5)*inv, (float64(y)+0.5)*inv) >= 0.5
+				}
 			}
 		}
-	}
+	})
 	return softenInward(keep, g.w, g.h, g.sx)
 }
 
