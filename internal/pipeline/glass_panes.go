@@ -330,9 +330,9 @@ func cutUnsureFoot(set []bool, prob []float32, w, h int) {
 // least sealSure) and the part below less sure by sealLess (sealFoot 0: no
 // cut). Set on the 313 glass photos' 5-fold cross-validated probabilities
 // (docs/glass-and-shadow.md): the bonnets of 18, 20, 167 and 089 and the
-// tailgate of 086 are cut; the panes cut by a looser rule (099, 103, 137:
-// a spoiler or a sticker's edge taken for the seal, the pane below it
-// torn) are not.
+// tailgate of 086 are cut; the panes a looser rule would tear (099, 103,
+// 137: an edge inside the region taken for the seal, a spoiler's on 099,
+// and the pane under it cut) are not.
 var (
 	sealFoot float32 = 0.15
 	sealStep float32 = 0.1
