@@ -437,8 +437,14 @@ func cutAtSeal(set []bool, prob []float32, gg *glassGrid) {
 // hold at most sealMax of it, the rows above are sure glass (sealSure)
 // and the rows below less sure by sealLess.
 func lessSure(n []int, sure []float32, cut, area int) bool {
-	var above, below float32
-	var na, nb int
+	above, below, na, nb := splitRows(n, sure, cut)
+	return na > 0 && nb > 0 && float32(nb) <= sealMax*float32(area) &&
+		above >= sealSure*float32(na) && below/float32(nb) < above/float32(na)-sealLess
+}
+
+// splitRows returns the sums of sure and of n over a region's rows above
+// cut and from cut on.
+func splitRows(n []int, sure []float32, cut int) (above, below float32, na, nb int) {
 	for r := range n {
 		if r < cut {
 			above, na = above+sure[r], na+n[r]
@@ -446,8 +452,7 @@ func lessSure(n []int, sure []float32, cut, area int) bool {
 			below, nb = below+sure[r], nb+n[r]
 		}
 	}
-	return na > 0 && nb > 0 && float32(nb) <= sealMax*float32(area) &&
-		above >= sealSure*float32(na) && below/float32(nb) < above/float32(na)-sealLess
+	return above, below, na, nb
 }
 
 // Valley settings (cutAtValley): the least depth of a valley of the
@@ -500,15 +505,7 @@ func cutAtValley(set []bool, labels []int32, l int32, w int, box image.Rectangle
 	if cut < 0 {
 		return
 	}
-	var above, below float32
-	var na, nb int
-	for r := range n {
-		if r < cut {
-			above, na = above+sure[r], na+n[r]
-		} else {
-			below, nb = below+sure[r], nb+n[r]
-		}
-	}
+	above, below, na, nb := splitRows(n, sure, cut)
 	if na == 0 || nb == 0 {
 		return
 	}
