@@ -52,6 +52,8 @@ func main() {
 	snap := fs.Int("snap", -1, "override the guided filter's radius on the probability (tuning)")
 	snapEps := fs.Float64("snap-eps", 2e-3, "its regularisation, with -snap")
 	footDrop := fs.Float64("foot-drop", -1, "override the fall of the probability across a pane's seal under which the band below is cut (tuning; 0: no cut)")
+	sealFoot := fs.Float64("seal-foot", -1, "override the least step of the lightness across a region's foot that puts it on the pane's frame, under which the body below the seal is cut (tuning; 0: no cut)")
+	sealValley := fs.Float64("seal-valley", -1, "override the least depth of the probability's valley between a pane and the panel under it, where a region whose foot lies on plain paint is cut (tuning; 0: no cut)")
 	reach := fs.Float64("reach", -1, "override how far glass grows, a share of the car's size (tuning; 0: no limit)")
 	neverWeight := fs.Float64("never-weight", 1, "the deep model's training weight of never-glass candidates (tuning)")
 	neverDensity := fs.Int("never-density", 1, "how many times more never-glass candidates than others it trains on (tuning)")
@@ -59,6 +61,8 @@ func main() {
 	neverPrior := fs.Bool("never-prior", false, "give back the log-odds shift of -never-weight and -never-density in the model's bias (tuning)")
 	hand := fs.String("hand", "", "the hand-made features the deep model reads, by index, comma-separated (tuning; empty: the default ones)")
 	scoreModel := fs.String("score", "", "only score this model file on the photos (no training), e.g. glass_probe.json on the dev set")
+	foldModels := fs.String("fold-models", "", "keep the cross-validation's fold models in this folder (outside the repository): written after training, read instead of training when all are there (tuning the pane decisions on the same models)")
+	only := fs.String("only", "", "with --folds, score only the photos whose names start with these (comma-separated); the folds are still those of all the photos (tuning)")
 	cmd := cliflag.Command{Name: "glasstrain", Synopsis: synopsis}
 	if err := cmd.Parse(fs, os.Args[1:], os.Stdout); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -89,6 +93,12 @@ func main() {
 	if *snap >= 0 {
 		pipeline.SetGlassSnap(*snap, float32(*snapEps))
 	}
+	if *sealFoot >= 0 {
+		pipeline.SetSealFoot(float32(*sealFoot))
+	}
+	if *sealValley >= 0 {
+		pipeline.SetSealValley(float32(*sealValley))
+	}
 	if *reach >= 0 {
 		pipeline.SetGlassReach(float32(*reach))
 	}
@@ -98,7 +108,13 @@ func main() {
 	if *footDrop >= 0 {
 		pipeline.SetFootDrop(float32(*footDrop))
 	}
-	if err := run(*images, *out, *folds, *cache, *prepare, *baseline, *limit, *sheet, *scale, *from, *check, *scoreModel); err != nil {
+	o := options{foldModels: *foldModels}
+	for _, p := range strings.Split(*only, ",") {
+		if p != "" {
+			o.only = append(o.only, p)
+		}
+	}
+	if err := run(*images, *out, *folds, *cache, *prepare, *baseline, *limit, *sheet, *scale, *from, *check, *scoreModel, o); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -212,11 +228,67 @@ func (l *lazySegmenter) Segment(ctx context.Context, img *image.NRGBA) (*vision.
 	return l.seg.Segment(ctx, img)
 }
 
+// options are run's tuning settings: the folder the fold models are kept
+// in, and the name prefixes of the photos to score (nil: all).
+type options struct {
+	foldModels string
+	only       []string
+}
+
+// picks reports whether photo name is one to score.
+func (o options) picks(name string) bool {
+	if len(o.only) == 0 {
+		return true
+	}
+	for _, p := range o.only {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// loadFoldModels reads the fold models from dir; ok is false when any is
+// missing.
+func loadFoldModels(dir string, folds int) (models []pipeline.ProbeModel, ok bool, err error) {
+	models = make([]pipeline.ProbeModel, folds)
+	for f := range folds {
+		data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("fold-%d.json", f)))
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		if err := json.Unmarshal(data, &models[f]); err != nil {
+			return nil, false, err
+		}
+	}
+	return models, true, nil
+}
+
+// saveFoldModels writes the fold models into dir.
+func saveFoldModels(dir string, models []pipeline.ProbeModel) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for f := range models {
+		data, err := json.Marshal(&models[f])
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("fold-%d.json", f)), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // The photos are read one at a time, used and dropped (a photo's cached
 // activations are about 17 MB, and enlarged 4 times its photo and masks
 // take 30 MB more): only the training rows, a sample of each photo's
 // candidates, and the scores are kept for all of them.
-func run(dir, out string, folds int, cache string, prepare, baseline bool, limit int, sheet string, scale float64, from, check int, scoreModel string) error {
+func run(dir, out string, folds int, cache string, prepare, baseline bool, limit int, sheet string, scale float64, from, check int, scoreModel string, o options) error {
 	var paths []string
 	for _, d := range strings.Split(dir, ",") {
 		p, err := filepath.Glob(filepath.Join(d, "*.jpg"))
@@ -297,6 +369,9 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 		sw := &sheetWriter{path: sheet}
 		res := make([]glasstrain.Result, n)
 		for i := range n {
+			if !o.picks(names[i]) {
+				continue
+			}
 			progress(i)
 			ex, err := load(i)
 			if err != nil {
@@ -317,6 +392,17 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 	if scale > 1 {
 		enlarged = fmt.Sprintf(", scored on the photos enlarged %g times", scale)
 	}
+	// picked keeps the scores (and names) of the photos scored.
+	picked := func(res []glasstrain.Result) ([]string, []glasstrain.Result) {
+		var n []string
+		var r []glasstrain.Result
+		for i := range res {
+			if o.picks(names[i]) {
+				n, r = append(n, names[i]), append(r, res[i])
+			}
+		}
+		return n, r
+	}
 	if scoreModel != "" {
 		data, err := os.ReadFile(scoreModel)
 		if err != nil {
@@ -330,7 +416,8 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 		if err != nil {
 			return err
 		}
-		report("deep features of "+scoreModel+enlarged, 0, names, res)
+		n, r := picked(res)
+		report("deep features of "+scoreModel+enlarged, 0, n, r)
 		return nil
 	}
 	if folds > 1 && baseline {
@@ -344,6 +431,21 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 			examples[i] = ex
 		}
 		report("hand-made features (glass_model.json's)", folds, names, glasstrain.CrossValidateGlass(examples, folds))
+	}
+	if folds > 1 && out == "" && o.foldModels != "" {
+		models, ok, err := loadFoldModels(o.foldModels, folds)
+		if err != nil {
+			return err
+		}
+		if ok {
+			res, err := score(len(paths), func(i int) *pipeline.ProbeModel { return &models[i%folds] }, scale, sheet)
+			if err != nil {
+				return err
+			}
+			n, r := picked(res)
+			report("deep features (fold models of "+o.foldModels+")"+enlarged, folds, n, r)
+			return nil
+		}
 	}
 	rows := make([]glasstrain.ProbeRows, len(paths))
 	var channels []int
@@ -360,11 +462,17 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 	}
 	if folds > 1 {
 		models := glasstrain.TrainProbeFolds(rows, folds, channels)
+		if o.foldModels != "" {
+			if err := saveFoldModels(o.foldModels, models); err != nil {
+				return err
+			}
+		}
 		res, err := score(len(paths), func(i int) *pipeline.ProbeModel { return &models[i%folds] }, scale, sheet)
 		if err != nil {
 			return err
 		}
-		report("deep features (glass_probe.json's)"+enlarged, folds, names, res)
+		n, r := picked(res)
+		report("deep features (glass_probe.json's)"+enlarged, folds, n, r)
 	}
 	if out == "" {
 		return nil

@@ -353,6 +353,7 @@ func postGlass(gg *glassGrid, prob []float32) []float32 {
 	keep := confidentGlass(gg, prob, sm)
 	wholePanes(keep, sm, gg)
 	cutUnsureFoot(keep, prob, gg.w, gg.h)
+	cutAtSeal(keep, prob, gg)
 	out := make([]float32, gg.w*gg.h)
 	for i, k := range keep {
 		if k && gg.matte[i] > 0.5 {
@@ -413,7 +414,8 @@ func confidentGlass(gg *glassGrid, prob, sm []float32) []bool {
 // its frame, what hangs under a pane's foot is cut off, and a region
 // wholly under a pane's foot is left as photographed (glass_panes.go);
 // postGlass then cuts the unsure band under a pane's seal
-// (cutUnsureFoot).
+// (cutUnsureFoot) and the body under the seal of a region whose foot lies
+// on the plain paint (cutAtSeal, cutAtValley).
 func wholePanes(keep []bool, sm []float32, gg *glassGrid) {
 	w, h := gg.w, gg.h
 	growGlass(keep, sm, gg, glassGrow)

@@ -128,3 +128,13 @@ func (in *GlassInputs) Grid() (w, h int, box image.Rectangle) { return in.gg.w, 
 // under which cutUnsureFoot cuts the band below (footDrop; 0: no cut), for
 // measuring it with glasstrain.
 func SetFootDrop(v float32) { footDrop = v }
+
+// SetSealFoot sets the least step of the lightness across a region's foot
+// that puts it on the pane's frame (sealFoot; 0: cutAtSeal cuts nothing),
+// for measuring cutAtSeal with glasstrain.
+func SetSealFoot(v float32) { sealFoot = v }
+
+// SetSealValley sets the least depth of the probability's valley between
+// a pane and the panel under it that cutAtValley cuts at (0: none), for
+// measuring it with glasstrain.
+func SetSealValley(v float32) { sealValley = v }

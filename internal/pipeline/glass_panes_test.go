@@ -242,3 +242,83 @@ func TestPaneFootUnderASeal(t *testing.T) {
 		t.Errorf("the windscreen fading into its dashboard is %.0f%% glass, want all of it", 100*s)
 	}
 }
+
+// TestBodyUnderASealIsNotGlass draws a pane and the body panel under it
+// found as one region, as on photos 18, 20 and 167 of the glass set: the
+// model is less sure of the panel (0.65) than of the pane (0.95), but the
+// panel is too large a part of the region for a band under the seal
+// (cutUnsureFoot), and no fall of the probability marks the seal; the
+// lightness does (a dark rubber row between the grey glass and the light
+// paint), and the region's foot lies on the plain paint. The pane stays
+// glass and the panel does not. A windscreen whose dark dashboard ends on
+// the cowl, a step of the lightness across its foot, stays whole, though
+// the model is as unsure of the dashboard (0.6) as of the panel.
+func TestBodyUnderASealIsNotGlass(t *testing.T) {
+	gg, prob := paneGrid()
+	fillProb(gg, prob, image.Rect(0, 0, 120, 80), 0.1, 0.85)                // the paint
+	pane, panel := image.Rect(20, 10, 100, 30), image.Rect(20, 31, 100, 50) // the panel: 19 of 40 rows
+	fillProb(gg, prob, pane, 0.95, 0.3)
+	fillProb(gg, prob, image.Rect(20, 30, 100, 31), 0.9, 0.05) // the seal
+	fillProb(gg, prob, panel, 0.65, 0.85)
+	out := postGlass(gg, prob)
+	if s := share(out, gg.w, pane.Inset(2)); s < 0.99 {
+		t.Errorf("the pane is %.0f%% glass, want all of it", 100*s)
+	}
+	if s := share(out, gg.w, panel.Inset(1)); s > 0 {
+		t.Errorf("the panel under the seal is %.0f%% glass, want none", 100*s)
+	}
+
+	gg, prob = paneGrid()
+	fillProb(gg, prob, image.Rect(0, 0, 120, 80), 0.1, 0.6)
+	screen := image.Rect(20, 10, 100, 40)
+	fillProb(gg, prob, image.Rect(20, 10, 100, 25), 0.95, 0.8) // sky-lit
+	fillProb(gg, prob, image.Rect(20, 25, 100, 40), 0.6, 0.1)  // dashboard
+	out = postGlass(gg, prob)
+	if s := share(out, gg.w, screen.Inset(2)); s < 0.99 {
+		t.Errorf("the windscreen over its dashboard is %.0f%% glass, want all of it", 100*s)
+	}
+}
+
+// TestPanelBetweenTwoHumps draws a saloon's rear window and its trunk lid
+// found as one region, as on photo 128 of the glass set: the model is
+// nearly as sure of the lid (0.85) as of the pane (0.95), the lightness
+// falls slowly from the pane's reflections to the paint (no step), and
+// only the seal between them is less sure (0.65) than both. The region's
+// foot lies on the plain paint. The pane stays glass and the lid does not.
+// A pane whose probability only falls towards its foot (a dashboard,
+// whose foot is on the paint as well) stays whole.
+func TestPanelBetweenTwoHumps(t *testing.T) {
+	gg, prob := paneGrid()
+	fillProb(gg, prob, image.Rect(0, 0, 120, 80), 0.1, 0.6) // the paint
+	pane, lid := image.Rect(20, 10, 100, 28), image.Rect(20, 32, 100, 55)
+	for y := 10; y < 55; y++ {
+		p := float32(0.95)
+		switch {
+		case y >= 32:
+			p = 0.85
+		case y >= 28:
+			p = 0.65
+		}
+		// The lightness falls from 0.8 to the paint's 0.6 over the
+		// region, 0.005 a row.
+		fillProb(gg, prob, image.Rect(20, y, 100, y+1), p, 0.8-0.2*float32(y-10)/45)
+	}
+	out := postGlass(gg, prob)
+	if s := share(out, gg.w, pane.Inset(2)); s < 0.99 {
+		t.Errorf("the rear window is %.0f%% glass, want all of it", 100*s)
+	}
+	if s := share(out, gg.w, lid.Inset(1)); s > 0 {
+		t.Errorf("the trunk lid under the seal is %.0f%% glass, want none", 100*s)
+	}
+
+	gg, prob = paneGrid()
+	fillProb(gg, prob, image.Rect(0, 0, 120, 80), 0.1, 0.6)
+	screen := image.Rect(20, 10, 100, 45)
+	for y := 10; y < 45; y++ { // 0.95 down to 0.6, the lightness with it
+		fillProb(gg, prob, image.Rect(20, y, 100, y+1), 0.95-0.35*float32(y-10)/35, 0.8-0.2*float32(y-10)/35)
+	}
+	out = postGlass(gg, prob)
+	if s := share(out, gg.w, screen.Inset(2)); s < 0.99 {
+		t.Errorf("the windscreen fading to its foot is %.0f%% glass, want all of it", 100*s)
+	}
+}
