@@ -3,6 +3,7 @@ package vision
 import (
 	"image"
 	"math"
+	"slices"
 
 	"github.com/showroom/showroom/internal/imaging"
 )
@@ -203,6 +204,31 @@ const (
 	// floor of the other. A privacy blur over a bumper's corner is held
 	// a little above it.
 	mirrorSupportLevel = 0.02
+	// mirrorHang is the widest part, as a share of the car's width, that
+	// hangs below the car's foot on one side only and is not mirrored: a
+	// number plate under a step bumper (24_dsmlr-tr132's is 0.20 of the
+	// car's width; a European plate on a small car about 0.3). Its mirror
+	// image is floor.
+	mirrorHang = 0.3
+	// mirrorHangDepth is how far, as a share of the car's height, a
+	// stretch may reach below the foot's opened line and still be the
+	// foot: its own unevenness (27_dsmlr-tr135's step bumper's right end
+	// reaches 1.7% below the step, 24_dsmlr-tr132's step bumper brackets
+	// 4.6%, the cartoon eyes drawn over 11_dsmlr-tr110's bumper 4.4%), not
+	// a part hanging from it (24's number plate, 6.2%).
+	mirrorHangDepth = 0.05
+	// mirrorEnds is the share of the car's width, from its outermost
+	// columns reaching its lower half, that counts as its ends for
+	// mirrorHang: seen from the front, a tyre's lowest row rises towards
+	// the car's side over 1% of its width on 12_dsmlr-tr111, 5% on
+	// 139_dsmlr-tr269.
+	mirrorEnds = 0.08
+	// mirrorHangLeast is the narrowest stretch, as a share of the car's
+	// width, that counts as hanging: a number plate (24_dsmlr-tr132's is
+	// 20%), not the deepest bottom of a rear view's tyre inside the
+	// bumper's ends (1-4% on 054_dsmlr-tr17), a bracket, a tow hitch, nor
+	// a three-quarter view's far tyre (12.5% on 129_dsmlr-tr256).
+	mirrorHangLeast = 0.15
 )
 
 // mirrorAxisOf returns twice the column of the axis about which the upper
@@ -242,8 +268,9 @@ func mirrorAxisOf(keep []bool, w int, box image.Rectangle) (axis2 int, iou float
 // completeMirror sets the pixels of the lower half of the car's box whose
 // mirror image about the car's axis is kept, when the car is seen
 // straight on (the upper half of keep symmetric, mirrorSymmetric), and
-// they add together at most mirrorMost of the car. It returns the box of
-// what is kept.
+// they add together at most mirrorMost of the car. What hangs below the
+// car's foot on one side only (footLine, mirrorHang) is not mirrored. It
+// returns the box of what is kept.
 func completeMirror(keep []bool, support []float32, w int, box image.Rectangle) image.Rectangle {
 	if box.Empty() {
 		return box
@@ -259,13 +286,81 @@ func completeMirror(keep []bool, support []float32, w int, box image.Rectangle) 
 		}
 	}
 	mid := box.Min.Y + box.Dy()/2
+	// The car's foot, in the columns that reach its lower half: mirrors
+	// standing out beyond the body and tyres take no part, so that the
+	// tyres stay the ends of the foot.
+	low := lowestKept(func(i int) bool { return keep[i] }, w, box)
+	for k, y := range low {
+		if y < mid {
+			low[k] = -1
+		}
+	}
+	// The car's outer columns on either side are its ends: a tyre's or a
+	// corner's rounding rises towards the car's side there, and what
+	// reaches down next to it is no hanging part.
+	first, last := -1, -1
+	for k, y := range low {
+		if y >= 0 {
+			last = k
+			if first < 0 {
+				first = k
+			}
+		}
+	}
+	ends := int(mirrorEnds * float64(box.Dx()))
+	inner := slices.Clone(low)
+	for k := range inner {
+		if k < first+ends || k > last-ends {
+			inner[k] = -1
+		}
+	}
+	foot := footLine(inner, int(mirrorHang*float64(box.Dx())/2))
+	for k, y := range inner {
+		if y < 0 {
+			foot[k] = low[k]
+		}
+	}
+	depth := int(mirrorHangDepth * float64(box.Dy()))
+	n := len(low)
+	hangs := make([]bool, n)
+	for k, y := range low {
+		hangs[k] = y >= 0 && y-foot[k] > depth // else the foot's own unevenness
+	}
+	// A stretch that hangs on both sides (a rear view's tyres inside the
+	// bumper's ends, what the other side kept of them) is a pair, not a
+	// part hanging on one side only.
+	paired := slices.Clone(hangs)
+	least := int(mirrorHangLeast * float64(box.Dx()))
+	for a := 0; a < n; {
+		if !hangs[a] {
+			a++
+			continue
+		}
+		b := a
+		for b < n && hangs[b] {
+			b++
+		}
+		// The run's mirror image, in the foot's columns.
+		m0, m1 := max(axis2-2*box.Min.X-(b-1), 0), min(axis2-2*box.Min.X-a, n-1)
+		if b-a >= least && (m0 > m1 || !slices.Contains(hangs[m0:m1+1], true)) {
+			clear(paired[a:b])
+		}
+		a = b
+	}
+	for k, y := range low {
+		if !hangs[k] || paired[k] {
+			foot[k] = y
+		}
+	}
 	var add []int
 	for y := mid; y < box.Max.Y; y++ {
 		row := keep[y*w : (y+1)*w]
 		for x := box.Min.X; x < box.Max.X; x++ {
-			if m := axis2 - x; !row[x] && m >= 0 && m < w && row[m] {
-				add = append(add, y*w+x)
+			m := axis2 - x
+			if row[x] || m < box.Min.X || m >= box.Max.X || !row[m] || y > foot[m-box.Min.X] {
+				continue
 			}
+			add = append(add, y*w+x)
 		}
 	}
 	if len(add) == 0 || float64(len(add)) > mirrorMost*float64(area) {
@@ -286,6 +381,42 @@ func completeMirror(keep []bool, support []float32, w int, box image.Rectangle) 
 		}
 	}
 	return box
+}
+
+// footLine returns the car's foot without what hangs below it on one side:
+// low is the lowest kept row per column (lowestKept), and a stretch of
+// columns reaching below its neighbours on both sides within a window of
+// 2r+1 columns is levelled to them (an opening of the line: the highest
+// of low within r, then the deepest of those within r). A stretch
+// reaching out to the line's end (a tyre, a bumper's corner) is the car's
+// side, not hanging: beyond the ends the line counts as the deepest, so
+// the end columns never come up. Columns without car (-1) take no part:
+// they end the line as its ends do.
+func footLine(low []int, r int) []int {
+	n := len(low)
+	// The highest lowest row within r of each column, and of each of the
+	// r columns beyond either end (indices -r..n+r-1, shifted by r).
+	high := make([]int, n+2*r)
+	for k := range high {
+		high[k] = -1
+		i := k - r
+		for j := max(i-r, 0); j <= min(i+r, n-1); j++ {
+			if low[j] >= 0 && (high[k] < 0 || low[j] < high[k]) {
+				high[k] = low[j]
+			}
+		}
+	}
+	foot := make([]int, n)
+	for i := range foot {
+		foot[i] = -1
+		if low[i] < 0 {
+			continue
+		}
+		for k := i; k <= i+2*r; k++ {
+			foot[i] = max(foot[i], high[k])
+		}
+	}
+	return foot
 }
 
 // mirrorSupport is, per pixel, the larger of the two models' answers
