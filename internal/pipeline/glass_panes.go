@@ -276,18 +276,7 @@ func cutUnsureFoot(set []bool, prob []float32, w, h int) {
 				}
 			}
 		}
-		// mean is the mean of the row means from r0 to r1.
-		mean := func(r0, r1 int) float32 {
-			var s float32
-			k := 0
-			for r := max(r0, 0); r < min(r1, rows); r++ {
-				if n[r] > 0 {
-					s += sum[r] / float32(n[r])
-					k++
-				}
-			}
-			return s / float32(max(k, 1))
-		}
+		mean := func(r0, r1 int) float32 { return meanOfRows(n, sum, r0, r1) }
 		// The sharpest fall in the lower half.
 		cut, best := -1, footDrop
 		for r := rows / 2; r+footK <= rows; r++ {
@@ -399,17 +388,7 @@ func cutAtSeal(set []bool, prob []float32, gg *glassGrid) {
 				}
 			}
 		}
-		mean := func(r0, r1 int) float32 {
-			var s float32
-			k := 0
-			for r := max(r0, 0); r < min(r1, rows); r++ {
-				if n[r] > 0 {
-					s += sum[r] / float32(n[r])
-					k++
-				}
-			}
-			return s / float32(max(k, 1))
-		}
+		mean := func(r0, r1 int) float32 { return meanOfRows(n, sum, r0, r1) }
 		cut, best := -1, float32(0)
 		for r := max(rows/5, sealK); r+sealK <= rows; r++ {
 			if d := abs32(mean(r-sealK, r) - mean(r, r+sealK)); d > best {
@@ -440,6 +419,21 @@ func lessSure(n []int, sure []float32, cut, area int) bool {
 	above, below, na, nb := splitRows(n, sure, cut)
 	return na > 0 && nb > 0 && float32(nb) <= sealMax*float32(area) &&
 		above >= sealSure*float32(na) && below/float32(nb) < above/float32(na)-sealLess
+}
+
+// meanOfRows returns the mean of a region's row means (its rows' pixel
+// counts n and sums sum) from row r0 to r1, clipped to its rows; rows
+// without pixels take no part.
+func meanOfRows(n []int, sum []float32, r0, r1 int) float32 {
+	var s float32
+	k := 0
+	for r := max(r0, 0); r < min(r1, len(n)); r++ {
+		if n[r] > 0 {
+			s += sum[r] / float32(n[r])
+			k++
+		}
+	}
+	return s / float32(max(k, 1))
 }
 
 // splitRows returns the sums of sure and of n over a region's rows above
