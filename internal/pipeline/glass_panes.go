@@ -287,25 +287,11 @@ func cutUnsureFoot(set []bool, prob []float32, w, h int) {
 		if cut < 0 {
 			continue
 		}
-		var above, below float32
-		var na, nb int
-		for r := range n {
-			if r < cut {
-				above, na = above+sum[r], na+n[r]
-			} else {
-				below, nb = below+sum[r], nb+n[r]
-			}
-		}
+		above, below, na, nb := splitRows(n, sum, cut)
 		if above < footHigh*float32(na) || below >= footLow*float32(nb) || float32(nb) > footMax*float32(na+nb) {
 			continue
 		}
-		for y := c.Box.Min.Y + cut; y < c.Box.Max.Y; y++ {
-			for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
-				if i := y*w + x; labels[i] == int32(l) {
-					set[i] = false
-				}
-			}
-		}
+		clearFrom(set, labels, int32(l), w, c.Box, cut)
 	}
 }
 
@@ -396,13 +382,7 @@ func cutAtSeal(set []bool, prob []float32, gg *glassGrid) {
 			}
 		}
 		if cut >= 0 && best >= sealStep && lessSure(n, sure, cut, c.Area) {
-			for y := c.Box.Min.Y + cut; y < c.Box.Max.Y; y++ {
-				for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
-					if i := y*w + x; labels[i] == int32(l) {
-						set[i] = false
-					}
-				}
-			}
+			clearFrom(set, labels, int32(l), w, c.Box, cut)
 			rows = cut
 		}
 		if sealValley > 0 {
@@ -507,6 +487,12 @@ func cutAtValley(set []bool, labels []int32, l int32, w int, box image.Rectangle
 	if share < sealValleyMin || share > sealValleyMax || below/float32(nb) > above/float32(na)-sealValleyLess {
 		return
 	}
+	clearFrom(set, labels, l, w, box, cut)
+}
+
+// clearFrom takes off set the pixels of region l (labels on a grid w wide,
+// its box box) from its row cut (counted from the box's top) down.
+func clearFrom(set []bool, labels []int32, l int32, w int, box image.Rectangle, cut int) {
 	for y := box.Min.Y + cut; y < box.Max.Y; y++ {
 		for x := box.Min.X; x < box.Max.X; x++ {
 			if i := y*w + x; labels[i] == l {
