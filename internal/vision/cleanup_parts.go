@@ -286,10 +286,49 @@ func completeMirror(keep []bool, support []float32, w int, box image.Rectangle) 
 		}
 	}
 	mid := box.Min.Y + box.Dy()/2
+	foot := mirrorFoot(lowestKept(func(i int) bool { return keep[i] }, w, box), mid, axis2, box)
+	var add []int
+	for y := mid; y < box.Max.Y; y++ {
+		row := keep[y*w : (y+1)*w]
+		for x := box.Min.X; x < box.Max.X; x++ {
+			m := axis2 - x
+			if row[x] || m < box.Min.X || m >= box.Max.X || !row[m] || y > foot[m-box.Min.X] {
+				continue
+			}
+			add = append(add, y*w+x)
+		}
+	}
+	if len(add) == 0 || float64(len(add)) > mirrorMost*float64(area) {
+		return box
+	}
+	// A view a little off straight makes the two sides differ by a sliver
+	// along the outline; what a side lost is thicker (opinionBlur).
+	set := make([]bool, len(keep))
+	for _, i := range add {
+		set[i] = true
+	}
+	h := len(keep) / w
+	thick := imaging.Open(set, w, h, opinionRadius(w, h))
+	for _, i := range add {
+		if thick[i] && support[i] >= mirrorSupportLevel {
+			keep[i] = true
+			box = box.Union(image.Rect(i%w, i/w, i%w+1, i/w+1))
+		}
+	}
+	return box
+}
+
+// mirrorFoot returns, for each column of the car's box, the lowest row
+// completeMirror copies from it: low is the lowest kept row per column
+// (lowestKept; mirrorFoot changes it), mid the box's middle row and axis2
+// twice the mirror's column. A column copies down to its own lowest row,
+// but where a part hangs below the car's foot on one side only (footLine,
+// mirrorHang) it copies down to the foot: the hanging part's mirror image
+// is floor.
+func mirrorFoot(low []int, mid, axis2 int, box image.Rectangle) []int {
 	// The car's foot, in the columns that reach its lower half: mirrors
 	// standing out beyond the body and tyres take no part, so that the
 	// tyres stay the ends of the foot.
-	low := lowestKept(func(i int) bool { return keep[i] }, w, box)
 	for k, y := range low {
 		if y < mid {
 			low[k] = -1
@@ -352,35 +391,7 @@ func completeMirror(keep []bool, support []float32, w int, box image.Rectangle) 
 			foot[k] = y
 		}
 	}
-	var add []int
-	for y := mid; y < box.Max.Y; y++ {
-		row := keep[y*w : (y+1)*w]
-		for x := box.Min.X; x < box.Max.X; x++ {
-			m := axis2 - x
-			if row[x] || m < box.Min.X || m >= box.Max.X || !row[m] || y > foot[m-box.Min.X] {
-				continue
-			}
-			add = append(add, y*w+x)
-		}
-	}
-	if len(add) == 0 || float64(len(add)) > mirrorMost*float64(area) {
-		return box
-	}
-	// A view a little off straight makes the two sides differ by a sliver
-	// along the outline; what a side lost is thicker (opinionBlur).
-	set := make([]bool, len(keep))
-	for _, i := range add {
-		set[i] = true
-	}
-	h := len(keep) / w
-	thick := imaging.Open(set, w, h, opinionRadius(w, h))
-	for _, i := range add {
-		if thick[i] && support[i] >= mirrorSupportLevel {
-			keep[i] = true
-			box = box.Union(image.Rect(i%w, i/w, i%w+1, i/w+1))
-		}
-	}
-	return box
+	return foot
 }
 
 // footLine returns the car's foot without what hangs below it on one side:
