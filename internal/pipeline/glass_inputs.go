@@ -143,3 +143,13 @@ func SetSealValley(v float32) { sealValley = v }
 // under its seal at which cutPaintedBody cuts them (paintBelow; 0: no
 // cut), for measuring it with glasstrain.
 func SetPaintBelow(v float32) { paintBelow = v }
+
+// SetSlantSeal sets the steepest slope (rows per column) along which
+// cutAtSlantedSeal looks for a seal, in steps of a quarter (0: it cuts
+// nothing), for measuring it with glasstrain.
+func SetSlantSeal(steepest float32) {
+	slantSeal = nil
+	for s := float32(0.25); s <= steepest; s += 0.25 {
+		slantSeal = append(slantSeal, -s, s)
+	}
+}

@@ -594,3 +594,137 @@ func paintedUnder(span []int, paint []float32, n []int, cut, area int) bool {
 	return sa > 0 && sb > 0 && float32(nb) <= sealMax*float32(area) &&
 		below >= paintBelow*float32(sb) && above <= paintAbove*float32(sa)
 }
+
+// slantSeal are the slopes (rows per column) along which cutAtSlantedSeal
+// looks for a seal that cutAtSeal, on whole rows, does not reach (nil: no
+// cut). A three-quarter view's windscreen meets the bonnet along a line
+// that rises or falls across the photo; a steeper seal is a pillar's side.
+// Read off photo 098 (a white three-quarter bonnet beside its windscreen,
+// whose seal rises about 0.7 rows a column).
+var slantSeal = []float32{-1, -0.75, -0.5, -0.25, 0.25, 0.5, 0.75, 1}
+
+// cutAtSlantedSeal is cutAtSeal along slanted lines: each glass region of
+// set whose foot lies on the plain paint (footOnPaint) is cut under its
+// sharpest step of the lightness along lines of one of the slopes
+// slantSeal, when the part under it is less sure than the part above
+// (lessSure, as cutAtSeal). The slope with the sharpest step is the
+// seal's. prob is the model's probability.
+func cutAtSlantedSeal(set []bool, prob []float32, gg *glassGrid) {
+	if len(slantSeal) == 0 {
+		return
+	}
+	w, h := gg.w, gg.h
+	labels, comps := imaging.Label(set, w, h, false)
+	for l, c := range comps {
+		if c.Box.Dy() < 4*sealK || !footOnPaint(labels, int32(l), c.Box, gg) {
+			continue
+		}
+		var best slanted
+		for _, s := range slantSeal {
+			sl := slantRows(labels, int32(l), c.Box, gg, prob, s)
+			cut, step := sharpestStep(sl.n, sl.sum, max(len(sl.n)/5, sealK))
+			if cut >= 0 && step > best.step {
+				sl.cut, sl.step = cut, step
+				best = sl
+			}
+		}
+		if best.step < sealStep || !lessSure(best.n, best.sure, best.cut, c.Area) {
+			continue
+		}
+		for y := c.Box.Min.Y; y < c.Box.Max.Y; y++ {
+			for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
+				if i := y*w + x; labels[i] == int32(l) && best.line(x, y) >= best.cut {
+					set[i] = false
+				}
+			}
+		}
+	}
+}
+
+// slanted is a region's pixels summed along lines of one slope: line r
+// holds n[r] pixels, their lightness sums to sum[r] and their probability
+// to sure[r]; cut and step are its sharpest step and where it lies.
+type slanted struct {
+	slope, x0 float32
+	top       int
+	n         []int
+	sum, sure []float32
+	cut       int
+	step      float32
+}
+
+// line returns the line pixel (x, y) lies on, counted from the region's
+// first.
+func (s slanted) line(x, y int) int {
+	return y - int(math.Round(float64(s.slope*(float32(x)-s.x0)))) - s.top
+}
+
+// slantRows sums region l (labels, its box) along lines of slope s.
+func slantRows(labels []int32, l int32, box image.Rectangle, gg *glassGrid, prob []float32, s float32) slanted {
+	w := gg.w
+	sl := slanted{slope: s, x0: float32(box.Min.X)}
+	lo, hi := math.MaxInt, math.MinInt
+	for _, x := range []int{box.Min.X, box.Max.X - 1} {
+		for _, y := range []int{box.Min.Y, box.Max.Y - 1} {
+			r := sl.line(x, y)
+			lo, hi = min(lo, r), max(hi, r)
+		}
+	}
+	sl.top = lo
+	rows := hi - lo + 1
+	sl.n, sl.sum, sl.sure = make([]int, rows), make([]float32, rows), make([]float32, rows)
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			if i := y*w + x; labels[i] == l {
+				r := sl.line(x, y)
+				sl.n[r]++
+				sl.sum[r] += gg.lum[i]
+				sl.sure[r] += prob[i]
+			}
+		}
+	}
+	sl.trim()
+	return sl
+}
+
+// trim drops the lines at either end that hold under a tenth of the
+// fullest line's pixels: the region's corners, cut across by the lines,
+// whose means are a few pixels' and would be taken for steps.
+func (s *slanted) trim() {
+	most := slices.Max(s.n)
+	lo, hi := 0, len(s.n)
+	for lo < hi && 10*s.n[lo] < most {
+		lo++
+	}
+	for hi > lo && 10*s.n[hi-1] < most {
+		hi--
+	}
+	s.top += lo
+	s.n, s.sum, s.sure = s.n[lo:hi], s.sum[lo:hi], s.sure[lo:hi]
+}
+
+// footOnPaint reports whether region l's foot (labels, its box) lies on
+// the plain paint: the lightness sealSpan rows inside its lowest pixel
+// and sealSpan+1 rows outside, on the car, differs by under sealFoot on
+// average over its columns (cutAtSeal's test).
+func footOnPaint(labels []int32, l int32, box image.Rectangle, gg *glassGrid) bool {
+	w, h, lum := gg.w, gg.h, gg.lum
+	var across float32
+	cols := 0
+	for x := box.Min.X; x < box.Max.X; x++ {
+		last := -1
+		for y := box.Max.Y - 1; y >= box.Min.Y; y-- {
+			if labels[y*w+x] == l {
+				last = y
+				break
+			}
+		}
+		in, out := last-sealSpan, last+sealSpan+1
+		if last < 0 || in < 0 || out >= h || gg.matte[out*w+x] <= 0.5 {
+			continue
+		}
+		across += abs32(lum[in*w+x] - lum[out*w+x])
+		cols++
+	}
+	return cols > 0 && across < sealFoot*float32(cols)
+}

@@ -364,3 +364,46 @@ func TestPaintedBodyUnderASeal(t *testing.T) {
 		t.Errorf("the windscreen over a painted bonnet is %.0f%% glass, want all of it", 100*s)
 	}
 }
+
+// TestBodyBesideASlantedSeal draws a three-quarter view's windscreen: a
+// dark pane whose seal falls half a row a column, and beside it a white
+// bonnet the model rates likely glass next to the seal and unlikely
+// farther on. No whole row runs along the seal, so cutAtSeal does not
+// reach the bonnet; along the seal's slope the bonnet is cut and the pane
+// kept whole.
+func TestBodyBesideASlantedSeal(t *testing.T) {
+	gg, prob := paneGrid()
+	fillProb(gg, prob, image.Rect(0, 0, 120, 80), 0.1, 0.85) // white paint
+	seal := func(x int) int { return 50 - (x-20)/2 }
+	for x := 20; x < 100; x++ {
+		fillProb(gg, prob, image.Rect(x, 5, x+1, seal(x)), 0.95, 0.25)            // the pane
+		fillProb(gg, prob, image.Rect(x, seal(x), x+1, seal(x)+1), 0.6, 0.1)      // the seal
+		fillProb(gg, prob, image.Rect(x, seal(x)+1, x+1, seal(x)+16), 0.68, 0.85) // the bonnet beside it
+	}
+	pane := func(x, y int) bool { return x >= 22 && x < 98 && y >= 7 && y < seal(x)-1 }
+	bonnet := func(x, y int) bool { return x >= 22 && x < 98 && y > seal(x)+1 && y < seal(x)+15 }
+	out := postGlass(gg, prob)
+	if s := shareOf(out, gg, pane); s < 0.99 {
+		t.Errorf("the windscreen is %.0f%% glass, want all of it", 100*s)
+	}
+	if s := shareOf(out, gg, bonnet); s > 0.02 {
+		t.Errorf("the bonnet beside its seal is %.0f%% glass, want none", 100*s)
+	}
+}
+
+// shareOf returns the share of the grid's pixels where in holds that are
+// glass in out.
+func shareOf(out []float32, gg *glassGrid, in func(x, y int) bool) float64 {
+	n, k := 0, 0
+	for y := range gg.h {
+		for x := range gg.w {
+			if in(x, y) {
+				n++
+				if out[y*gg.w+x] >= 0.5 {
+					k++
+				}
+			}
+		}
+	}
+	return float64(k) / float64(max(n, 1))
+}
