@@ -534,36 +534,45 @@ func cutPaintedBody(set []bool, gg *glassGrid) {
 		if rows < 4*sealK {
 			continue
 		}
-		n := make([]int, rows)
-		sum := make([]float32, rows)
-		span := make([]int, rows)
-		paint := make([]float32, rows)
-		for r := range rows {
-			y := c.Box.Min.Y + r
-			x0, x1 := -1, -1
-			for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
-				if i := y*w + x; labels[i] == int32(l) {
-					if x0 < 0 {
-						x0 = x
-					}
-					x1 = x
-					n[r]++
-					sum[r] += gg.lum[i]
-				}
-			}
-			for x := x0; x0 >= 0 && x <= x1; x++ {
-				if gg.paint[y*w+x] {
-					paint[r]++
-				}
-			}
-			span[r] = x1 - x0 + 1
-		}
+		n, sum, span, paint := paintRows(labels, int32(l), c.Box, gg)
 		cut, step := sharpestStep(n, sum, max(rows/5, sealK))
 		if cut < 0 || step < sealStep || !paintedUnder(span, paint, n, cut, c.Area) {
 			continue
 		}
 		clearFrom(set, labels, int32(l), w, c.Box, cut)
 	}
+}
+
+// paintRows sums region l (labels, its box) row by row: its pixels n,
+// their lightness sum, the width of its span (first to last pixel) and
+// the paint-coloured pixels in the span.
+func paintRows(labels []int32, l int32, box image.Rectangle, gg *glassGrid) (n []int, sum []float32, span []int, paint []float32) {
+	w, rows := gg.w, box.Dy()
+	n, sum, span, paint = make([]int, rows), make([]float32, rows), make([]int, rows), make([]float32, rows)
+	for r := range rows {
+		y := box.Min.Y + r
+		x0, x1 := -1, -1
+		for x := box.Min.X; x < box.Max.X; x++ {
+			if i := y*w + x; labels[i] == l {
+				if x0 < 0 {
+					x0 = x
+				}
+				x1 = x
+				n[r]++
+				sum[r] += gg.lum[i]
+			}
+		}
+		if x0 < 0 {
+			continue
+		}
+		span[r] = x1 - x0 + 1
+		for x := x0; x <= x1; x++ {
+			if gg.paint[y*w+x] {
+				paint[r]++
+			}
+		}
+	}
+	return n, sum, span, paint
 }
 
 // sharpestStep returns the row from which on (from the row from) the
