@@ -506,9 +506,11 @@ func clearFrom(set []bool, labels []int32, l int32, w int, box image.Rectangle, 
 // sharpest step of the rows' mean lightness below its first fifth, at
 // least sealStep, as cutAtSeal finds it) the rows' spans hold at least
 // paintBelow of pixels coloured like the car's paint, above it at most
-// paintAbove (paintBelow 0: no cut). Read off photo 106 (a dark grey
-// saloon's trunk lid under its rear window, in-sample and cross-validated:
-// about 0.45 of its spans paint under the seal, none above).
+// paintAbove (paintBelow 0: no cut). Read off photo 106 alone (a dark
+// grey saloon's trunk lid under its rear window, cross-validated: 0.49 of
+// its spans paint under the seal, 0.002 above); the nearest region of the
+// 313 glass photos left whole reads 0.27 (a three-row band at a pane's
+// foot), docs/glass-and-shadow.md.
 var (
 	paintBelow float32 = 0.3
 	paintAbove float32 = 0.05
@@ -609,7 +611,8 @@ func paintedUnder(span []int, paint []float32, n []int, cut, area int) bool {
 // cut). A three-quarter view's windscreen meets the bonnet along a line
 // that rises or falls across the photo; a steeper seal is a pillar's side.
 // Read off photo 098 (a white three-quarter bonnet beside its windscreen,
-// whose seal rises about 0.7 rows a column).
+// whose seal rises about 0.7 rows a column: cut along -0.75); the cut's
+// conditions are cutAtSeal's, not tuned again.
 var slantSeal = []float32{-1, -0.75, -0.5, -0.25, 0.25, 0.5, 0.75, 1}
 
 // cutAtSlantedSeal is cutAtSeal along slanted lines: each glass region of
