@@ -263,6 +263,7 @@ func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool
 	}
 	take := make([]bool, len(comps))
 	var box image.Rectangle
+	var enclosed []bool // what keep alone encloses, found when first needed
 	for k, c := range comps {
 		t := touches[k]
 		if t.x1 < 0 {
@@ -273,6 +274,17 @@ func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool
 			continue
 		}
 		if c.Box.Min.Y >= roofY || isRoofArch(c.Box, t.x0, t.x1+1, kept) || solid {
+			take[k] = true
+			box = box.Union(c.Box)
+			continue
+		}
+		if c.Box.Min.Y < kept.Min.Y {
+			continue // it rises above the car: lettering standing on the roof
+		}
+		if enclosed == nil {
+			enclosed = enclosedBy(keep, w, h)
+		}
+		if closesWindow(keep, enclosed, labels, int32(k), c, kept, w, h) {
 			take[k] = true
 			box = box.Union(c.Box)
 		}
@@ -315,6 +327,61 @@ func isRoofArch(b image.Rectangle, x0, x1 int, kept image.Rectangle) bool {
 	return 3*(x1-x0) >= 2*b.Dx() && // resting on both ends
 		2*b.Dy() <= b.Dx() && // wider than twice its height
 		5*b.Dx() >= 2*kept.Dx() // at least 40% of the car's width
+}
+
+// windowFrame is the least area, as a multiple of a strip's own, of the
+// see-through window that the strip must close with the car to be the
+// window's frame (closesWindow): a window is larger than the frame round
+// it. 162_dsmlr-tr295's spoiler and the frame of its rear window close a
+// window of 1.6 times their area.
+const windowFrame = 1.0
+
+// enclosedBy returns the pixels of the w×h grid outside keep that keep
+// encloses: the holes the hole filling would take.
+func enclosedBy(keep []bool, w, h int) []bool {
+	bg := make([]bool, len(keep))
+	for i, k := range keep {
+		bg[i] = !k
+	}
+	labels, comps := imaging.Label(bg, w, h, false)
+	out := make([]bool, len(keep))
+	for i, l := range labels {
+		out[i] = l >= 0 && comps[l].Border == 0
+	}
+	return out
+}
+
+// closesWindow reports whether the outline part c (label k in labels), a
+// strip beyond the body's reach that does not rise above the car (box
+// kept), is the frame of a see-through window: with keep, it encloses
+// background (beyond what keep encloses alone, enclosed) of at least
+// windowFrame times its own area. Over a rear window or a windscreen the
+// model sees through, the spoiler, the roof's edge and the pillars around
+// the glass are thinner than the lettering cut; a hatchback's spoiler
+// starts above the roof line, and is far narrower than a cabin's roof
+// arch (isRoofArch). Lettering that closes its counters on the roof
+// rises above the car.
+func closesWindow(keep, enclosed []bool, labels []int32, k int32, c imaging.Component, kept image.Rectangle, w, h int) bool {
+	// A hole that keep and c enclose lies within their box; a window one
+	// pixel wider, clipped to the grid, is all that needs labelling.
+	win := kept.Union(c.Box).Inset(-1).Intersect(image.Rect(0, 0, w, h))
+	ww, wh := win.Dx(), win.Dy()
+	bg := make([]bool, ww*wh)
+	for y := range wh {
+		for x := range ww {
+			i := (win.Min.Y+y)*w + win.Min.X + x
+			bg[y*ww+x] = !keep[i] && labels[i] != k
+		}
+	}
+	lab, comps := imaging.Label(bg, ww, wh, false)
+	closed := 0
+	for j, l := range lab {
+		i := (win.Min.Y+j/ww)*w + win.Min.X + j%ww
+		if l >= 0 && comps[l].Border == 0 && !enclosed[i] {
+			closed++
+		}
+	}
+	return float64(closed) >= windowFrame*float64(c.Area)
 }
 
 // clipRoofPeaks cuts off keep what rises above the car's silhouette in a

@@ -360,3 +360,42 @@ func TestCleanupClosesALowerBumper(t *testing.T) {
 		t.Errorf("kept %.2f of the gap over a narrow part, want none", s)
 	}
 }
+
+// hatchbackFromBehind is the saliency, on a 400×300 photo, of a hatchback
+// seen from a rear three-quarter view: the body, the cabin at its front,
+// and over the rear, lower than the cabin's roof, a window the model sees
+// through, framed by a spoiler above it and the hatch's edge beside it,
+// both thinner than the lettering cut and joined to the car at their ends.
+func hatchbackFromBehind() (sal plane, frame []image.Rectangle, window image.Rectangle) {
+	const w, h = 400, 300
+	sal = newPlane(w, h)
+	fill(sal, image.Rect(40, 150, 360, 250), 0.98) // body
+	fill(sal, image.Rect(170, 90, 330, 150), 0.98) // cabin
+	frame = []image.Rectangle{
+		image.Rect(65, 93, 170, 98), // spoiler, down to the cabin's roof
+		image.Rect(65, 98, 70, 150), // the hatch's edge, down to the body
+	}
+	for _, r := range frame {
+		fill(sal, r, 0.95)
+	}
+	return sal, frame, image.Rect(70, 98, 170, 150)
+}
+
+// TestCleanupKeepsAWindowFrame: a spoiler over a see-through rear window
+// starts above the roof line and is far narrower than a cabin's roof, so
+// neither the roof line nor the roof arch brings it back; it is car
+// because, with the car, it closes the window, and it stays below the
+// car's top, which lettering closing its counters on the roof rises above
+// (TestCleanupKeepsTheCarAlone).
+func TestCleanupKeepsAWindowFrame(t *testing.T) {
+	sal, frame, window := hatchbackFromBehind()
+	got, _ := keptOf(t, sal)
+	for _, r := range frame {
+		if s := share(got, sal.W, r); s < 0.98 {
+			t.Errorf("kept %.2f of the window's frame %v, want all", s, r)
+		}
+	}
+	if s := share(got, sal.W, window); s < 0.98 {
+		t.Errorf("kept %.2f of the see-through rear window, want all (glass is car)", s)
+	}
+}
