@@ -72,8 +72,9 @@ const (
 // body, the lettering's strokes are not. Mirrors and running boards stand
 // out further; they come back because they hang on the car below its roof
 // line, while the lettering touches it from above (restoreLowParts; so do
-// a roof over see-through glass, an arch resting on the car, and parts as
-// thick as a car's body). What then rises above the car's silhouette in a
+// a roof over see-through glass, an arch resting on the car, the frame of
+// a window, which closes the glass with the car, and parts as thick as a
+// car's body). What then rises above the car's silhouette in a
 // narrow peak is cut (clipRoofPeaks): a letter's foot, a person.
 //
 // The run order: the body and its reach, restoreLowParts, clipRoofPeaks,
@@ -228,8 +229,9 @@ func mergeSecondLook(sal, look plane, crop, box image.Rectangle, floorY int) {
 // running boards, which stand out from the body further than the reach.
 // What the model fuses from the wall behind touches the car from above and
 // so reaches the roof line; it stays cut, unless it is the car's own roof
-// (see isRoofArch), or mostly solid (as thick as a car's body, where the
-// outline's own opening leaves it; strokes are far thinner). A thin part
+// (see isRoofArch), a window's frame below the car's top (closesWindow),
+// or mostly solid (as thick as a car's body, where the outline's own
+// opening leaves it; strokes are far thinner). A thin part
 // that runs out of the photo where the car does not stays cut too
 // (escapes); a solid one is the car's far end, which the photo cuts. kept
 // is the box of keep. It returns the box of what it added.
