@@ -265,7 +265,9 @@ func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool
 	}
 	take := make([]bool, len(comps))
 	var box image.Rectangle
-	var enclosed []bool // what keep alone encloses, found when first needed
+	// What keep alone encloses, and its convex hull, found when first
+	// needed.
+	var enclosed, hull []bool
 	for k, c := range comps {
 		t := touches[k]
 		if t.x1 < 0 {
@@ -285,8 +287,9 @@ func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool
 		}
 		if enclosed == nil {
 			enclosed = enclosedBy(keep, w, h)
+			hull = setHull(keep, w, h).fill(w, h)
 		}
-		if closesWindow(keep, enclosed, labels, int32(k), c, kept, w, h) {
+		if closesWindow(keep, enclosed, hull, labels, int32(k), c, kept, w, h) {
 			take[k] = true
 			box = box.Union(c.Box)
 		}
@@ -332,10 +335,13 @@ func isRoofArch(b image.Rectangle, x0, x1 int, kept image.Rectangle) bool {
 }
 
 // windowFrame is the least area, as a multiple of a strip's own, of the
-// see-through window that the strip must close with the car to be the
-// window's frame (closesWindow): a window is larger than the frame round
-// it. 162_dsmlr-tr295's spoiler and the frame of its rear window close a
-// window of 1.6 times their area.
+// see-through window that the strip must close with the car, within the
+// car's convex hull, to be the window's frame (closesWindow): a window is
+// larger than the frame round it. 162_dsmlr-tr295's spoiler and the frame
+// of its rear window close 1.6 times their area, all of it within the
+// hull; the ring of a backdrop's logo behind 15_carvana's rear closes 1.5
+// times its area, but bulges out of the car's outline: within the hull,
+// 0.39 times its area.
 const windowFrame = 1.0
 
 // enclosedBy returns the pixels of the w×h grid outside keep that keep
@@ -356,14 +362,16 @@ func enclosedBy(keep []bool, w, h int) []bool {
 // closesWindow reports whether the outline part c (label k in labels), a
 // strip beyond the body's reach that does not rise above the car (box
 // kept), is the frame of a see-through window: with keep, it encloses
-// background (beyond what keep encloses alone, enclosed) of at least
-// windowFrame times its own area. Over a rear window or a windscreen the
-// model sees through, the spoiler, the roof's edge and the pillars around
-// the glass are thinner than the lettering cut; a hatchback's spoiler
-// starts above the roof line, and is far narrower than a cabin's roof
-// arch (isRoofArch). Lettering that closes its counters on the roof
-// rises above the car.
-func closesWindow(keep, enclosed []bool, labels []int32, k int32, c imaging.Component, kept image.Rectangle, w, h int) bool {
+// background within keep's convex hull (hull, rasterised), beyond what
+// keep encloses alone (enclosed), of at least windowFrame times its own
+// area. Over a rear window or a windscreen the model sees through, the
+// spoiler, the roof's edge and the pillars round the glass are thinner
+// than the lettering cut; a hatchback's spoiler starts above the roof
+// line, and is far narrower than a cabin's roof arch (isRoofArch). The
+// glass lies within the car's outline. Lettering that closes its counters
+// on the roof rises above the car; a ring or an arch on the wall behind
+// it, lower than its roof, bulges out of its outline.
+func closesWindow(keep, enclosed, hull []bool, labels []int32, k int32, c imaging.Component, kept image.Rectangle, w, h int) bool {
 	// A hole that keep and c enclose lies within their box; a window one
 	// pixel wider, clipped to the grid, is all that needs labelling.
 	win := kept.Union(c.Box).Inset(-1).Intersect(image.Rect(0, 0, w, h))
@@ -379,7 +387,7 @@ func closesWindow(keep, enclosed []bool, labels []int32, k int32, c imaging.Comp
 	closed := 0
 	for j, l := range lab {
 		i := (win.Min.Y+j/ww)*w + win.Min.X + j%ww
-		if l >= 0 && comps[l].Border == 0 && !enclosed[i] {
+		if l >= 0 && comps[l].Border == 0 && !enclosed[i] && hull[i] {
 			closed++
 		}
 	}
