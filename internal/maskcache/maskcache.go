@@ -13,6 +13,7 @@ import (
 	"image"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/showroom/showroom/internal/vision"
@@ -36,14 +37,19 @@ type Cache struct {
 	masks     map[[32]byte]*vision.Mask
 }
 
-// Segment returns the photo's mask, from the cache when it holds it.
+// Segment returns the photo's mask, from the cache when it holds it. The
+// mask is the caller's own copy: a pipeline run hands its activations
+// back to the pool the next segmentation takes its tensors from
+// (vision.RecycleFeatures) and may change its matte, so a mask shared
+// between runs would give a later run of the same photo another photo's
+// activations (glass found over a wing or a bonnet, in the gallery only).
 func (c *Cache) Segment(ctx context.Context, img *image.NRGBA) (*vision.Mask, error) {
 	key := sha256.Sum256(img.Pix)
 	c.mu.Lock()
 	m, ok := c.masks[key]
 	c.mu.Unlock()
 	if ok {
-		return m, nil
+		return clone(m), nil
 	}
 	m, ok = c.load(key)
 	if !ok {
@@ -59,7 +65,26 @@ func (c *Cache) Segment(ctx context.Context, img *image.NRGBA) (*vision.Mask, er
 	}
 	c.masks[key] = m
 	c.mu.Unlock()
-	return m, nil
+	return clone(m), nil
+}
+
+// clone returns a copy of m that shares no memory with it.
+func clone(m *vision.Mask) *vision.Mask {
+	out := *m
+	out.Alpha, out.Raw = cloneGray(m.Alpha), cloneGray(m.Raw)
+	out.Stages = slices.Clone(m.Stages)
+	out.Features = make([]vision.Features, len(m.Features))
+	for i, f := range m.Features {
+		out.Features[i] = vision.Features{Channels: f.Channels, Side: f.Side, Data: slices.Clone(f.Data)}
+	}
+	return &out
+}
+
+func cloneGray(g *image.Gray) *image.Gray {
+	if g == nil {
+		return nil
+	}
+	return &image.Gray{Pix: slices.Clone(g.Pix), Stride: g.Stride, Rect: g.Rect}
 }
 
 // cachedMask is a mask as kept on disk.
