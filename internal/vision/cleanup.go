@@ -372,8 +372,8 @@ func enclosedBy(keep []bool, w, h int) []bool {
 // on the roof rises above the car; a ring or an arch on the wall behind
 // it, lower than its roof, bulges out of its outline.
 func closesWindow(keep, enclosed, hull []bool, labels []int32, k int32, c imaging.Component, kept image.Rectangle, w, h int) bool {
-	// A hole that keep and c enclose lies within their box; a window one
-	// pixel wider, clipped to the grid, is all that needs labelling.
+	// A hole that keep and c enclose lies within their box; a crop of the
+	// grid one pixel wider than it is all that needs labelling.
 	win := kept.Union(c.Box).Inset(-1).Intersect(image.Rect(0, 0, w, h))
 	ww, wh := win.Dx(), win.Dy()
 	bg := make([]bool, ww*wh)
