@@ -72,8 +72,9 @@ const (
 // body, the lettering's strokes are not. Mirrors and running boards stand
 // out further; they come back because they hang on the car below its roof
 // line, while the lettering touches it from above (restoreLowParts; so do
-// a roof over see-through glass, an arch resting on the car, and parts as
-// thick as a car's body). What then rises above the car's silhouette in a
+// a roof over see-through glass, an arch resting on the car, the frame of
+// a window, which closes the glass with the car, and parts as thick as a
+// car's body). What then rises above the car's silhouette in a
 // narrow peak is cut (clipRoofPeaks): a letter's foot, a person.
 //
 // The run order: the body and its reach, restoreLowParts, clipRoofPeaks,
@@ -228,8 +229,9 @@ func mergeSecondLook(sal, look plane, crop, box image.Rectangle, floorY int) {
 // running boards, which stand out from the body further than the reach.
 // What the model fuses from the wall behind touches the car from above and
 // so reaches the roof line; it stays cut, unless it is the car's own roof
-// (see isRoofArch), or mostly solid (as thick as a car's body, where the
-// outline's own opening leaves it; strokes are far thinner). A thin part
+// (see isRoofArch), a window's frame below the car's top (closesWindow),
+// or mostly solid (as thick as a car's body, where the outline's own
+// opening leaves it; strokes are far thinner). A thin part
 // that runs out of the photo where the car does not stays cut too
 // (escapes); a solid one is the car's far end, which the photo cuts. kept
 // is the box of keep. It returns the box of what it added.
@@ -263,6 +265,9 @@ func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool
 	}
 	take := make([]bool, len(comps))
 	var box image.Rectangle
+	// What keep alone encloses, and its convex hull, found when first
+	// needed.
+	var enclosed, hull []bool
 	for k, c := range comps {
 		t := touches[k]
 		if t.x1 < 0 {
@@ -273,6 +278,18 @@ func restoreLowParts(keep []bool, kept image.Rectangle, set, reach, solid []bool
 			continue
 		}
 		if c.Box.Min.Y >= roofY || isRoofArch(c.Box, t.x0, t.x1+1, kept) || solid {
+			take[k] = true
+			box = box.Union(c.Box)
+			continue
+		}
+		if c.Box.Min.Y < kept.Min.Y {
+			continue // it rises above the car: lettering standing on the roof
+		}
+		if enclosed == nil {
+			enclosed = enclosedBy(keep, w, h)
+			hull = setHull(keep, w, h).fill(w, h)
+		}
+		if closesWindow(keep, enclosed, hull, labels, int32(k), c, kept, w, h) {
 			take[k] = true
 			box = box.Union(c.Box)
 		}
@@ -315,6 +332,66 @@ func isRoofArch(b image.Rectangle, x0, x1 int, kept image.Rectangle) bool {
 	return 3*(x1-x0) >= 2*b.Dx() && // resting on both ends
 		2*b.Dy() <= b.Dx() && // wider than twice its height
 		5*b.Dx() >= 2*kept.Dx() // at least 40% of the car's width
+}
+
+// windowFrame is the least area, as a multiple of a strip's own, of the
+// see-through window that the strip must close with the car, within the
+// car's convex hull, to be the window's frame (closesWindow): a window is
+// larger than the frame round it. 162_dsmlr-tr295's spoiler and the frame
+// of its rear window close 1.6 times their area, all of it within the
+// hull; the ring of a backdrop's logo behind 15_carvana's rear closes 1.5
+// times its area, but bulges out of the car's outline: within the hull,
+// 0.39 times its area.
+const windowFrame = 1.0
+
+// enclosedBy returns the pixels of the w×h grid outside keep that keep
+// encloses: the holes the hole filling would take.
+func enclosedBy(keep []bool, w, h int) []bool {
+	bg := make([]bool, len(keep))
+	for i, k := range keep {
+		bg[i] = !k
+	}
+	labels, comps := imaging.Label(bg, w, h, false)
+	out := make([]bool, len(keep))
+	for i, l := range labels {
+		out[i] = l >= 0 && comps[l].Border == 0
+	}
+	return out
+}
+
+// closesWindow reports whether the outline part c (label k in labels), a
+// strip beyond the body's reach that does not rise above the car (box
+// kept), is the frame of a see-through window: with keep, it encloses
+// background within keep's convex hull (hull, rasterised), beyond what
+// keep encloses alone (enclosed), of at least windowFrame times its own
+// area. Over a rear window or a windscreen the model sees through, the
+// spoiler, the roof's edge and the pillars round the glass are thinner
+// than the lettering cut; a hatchback's spoiler starts above the roof
+// line, and is far narrower than a cabin's roof arch (isRoofArch). The
+// glass lies within the car's outline. Lettering that closes its counters
+// on the roof rises above the car; a ring or an arch on the wall behind
+// it, lower than its roof, bulges out of its outline.
+func closesWindow(keep, enclosed, hull []bool, labels []int32, k int32, c imaging.Component, kept image.Rectangle, w, h int) bool {
+	// A hole that keep and c enclose lies within their box; a crop of the
+	// grid one pixel wider than it is all that needs labelling.
+	win := kept.Union(c.Box).Inset(-1).Intersect(image.Rect(0, 0, w, h))
+	ww, wh := win.Dx(), win.Dy()
+	bg := make([]bool, ww*wh)
+	for y := range wh {
+		for x := range ww {
+			i := (win.Min.Y+y)*w + win.Min.X + x
+			bg[y*ww+x] = !keep[i] && labels[i] != k
+		}
+	}
+	lab, comps := imaging.Label(bg, ww, wh, false)
+	closed := 0
+	for j, l := range lab {
+		i := (win.Min.Y+j/ww)*w + win.Min.X + j%ww
+		if l >= 0 && comps[l].Border == 0 && !enclosed[i] && hull[i] {
+			closed++
+		}
+	}
+	return float64(closed) >= windowFrame*float64(c.Area)
 }
 
 // clipRoofPeaks cuts off keep what rises above the car's silhouette in a

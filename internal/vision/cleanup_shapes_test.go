@@ -360,3 +360,87 @@ func TestCleanupClosesALowerBumper(t *testing.T) {
 		t.Errorf("kept %.2f of the gap over a narrow part, want none", s)
 	}
 }
+
+// hatchback is the saliency, on a 400×300 photo, of a hatchback seen from
+// the side: the body, and the cabin above it whose rear slopes down to the
+// body's end; rear is where the slope lies in row y.
+func hatchback() (sal plane, rear func(y int) int) {
+	const w, h = 400, 300
+	sal = newPlane(w, h)
+	rear = func(y int) int { return 170 - (y - 90) }
+	fill(sal, image.Rect(100, 150, 360, 250), 0.98) // body
+	for y := 90; y < 150; y++ {                     // cabin
+		fill(sal, image.Rect(rear(y), y, 330, y+1), 0.98)
+	}
+	return sal, rear
+}
+
+// TestCleanupKeepsAWindowFrame: over a rear window the model sees
+// through, the hatch's frame along the slope is a strip thinner than the
+// lettering cut that starts above the roof line, far narrower than a
+// cabin's roof; it is car because, with the car, it closes the window
+// within the car's outline, below the car's top (lettering closing its
+// counters on the roof rises above it: TestCleanupKeepsTheCarAlone).
+func TestCleanupKeepsAWindowFrame(t *testing.T) {
+	sal, rear := hatchback()
+	var frame, window []image.Point
+	for y := 92; y < 144; y++ {
+		for x := rear(y); x < rear(y)+40; x++ {
+			v := float32(0.1) // the glass, seen through
+			if x < rear(y)+5 {
+				v = 0.95 // the frame
+				frame = append(frame, image.Pt(x, y))
+			} else {
+				window = append(window, image.Pt(x, y))
+			}
+			sal.Pix[y*sal.W+x] = v
+		}
+	}
+	got, _ := keptOf(t, sal)
+	keptShare := func(pts []image.Point) float64 {
+		n := 0
+		for _, p := range pts {
+			if got[p.Y*sal.W+p.X] {
+				n++
+			}
+		}
+		return float64(n) / float64(len(pts))
+	}
+	if s := keptShare(frame); s < 0.95 {
+		t.Errorf("kept %.2f of the window's frame, want all", s)
+	}
+	if s := keptShare(window); s < 0.98 {
+		t.Errorf("kept %.2f of the see-through rear window, want all (glass is car)", s)
+	}
+}
+
+// TestCleanupDropsARingBehindTheCar: the ring of a logo on the wall
+// behind a car's sloping rear, lower than its roof, closes the wall inside
+// it with the car as a frame closes a window, but outside the car's
+// outline: it stays cut.
+func TestCleanupDropsARingBehindTheCar(t *testing.T) {
+	sal, rear := hatchback()
+	const cx, cy, r0, r1 = 110, 122, 23, 28
+	var ring []image.Point
+	for y := cy - r1; y <= cy+r1; y++ {
+		for x := cx - r1; x <= cx+r1; x++ {
+			d := (x-cx)*(x-cx) + (y-cy)*(y-cy)
+			if d >= r0*r0 && d <= r1*r1 && x < rear(y) && y < 150 {
+				sal.Pix[y*sal.W+x] = 0.95
+				ring = append(ring, image.Pt(x, y))
+			}
+		}
+	}
+	got, _ := keptOf(t, sal)
+	n := 0
+	for _, p := range ring {
+		if got[p.Y*sal.W+p.X] {
+			n++
+		}
+	}
+	// The ring's ends within the cabin's reach stay, as the outline's
+	// parts next to the body do: about a fifth of it.
+	if s := float64(n) / float64(len(ring)); s > 0.3 {
+		t.Errorf("kept %.2f of the ring behind the car, want it cut beyond the cabin's reach", s)
+	}
+}

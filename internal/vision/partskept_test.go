@@ -292,7 +292,27 @@ func glassPhotos(tb testing.TB, set string) []string {
 		tb.Skipf("skipping: ../shared/testdata/%s is not there (the annotated photos are not in the repository)", set)
 	}
 	sort.Strings(photos)
-	return photos
+	return onlyPhotos(photos)
+}
+
+// onlyPhotos keeps of photos those whose file name starts with one of the
+// comma-separated prefixes in SHOWROOM_MASK_EVAL_ONLY (all without it):
+// a measurement of a few photos while a rule is studied.
+func onlyPhotos(photos []string) []string {
+	only := os.Getenv("SHOWROOM_MASK_EVAL_ONLY")
+	if only == "" {
+		return photos
+	}
+	var out []string
+	for _, p := range photos {
+		for _, prefix := range strings.Split(only, ",") {
+			if prefix != "" && strings.HasPrefix(filepath.Base(p), prefix) {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
 }
 
 type keptRow struct {
@@ -417,6 +437,9 @@ func cachedDevIoU(tb testing.TB, seg *lazySegmenter, photos []string) (mean, low
 		}
 		n++
 		s := Compare(alpha, truth).IoU
+		if os.Getenv("SHOWROOM_MASK_EVAL_EACH") != "" {
+			tb.Logf("each %s IoU %.5f", filepath.Base(p), s)
+		}
 		mean += s
 		if s < lowest {
 			lowest, worst = s, filepath.Base(p)
@@ -435,7 +458,9 @@ func cachedDevIoU(tb testing.TB, seg *lazySegmenter, photos []string) (mean, low
 // sample must stay at least 97%. SHOWROOM_MASK_EVAL=all measures all 313
 // and the dev photos' IoU (with the saliency cache, a pass takes seconds;
 // SHOWROOM_MASK_EVAL=fill fills it) and prints the worst photos;
-// SHOWROOM_MASK_EVAL_OUT=DIR writes a picture of each.
+// SHOWROOM_MASK_EVAL_OUT=DIR writes a picture of each;
+// SHOWROOM_MASK_EVAL_ONLY=115_,162_ measures the photos whose names start
+// so; SHOWROOM_MASK_EVAL_EACH=1 logs every photo's numbers.
 func TestPartsKept(t *testing.T) {
 	all := os.Getenv("SHOWROOM_MASK_EVAL") != ""
 	seg := &lazySegmenter{tb: t}
@@ -476,14 +501,30 @@ func TestPartsKept(t *testing.T) {
 		t.Logf("%s: %d photos, parts kept mean %.4f, min %.4f, %d below 0.96; worst (pixels lost at saliency <0.3, <0.5, <0.7, >=0.7):\n  %s",
 			set.name, len(rows), mean, rows[0].kept, below, strings.Join(worstNames, "\n  "))
 		logExtra(t, set.name, rows)
+		if os.Getenv("SHOWROOM_MASK_EVAL_EACH") != "" {
+			logEach(t, rows)
+		}
 	}
-	if all {
-		mean, lowest, name := cachedDevIoU(t, seg, devPhotos(t))
+	if dev := onlyPhotos(devPhotos(t)); all && len(dev) > 0 {
+		mean, lowest, name := cachedDevIoU(t, seg, dev)
 		t.Logf("dev: IoU mean %.4f, min %.4f (%s)", mean, lowest, name)
 	}
 	if mean := sum / float64(max(n, 1)); n > 0 && mean < 0.97 {
 		t.Errorf("the mask keeps %.4f of the annotated car parts on average, want at least 0.97", mean)
 	}
+}
+
+// logEach logs every photo's parts kept and share kept outside the hull,
+// a line each in name order (SHOWROOM_MASK_EVAL_EACH): two passes, before
+// and after a change, compared line by line name the photos it changed.
+func logEach(t *testing.T, rows []keptRow) {
+	byName := slices.Clone(rows)
+	slices.SortFunc(byName, func(a, b keptRow) int { return strings.Compare(a.name, b.name) })
+	var lines []string
+	for _, r := range byName {
+		lines = append(lines, fmt.Sprintf("each %s kept %.5f outside %.5f", r.name, r.kept, r.extra))
+	}
+	t.Log("\n" + strings.Join(lines, "\n"))
 }
 
 // extraBar is the share of a mask kept outside the annotated parts' hull

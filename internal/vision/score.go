@@ -242,11 +242,9 @@ type convexHull struct {
 // can be vertices, so the hull is built from those.
 func partsHull(g *image.Gray) *convexHull {
 	w, h := g.Rect.Dx(), g.Rect.Dy()
-	var pts []image.Point
-	for y := range h {
-		row := g.Pix[y*g.Stride : y*g.Stride+w]
-		x0, x1 := -1, -1
-		for x, v := range row {
+	return hullOf(h, func(y int) (x0, x1 int) {
+		x0, x1 = -1, -1
+		for x, v := range g.Pix[y*g.Stride : y*g.Stride+w] {
 			if v >= 128 {
 				if x0 < 0 {
 					x0 = x
@@ -254,6 +252,33 @@ func partsHull(g *image.Gray) *convexHull {
 				x1 = x
 			}
 		}
+		return x0, x1
+	})
+}
+
+// setHull is partsHull of the set pixels of a w×h grid.
+func setHull(set []bool, w, h int) *convexHull {
+	return hullOf(h, func(y int) (x0, x1 int) {
+		row := set[y*w : (y+1)*w]
+		x0 = slices.Index(row, true)
+		if x0 < 0 {
+			return -1, -1
+		}
+		x1 = w - 1
+		for !row[x1] {
+			x1--
+		}
+		return x0, x1
+	})
+}
+
+// hullOf returns the convex hull of the pixels of an h-row grid whose
+// outermost ones in row y are span(y) (x0 -1 where the row has none), or
+// nil when there are none.
+func hullOf(h int, span func(y int) (x0, x1 int)) *convexHull {
+	var pts []image.Point
+	for y := range h {
+		x0, x1 := span(y)
 		if x0 >= 0 {
 			pts = append(pts, image.Pt(x0, y), image.Pt(x0, y+1), image.Pt(x1+1, y), image.Pt(x1+1, y+1))
 		}
