@@ -54,6 +54,8 @@ func main() {
 	footDrop := fs.Float64("foot-drop", -1, "override the fall of the probability across a pane's seal under which the band below is cut (tuning; 0: no cut)")
 	sealFoot := fs.Float64("seal-foot", -1, "override the least step of the lightness across a region's foot that puts it on the pane's frame, under which the body below the seal is cut (tuning; 0: no cut)")
 	sealValley := fs.Float64("seal-valley", -1, "override the least depth of the probability's valley between a pane and the panel under it, where a region whose foot lies on plain paint is cut (tuning; 0: no cut)")
+	paintBelow := fs.Float64("paint-below", -1, "override the least share of the car's paint in a region's rows under its seal at which they are cut (tuning; 0: no cut)")
+	slantSeal := fs.Float64("slant-seal", -1, "override the steepest slope (rows per column) along which a region whose foot lies on plain paint is cut at its seal (tuning; 0: no cut)")
 	reach := fs.Float64("reach", -1, "override how far glass grows, a share of the car's size (tuning; 0: no limit)")
 	neverWeight := fs.Float64("never-weight", 1, "the deep model's training weight of never-glass candidates (tuning)")
 	neverDensity := fs.Int("never-density", 1, "how many times more never-glass candidates than others it trains on (tuning)")
@@ -98,6 +100,12 @@ func main() {
 	}
 	if *sealValley >= 0 {
 		pipeline.SetSealValley(float32(*sealValley))
+	}
+	if *paintBelow >= 0 {
+		pipeline.SetPaintBelow(float32(*paintBelow))
+	}
+	if *slantSeal >= 0 {
+		pipeline.SetSlantSeal(float32(*slantSeal))
 	}
 	if *reach >= 0 {
 		pipeline.SetGlassReach(float32(*reach))

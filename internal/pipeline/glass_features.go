@@ -354,6 +354,8 @@ func postGlass(gg *glassGrid, prob []float32) []float32 {
 	wholePanes(keep, sm, gg)
 	cutUnsureFoot(keep, prob, gg.w, gg.h)
 	cutAtSeal(keep, prob, gg)
+	cutAtSlantedSeal(keep, prob, gg)
+	cutPaintedBody(keep, gg)
 	out := make([]float32, gg.w*gg.h)
 	for i, k := range keep {
 		if k && gg.matte[i] > 0.5 {
@@ -415,7 +417,9 @@ func confidentGlass(gg *glassGrid, prob, sm []float32) []bool {
 // wholly under a pane's foot is left as photographed (glass_panes.go);
 // postGlass then cuts the unsure band under a pane's seal
 // (cutUnsureFoot) and the body under the seal of a region whose foot lies
-// on the plain paint (cutAtSeal, cutAtValley).
+// on the plain paint (cutAtSeal, cutAtValley, cutAtSlantedSeal) or
+// mottled with the paint
+// (cutPaintedBody).
 func wholePanes(keep []bool, sm []float32, gg *glassGrid) {
 	w, h := gg.w, gg.h
 	growGlass(keep, sm, gg, glassGrow)

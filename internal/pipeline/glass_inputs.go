@@ -138,3 +138,18 @@ func SetSealFoot(v float32) { sealFoot = v }
 // a pane and the panel under it that cutAtValley cuts at (0: none), for
 // measuring it with glasstrain.
 func SetSealValley(v float32) { sealValley = v }
+
+// SetPaintBelow sets the least share of the car's paint in a region's rows
+// under its seal at which cutPaintedBody cuts them (paintBelow; 0: no
+// cut), for measuring it with glasstrain.
+func SetPaintBelow(v float32) { paintBelow = v }
+
+// SetSlantSeal sets the steepest slope (rows per column) along which
+// cutAtSlantedSeal looks for a seal, in steps of a quarter (0: it cuts
+// nothing), for measuring it with glasstrain.
+func SetSlantSeal(steepest float32) {
+	slantSeal = nil
+	for s := float32(0.25); s <= steepest; s += 0.25 {
+		slantSeal = append(slantSeal, -s, s)
+	}
+}

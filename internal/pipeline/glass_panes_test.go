@@ -322,3 +322,88 @@ func TestPanelBetweenTwoHumps(t *testing.T) {
 		t.Errorf("the windscreen fading to its foot is %.0f%% glass, want all of it", 100*s)
 	}
 }
+
+// TestPaintedBodyUnderASeal draws a rear window over a trunk lid the model
+// rates likely glass: the lid is dark under the window's seal, mottled
+// with pixels coloured like the car's paint (which are never glass), and
+// ends on a light chrome strip, so its foot lies on an edge and cutAtSeal
+// keeps it. The lid is left as photographed, the pane whole. A windscreen
+// over a painted bonnet, the paint outside the region's rows, stays whole.
+func TestPaintedBodyUnderASeal(t *testing.T) {
+	gg, prob := paneGrid()
+	fillProb(gg, prob, image.Rect(0, 0, 120, 80), 0.1, 0.5)
+	pane, lid := image.Rect(20, 10, 100, 30), image.Rect(20, 30, 100, 48)
+	fillProb(gg, prob, pane, 0.95, 0.8)
+	fillProb(gg, prob, lid, 0.75, 0.2)
+	for y := lid.Min.Y; y < lid.Max.Y; y++ {
+		for x := lid.Min.X; x < lid.Max.X; x++ {
+			gg.paint[y*gg.w+x] = (x/3+y/3)%2 == 0 // the paint, in patches
+		}
+	}
+	fillProb(gg, prob, image.Rect(10, 48, 110, 51), 0.1, 0.95) // the chrome strip
+	out := postGlass(gg, prob)
+	if s := share(out, gg.w, pane.Inset(2)); s < 0.99 {
+		t.Errorf("the rear window is %.0f%% glass, want all of it", 100*s)
+	}
+	if s := share(out, gg.w, lid.Inset(1)); s > 0 {
+		t.Errorf("the trunk lid under the seal is %.0f%% glass, want none", 100*s)
+	}
+
+	gg, prob = paneGrid()
+	fillProb(gg, prob, image.Rect(0, 0, 120, 80), 0.1, 0.5)
+	screen := image.Rect(20, 10, 100, 40)
+	fillProb(gg, prob, image.Rect(20, 10, 100, 25), 0.95, 0.8) // sky-lit
+	fillProb(gg, prob, image.Rect(20, 25, 100, 40), 0.9, 0.1)  // dashboard
+	for y := 42; y < 80; y++ {
+		for x := range gg.w {
+			gg.paint[y*gg.w+x] = true // the bonnet
+		}
+	}
+	out = postGlass(gg, prob)
+	if s := share(out, gg.w, screen.Inset(2)); s < 0.99 {
+		t.Errorf("the windscreen over a painted bonnet is %.0f%% glass, want all of it", 100*s)
+	}
+}
+
+// TestBodyBesideASlantedSeal draws a three-quarter view's windscreen: a
+// dark pane whose seal falls half a row a column, and beside it a white
+// bonnet the model rates likely glass next to the seal and unlikely
+// farther on. No whole row runs along the seal, so cutAtSeal does not
+// reach the bonnet; along the seal's slope the bonnet is cut and the pane
+// kept whole.
+func TestBodyBesideASlantedSeal(t *testing.T) {
+	gg, prob := paneGrid()
+	fillProb(gg, prob, image.Rect(0, 0, 120, 80), 0.1, 0.85) // white paint
+	seal := func(x int) int { return 50 - (x-20)/2 }
+	for x := 20; x < 100; x++ {
+		fillProb(gg, prob, image.Rect(x, 5, x+1, seal(x)), 0.95, 0.25)            // the pane
+		fillProb(gg, prob, image.Rect(x, seal(x), x+1, seal(x)+1), 0.6, 0.1)      // the seal
+		fillProb(gg, prob, image.Rect(x, seal(x)+1, x+1, seal(x)+16), 0.68, 0.85) // the bonnet beside it
+	}
+	pane := func(x, y int) bool { return x >= 22 && x < 98 && y >= 7 && y < seal(x)-1 }
+	bonnet := func(x, y int) bool { return x >= 22 && x < 98 && y > seal(x)+1 && y < seal(x)+15 }
+	out := postGlass(gg, prob)
+	if s := shareOf(out, gg, pane); s < 0.99 {
+		t.Errorf("the windscreen is %.0f%% glass, want all of it", 100*s)
+	}
+	if s := shareOf(out, gg, bonnet); s > 0.02 {
+		t.Errorf("the bonnet beside its seal is %.0f%% glass, want none", 100*s)
+	}
+}
+
+// shareOf returns the share of the grid's pixels where in holds that are
+// glass in out.
+func shareOf(out []float32, gg *glassGrid, in func(x, y int) bool) float64 {
+	n, k := 0, 0
+	for y := range gg.h {
+		for x := range gg.w {
+			if in(x, y) {
+				n++
+				if out[y*gg.w+x] >= 0.5 {
+					k++
+				}
+			}
+		}
+	}
+	return float64(k) / float64(max(n, 1))
+}
