@@ -340,25 +340,7 @@ func cutAtSeal(set []bool, prob []float32, gg *glassGrid) {
 		if rows < 4*sealK {
 			continue
 		}
-		// The lightness across the foot, column by column.
-		var across float32
-		cols := 0
-		for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
-			last := -1
-			for y := c.Box.Max.Y - 1; y >= c.Box.Min.Y; y-- {
-				if labels[y*w+x] == int32(l) {
-					last = y
-					break
-				}
-			}
-			in, out := last-sealSpan, last+sealSpan+1
-			if last < 0 || in < 0 || out >= h || gg.matte[out*w+x] <= 0.5 {
-				continue
-			}
-			across += abs32(lum[in*w+x] - lum[out*w+x])
-			cols++
-		}
-		if cols == 0 || across >= sealFoot*float32(cols) {
+		if !footOnPaint(labels, int32(l), c.Box, gg) {
 			continue
 		}
 		n := make([]int, rows)
@@ -374,13 +356,7 @@ func cutAtSeal(set []bool, prob []float32, gg *glassGrid) {
 				}
 			}
 		}
-		mean := func(r0, r1 int) float32 { return meanOfRows(n, sum, r0, r1) }
-		cut, best := -1, float32(0)
-		for r := max(rows/5, sealK); r+sealK <= rows; r++ {
-			if d := abs32(mean(r-sealK, r) - mean(r, r+sealK)); d > best {
-				cut, best = r, d
-			}
-		}
+		cut, best := sharpestStep(n, sum, max(rows/5, sealK))
 		if cut >= 0 && best >= sealStep && lessSure(n, sure, cut, c.Area) {
 			clearFrom(set, labels, int32(l), w, c.Box, cut)
 			rows = cut
