@@ -56,6 +56,7 @@ func main() {
 	sealValley := fs.Float64("seal-valley", -1, "override the least depth of the probability's valley between a pane and the panel under it, where a region whose foot lies on plain paint is cut (tuning; 0: no cut)")
 	paintBelow := fs.Float64("paint-below", -1, "override the least share of the car's paint in a region's rows under its seal at which they are cut (tuning; 0: no cut)")
 	slantSeal := fs.Float64("slant-seal", -1, "override the steepest slope (rows per column) along which a region whose foot lies on plain paint is cut at its seal (tuning; 0: no cut)")
+	paneSure := fs.Float64("pane-sure", -1, "override the smoothed probability under which a pixel is sure not to be glass when a region is taken out to its frame (tuning)")
 	reach := fs.Float64("reach", -1, "override how far glass grows, a share of the car's size (tuning; 0: no limit)")
 	neverWeight := fs.Float64("never-weight", 1, "the deep model's training weight of never-glass candidates (tuning)")
 	neverDensity := fs.Int("never-density", 1, "how many times more never-glass candidates than others it trains on (tuning)")
@@ -106,6 +107,9 @@ func main() {
 	}
 	if *slantSeal >= 0 {
 		pipeline.SetSlantSeal(float32(*slantSeal))
+	}
+	if *paneSure >= 0 {
+		pipeline.SetPaneSure(float32(*paneSure))
 	}
 	if *reach >= 0 {
 		pipeline.SetGlassReach(float32(*reach))

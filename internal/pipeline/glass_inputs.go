@@ -114,6 +114,11 @@ func DetectGlassWith(photo *image.NRGBA, mask *vision.Mask, m *ProbeModel) *imag
 // tuning it with glasstrain.
 func SetGlassGrow(v float32) { glassGrow = v }
 
+// SetPaneSure sets the smoothed probability under which a pixel is sure
+// not to be glass when fillPanes takes a region out to its frame
+// (paneSure), for tuning it with glasstrain.
+func SetPaneSure(v float32) { paneSure = v }
+
 // SetGlassReach sets how far glass grows (glassReach), for tuning.
 func SetGlassReach(v float32) { glassReach = v }
 
