@@ -197,7 +197,7 @@ var models = map[string]modelSpec{
 		// The decoder's stage 2 (64 channels, 128×128) and stage 3 (128
 		// channels, 64×64), outputs of the published graph already:
 		// fetching them costs a copy, not a computation.
-		features: []string{"input.1088", "input.948"},
+		features: []string{"input.1088", "input.948", "input.832"},
 		mean:     [3]float32{128, 128, 128}, std: [3]float32{256, 256, 256},
 	},
 	ModelU2Netp: {
