@@ -116,9 +116,11 @@ func (g cachedGray) gray() *image.Gray {
 }
 
 func (c *Cache) path(key [32]byte) string {
-	// "features": masks kept before they carried the model's activations
-	// (vision.Mask.Features) are not read back without them.
-	return filepath.Join(c.Dir, fmt.Sprintf("%x.features.gob", key[:12]))
+	// "stages3": masks kept before they carried the model's activations
+	// (vision.Mask.Features), or with two decoder stages where the glass
+	// detector now reads three, are not read back: a glass model is applied
+	// to the stages it was trained on only.
+	return filepath.Join(c.Dir, fmt.Sprintf("%x.stages3.gob", key[:12]))
 }
 
 func (c *Cache) load(key [32]byte) (*vision.Mask, bool) {

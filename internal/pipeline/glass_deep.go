@@ -16,7 +16,7 @@ import (
 // same colour read alike. The segmentation network has already looked at
 // the whole car when it drew its matte, and its decoder's activations tell
 // glass from paint the way it tells car from background: the detector reads
-// them (vision.Mask.Features, two decoder stages) at each pixel of the glass
+// them (vision.Mask.Features, three decoder stages) at each pixel of the glass
 // grid, adds a few features of where the pixel lies on the car, and a small
 // network (one hidden layer) gives its probability of being glass. The
 // regions are then decided as before (postGlass) and refined to full

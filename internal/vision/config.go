@@ -194,10 +194,11 @@ var models = map[string]modelSpec{
 	// (package onnxfp32): the same masks, faster, 190 MB less memory.
 	ModelISNet: {
 		file: ISNetFile, size: 1024, input: "input", output: "output",
-		// The decoder's stage 2 (64 channels, 256×256) and stage 3 (128
-		// channels, 128×128), outputs of the published graph already:
-		// fetching them costs a copy, not a computation.
-		features: []string{"input.1088", "input.948"},
+		// The decoder's stage 2 (64 channels, 256×256), stage 3 (128
+		// channels, 128×128) and stage 4 (256 channels, 64×64), outputs
+		// of the published graph already: fetching them costs a copy, not
+		// a computation.
+		features: []string{"input.1088", "input.948", "input.832"},
 		mean:     [3]float32{128, 128, 128}, std: [3]float32{256, 256, 256},
 	},
 	ModelU2Netp: {
