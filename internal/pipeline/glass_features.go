@@ -438,7 +438,7 @@ func smoothGlassProb(gg *glassGrid, prob []float32) []float32 {
 	sm := make([]float32, w*h)
 	imaging.BoxMean(sm, make([]float32, w*h), prob, w, h, 1)
 	if glassSnap > 0 {
-		// The deep features are coarse (a cell of 4 and 8 model pixels):
+		// The deep features are coarse (a cell of 4, 8 and 16 model pixels):
 		// their probability runs a few pixels past a windscreen's frame
 		// onto the bonnet. A guided filter with the photo's lightness as
 		// guide puts the probability's edges on the photo's.
