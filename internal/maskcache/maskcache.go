@@ -24,12 +24,20 @@ type Segmenter interface {
 	Segment(ctx context.Context, img *image.NRGBA) (*vision.Mask, error)
 }
 
+// signer is a Segmenter that names what its masks depend on besides the
+// photo (vision.Segmenter.Signature).
+type signer interface {
+	Signature() string
+}
+
 // Cache remembers the masks of photos it has seen (by their pixels), so
 // that the gallery runs the model once per photo, not once per
 // configuration. With Dir set it also keeps them on disk, one gob file per
 // photo, so that a later run (tuning a processor on the dev photos) does
-// not run the model again; the cache is keyed by the photo's pixels only,
-// so clear it after changing the segmentation.
+// not run the model again. A mask is keyed by the photo's pixels and the
+// segmenter's signature (model, second opinion, the activations a mask
+// carries), so that a change of those fills the cache again; clear it
+// after changing the segmentation in any other way.
 type Cache struct {
 	Segmenter Segmenter
 	Dir       string
@@ -44,7 +52,7 @@ type Cache struct {
 // between runs would give a later run of the same photo another photo's
 // activations (glass found over a wing or a bonnet, in the gallery only).
 func (c *Cache) Segment(ctx context.Context, img *image.NRGBA) (*vision.Mask, error) {
-	key := sha256.Sum256(img.Pix)
+	key := c.key(img)
 	c.mu.Lock()
 	m, ok := c.masks[key]
 	c.mu.Unlock()
@@ -66,6 +74,20 @@ func (c *Cache) Segment(ctx context.Context, img *image.NRGBA) (*vision.Mask, er
 	c.masks[key] = m
 	c.mu.Unlock()
 	return clone(m), nil
+}
+
+// key identifies img's mask: its pixels and, when the segmenter names
+// one, its signature.
+func (c *Cache) key(img *image.NRGBA) [32]byte {
+	h := sha256.New()
+	if s, ok := c.Segmenter.(signer); ok {
+		h.Write([]byte(s.Signature()))
+	}
+	h.Write([]byte{0})
+	h.Write(img.Pix)
+	var key [32]byte
+	h.Sum(key[:0])
+	return key
 }
 
 // clone returns a copy of m that shares no memory with it.
@@ -116,11 +138,7 @@ func (g cachedGray) gray() *image.Gray {
 }
 
 func (c *Cache) path(key [32]byte) string {
-	// "stages3": masks kept before they carried the model's activations
-	// (vision.Mask.Features), or with two decoder stages where the glass
-	// detector now reads three, are not read back: a glass model is applied
-	// to the stages it was trained on only.
-	return filepath.Join(c.Dir, fmt.Sprintf("%x.stages3.gob", key[:12]))
+	return filepath.Join(c.Dir, fmt.Sprintf("%x.gob", key[:12]))
 }
 
 func (c *Cache) load(key [32]byte) (*vision.Mask, bool) {

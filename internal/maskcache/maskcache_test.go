@@ -59,3 +59,44 @@ func TestEachRunOwnsItsMask(t *testing.T) {
 		}
 	}
 }
+
+// signed is a segmenter that names its masks' make (vision.Segmenter's
+// Signature): the model, and the activations a mask carries.
+type signed struct {
+	segmenter
+	sig string
+}
+
+func (s *signed) Signature() string { return s.sig }
+
+// TestSignatureKeysTheDisk: a segmenter whose masks carry other activations
+// (a decoder stage added to the glass detector's) or come from another model
+// must not read the masks another left on disk; the same one must.
+func TestSignatureKeysTheDisk(t *testing.T) {
+	dir := t.TempDir()
+	img := image.NewNRGBA(image.Rect(0, 0, 4, 3))
+	two := &signed{sig: "isnet:a,b"}
+	for range 2 {
+		if _, err := (&Cache{Segmenter: two, Dir: dir}).Segment(context.Background(), img); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if two.calls != 1 {
+		t.Errorf("the same signature ran the model %d times, want once", two.calls)
+	}
+	for _, other := range []Segmenter{&signed{sig: "isnet:a,b,c"}, &signed{sig: "u2netp"}, &segmenter{}} {
+		if _, err := (&Cache{Segmenter: other, Dir: dir}).Segment(context.Background(), img); err != nil {
+			t.Fatal(err)
+		}
+		calls := 0
+		switch s := other.(type) {
+		case *signed:
+			calls = s.calls
+		case *segmenter:
+			calls = s.calls
+		}
+		if calls != 1 {
+			t.Errorf("%T %v read another segmenter's mask from disk (model ran %d times, want once)", other, other, calls)
+		}
+	}
+}

@@ -93,3 +93,21 @@ func sameOutput(t *testing.T, a, b []float32, aName, bName string) {
 		}
 	}
 }
+
+// TestSignatureNamesWhatMasksCarry: the mask cache keys by the signature,
+// so it must change with the model, the second opinion and the
+// activations read (a decoder stage added to the glass detector's).
+func TestSignatureNamesWhatMasksCarry(t *testing.T) {
+	isnet := &Segmenter{cfg: DefaultConfig("")}
+	alone := &Segmenter{cfg: Config{Model: ModelISNet}}
+	u2 := &Segmenter{cfg: Config{Model: ModelU2Netp, SecondOpinion: true}}
+	sigs := map[string]bool{isnet.Signature(): true, alone.Signature(): true, u2.Signature(): true}
+	if len(sigs) != 3 {
+		t.Errorf("signatures %q, %q, %q are not all different", isnet.Signature(), alone.Signature(), u2.Signature())
+	}
+	for _, f := range models[ModelISNet].features {
+		if !strings.Contains(isnet.Signature(), f) {
+			t.Errorf("IS-Net's signature %q does not name its activation %s", isnet.Signature(), f)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"image"
+	"strings"
 	"time"
 
 	"github.com/showroom/showroom/internal/showroom"
@@ -51,6 +52,23 @@ func New(cfg Config) (*Segmenter, error) {
 
 // Model returns the name of the model s runs.
 func (s *Segmenter) Model() string { return s.cfg.Model }
+
+// Signature names what s's masks depend on besides the photo: the model,
+// the second opinion, and the activations a mask carries
+// (modelSpec.features), which a glass model is trained on and applies to
+// only. Two segmenters with the same signature give a photo the same
+// mask, so a cache of masks keys by it (package maskcache): adding a
+// decoder stage, or switching models, leaves the old masks unread.
+func (s *Segmenter) Signature() string {
+	sig := s.cfg.Model
+	if s.cfg.usesSecondOpinion() {
+		sig += "+" + ModelU2Netp
+	}
+	if f := models[s.cfg.Model].features; len(f) > 0 {
+		sig += ":" + strings.Join(f, ",")
+	}
+	return sig
+}
 
 // Close releases the model; the runtime goes with the last Segmenter.
 func (s *Segmenter) Close() error {
