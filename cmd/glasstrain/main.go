@@ -57,6 +57,8 @@ func main() {
 	paintBelow := fs.Float64("paint-below", -1, "override the least share of the car's paint in a region's rows under its seal at which they are cut (tuning; 0: no cut)")
 	slantSeal := fs.Float64("slant-seal", -1, "override the steepest slope (rows per column) along which a region whose foot lies on plain paint is cut at its seal (tuning; 0: no cut)")
 	paneSure := fs.Float64("pane-sure", -1, "override the smoothed probability under which a pixel is sure not to be glass when a region is taken out to its frame (tuning)")
+	softSure := fs.Float64("soft-sure", -1, "override the smoothed probability from which a region's border, read a few cells out, runs over glass (tuning)")
+	softEdge := fs.Float64("soft-edge", -1, "override the share of a region's border over glass above which the region is left as photographed, as stopped inside its pane (tuning; 0: none is)")
 	reach := fs.Float64("reach", -1, "override how far glass grows, a share of the car's size (tuning; 0: no limit)")
 	neverWeight := fs.Float64("never-weight", 1, "the deep model's training weight of never-glass candidates (tuning)")
 	neverDensity := fs.Int("never-density", 1, "how many times more never-glass candidates than others it trains on (tuning)")
@@ -110,6 +112,16 @@ func main() {
 	}
 	if *paneSure >= 0 {
 		pipeline.SetPaneSure(float32(*paneSure))
+	}
+	if *softSure >= 0 || *softEdge >= 0 {
+		sure, edge := pipeline.PaneSoft()
+		if *softSure >= 0 {
+			sure = float32(*softSure)
+		}
+		if *softEdge >= 0 {
+			edge = float32(*softEdge)
+		}
+		pipeline.SetPaneSoft(sure, edge)
 	}
 	if *reach >= 0 {
 		pipeline.SetGlassReach(float32(*reach))

@@ -298,6 +298,7 @@ func glassProb(gg *glassGrid, g *workGrid, feats []vision.Features, deep *probeM
 		return nil
 	}
 	if deep.fits(feats) {
+		gg.deep = true
 		return gg.predictDeep(deep, g, feats, hand, idx)
 	}
 	return gg.predict(glassModel(), hand, idx)

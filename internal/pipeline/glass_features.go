@@ -28,6 +28,10 @@ type glassGrid struct {
 	box    image.Rectangle
 	top    []int // the car's first row in each column, -1 for none
 	bottom []int // one past its last row
+	// deep is set when the probabilities are the deep model's
+	// (glassProb), on which the pane rules that read them were measured
+	// (dropSoftPanes).
+	deep bool
 }
 
 func newGlassGrid(g *workGrid, box image.Rectangle, raw *image.Gray) *glassGrid {
@@ -414,7 +418,8 @@ func confidentGlass(gg *glassGrid, prob, sm []float32) []bool {
 // shows, is less sure than the sky-lit top), then its holes and the gaps
 // along its columns and rows are closed. Then each region is taken out to
 // its frame, what hangs under a pane's foot is cut off, and a region
-// wholly under a pane's foot is left as photographed (glass_panes.go);
+// wholly under a pane's foot, or one that stopped inside its pane, is
+// left as photographed (glass_panes.go);
 // postGlass then cuts the unsure band under a pane's seal
 // (cutUnsureFoot) and the body under the seal of a region whose foot lies
 // on the plain paint (cutAtSeal, cutAtValley, cutAtSlantedSeal) or
@@ -429,6 +434,7 @@ func wholePanes(keep []bool, sm []float32, gg *glassGrid) {
 	fillPanes(keep, sm, gg)
 	cutNecks(keep, w, h)
 	dropUnderPanes(keep, w, h)
+	dropSoftPanes(keep, sm, gg)
 }
 
 // smoothGlassProb is the model's probability smoothed over 3×3 and, with

@@ -239,6 +239,73 @@ func dropUnderPanes(set []bool, w, h int) {
 	}
 }
 
+// Soft-border settings (dropSoftPanes): a region's border is read
+// paneSoftGap cells out of it; where more than paneSoftEdge of that ring
+// is reached from the region over the car through cells the smoothed
+// probability puts at paneSoftSure or more, the region stopped inside a
+// pane (paneSoftEdge 0: none is dropped).
+var (
+	paneSoftGap  int32   = 3
+	paneSoftSure float32 = 0.2
+	paneSoftEdge float32 = 0.6
+)
+
+// dropSoftPanes leaves as photographed each glass region of set that
+// stopped inside its pane rather than at its frame: one whose border, read
+// a few cells out, is reached mostly through cells where the model still
+// finds glass likely (sm, smoothed). A pane taken out to its frame
+// (fillPanes) is bounded by pillars, seals, the roof and the sky, where the
+// model finds glass unlikely, over most of its border (a window beyond a
+// pillar is not reached through the pillar); a windscreen found on its
+// sky-lit top only, with the dashboard's shade under it left out, or a
+// blotch in a window, is bounded by glass the model was unsure of, and
+// drawn it is a torn pane (a see-through patch beside glass left as
+// photographed). The settings were measured on the deep model's
+// probabilities; the hand-made model's run higher around a window, so its
+// regions are not read so.
+func dropSoftPanes(set []bool, sm []float32, gg *glassGrid) {
+	if paneSoftEdge <= 0 || !gg.deep {
+		return
+	}
+	w, h := gg.w, gg.h
+	labels, comps := imaging.Label(set, w, h, false)
+	steps := imaging.Steps(set, w, h, paneSoftGap, nil)
+	likely := imaging.Steps(set, w, h, paneSoftGap, func(i int) bool {
+		return gg.matte[i] > 0.5 && sm[i] >= paneSoftSure
+	})
+	ring := make([]int, len(comps))
+	soft := make([]int, len(comps))
+	for i, d := range steps {
+		if d != paneSoftGap {
+			continue
+		}
+		ring[nearestSeed(labels, steps, w, i)]++
+		if likely[i] == paneSoftGap {
+			soft[nearestSeed(labels, likely, w, i)]++
+		}
+	}
+	for i, l := range labels {
+		if l >= 0 && float32(soft[l]) > paneSoftEdge*float32(ring[l]) {
+			set[i] = false
+		}
+	}
+}
+
+// nearestSeed returns the label of a seed pixel nearest to i, walking
+// back along the flood steps (imaging.Steps) reached i by.
+func nearestSeed(labels, steps []int32, w, i int) int32 {
+	for steps[i] > 0 {
+		x := i % w
+		for _, n := range [4]int{i - 1, i + 1, i - w, i + w} {
+			if n >= 0 && n < len(steps) && (n != i-1 || x > 0) && (n != i+1 || x < w-1) && steps[n] == steps[i]-1 {
+				i = n
+				break
+			}
+		}
+	}
+	return labels[i]
+}
+
 // Foot band settings (cutUnsureFoot): where the row means of a region's
 // probability fall by footDrop within footK rows in its lower half, the
 // rows below average under footLow, those above at least footHigh, and the

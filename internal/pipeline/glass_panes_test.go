@@ -44,11 +44,11 @@ func TestScorePanes(t *testing.T) {
 
 // paneGrid is a drawn glass grid: a 120×80 car filling the grid, mid-grey,
 // no paint marked (a grey car's paint looks like tinted glass), and a
-// probability map to fill.
+// probability map to fill, drawn as the deep model's.
 func paneGrid() (*glassGrid, []float32) {
 	const w, h = 120, 80
 	gg := &glassGrid{w: w, h: h, k: 1, lum: make([]float32, w*h), matte: make([]float32, w*h),
-		paint: make([]bool, w*h), box: image.Rect(0, 0, w, h)}
+		paint: make([]bool, w*h), box: image.Rect(0, 0, w, h), deep: true}
 	for i := range gg.matte {
 		gg.matte[i], gg.lum[i] = 1, 0.5
 	}
@@ -406,4 +406,27 @@ func shareOf(out []float32, gg *glassGrid, in func(x, y int) bool) float64 {
 		}
 	}
 	return float64(k) / float64(max(n, 1))
+}
+
+// TestTornPaneIsLeftAsPhotographed draws a window the model finds sure
+// glass only in a patch in its middle (a reflection of the sky), the rest
+// of it likely but under the rate fillPanes contests (the interior seen
+// through it), and beside it a window found whole up to its frame. The
+// patch, drawn, would be a see-through blotch in a window otherwise left
+// as photographed: the window is left as photographed whole; the whole
+// one stays glass.
+func TestTornPaneIsLeftAsPhotographed(t *testing.T) {
+	gg, prob := paneGrid()
+	torn := image.Rect(10, 10, 70, 50)
+	fillProb(gg, prob, torn, 0.22, 0.3)
+	fillProb(gg, prob, image.Rect(25, 20, 55, 38), 0.95, 0.6) // the sky's reflection
+	whole := image.Rect(80, 10, 110, 50)
+	fillProb(gg, prob, whole, 0.95, 0.3)
+	out := postGlass(gg, prob)
+	if s := share(out, gg.w, torn); s > 0 {
+		t.Errorf("the window found in part is %.0f%% glass, want none (whole or not at all)", 100*s)
+	}
+	if s := share(out, gg.w, whole.Inset(2)); s < 0.99 {
+		t.Errorf("the window found whole is %.0f%% glass, want all of it", 100*s)
+	}
 }
