@@ -113,15 +113,11 @@ func main() {
 	if *paneSure >= 0 {
 		pipeline.SetPaneSure(float32(*paneSure))
 	}
-	if *softSure >= 0 || *softEdge >= 0 {
-		sure, edge := pipeline.PaneSoft()
-		if *softSure >= 0 {
-			sure = float32(*softSure)
-		}
-		if *softEdge >= 0 {
-			edge = float32(*softEdge)
-		}
-		pipeline.SetPaneSoft(sure, edge)
+	if *softSure >= 0 {
+		pipeline.SetPaneSoftSure(float32(*softSure))
+	}
+	if *softEdge >= 0 {
+		pipeline.SetPaneSoftEdge(float32(*softEdge))
 	}
 	if *reach >= 0 {
 		pipeline.SetGlassReach(float32(*reach))

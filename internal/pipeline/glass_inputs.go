@@ -119,14 +119,15 @@ func SetGlassGrow(v float32) { glassGrow = v }
 // (paneSure), for tuning it with glasstrain.
 func SetPaneSure(v float32) { paneSure = v }
 
-// SetPaneSoft sets the probability from which dropSoftPanes reads a
-// region's border as running over glass, and the share of it over which
-// the region is left as photographed (0: none), for tuning them with
-// glasstrain.
-func SetPaneSoft(sure, edge float32) { paneSoftSure, paneSoftEdge = sure, edge }
+// SetPaneSoftSure sets the smoothed probability from which dropSoftPanes
+// reads a region's border as running over glass (paneSoftSure), for
+// tuning it with glasstrain.
+func SetPaneSoftSure(v float32) { paneSoftSure = v }
 
-// PaneSoft returns dropSoftPanes' settings (SetPaneSoft).
-func PaneSoft() (sure, edge float32) { return paneSoftSure, paneSoftEdge }
+// SetPaneSoftEdge sets the share of a region's border over glass above
+// which dropSoftPanes leaves it as photographed (paneSoftEdge; 0: none
+// is), for tuning it with glasstrain.
+func SetPaneSoftEdge(v float32) { paneSoftEdge = v }
 
 // SetGlassReach sets how far glass grows (glassReach), for tuning.
 func SetGlassReach(v float32) { glassReach = v }
