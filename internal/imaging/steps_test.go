@@ -39,3 +39,18 @@ func TestSteps(t *testing.T) {
 		t.Errorf("steps from the first row's end to the second row's start: %d, want 5", d)
 	}
 }
+
+// TestSeedOf walks back from flooded pixels to the seed that reached them:
+// two seeds at the ends of a row, a wall between the rows but at the left.
+func TestSeedOf(t *testing.T) {
+	const w, h = 5, 2
+	seed := make([]bool, w*h)
+	seed[0], seed[4] = true, true
+	wall := func(i int) bool { return i == 1*w+0 || i < w }
+	steps := Steps(seed, w, h, 100, wall)
+	for i, want := range map[int]int{0: 0, 1: 0, 3: 4, 4: 4, 1*w + 0: 0} {
+		if got := SeedOf(steps, w, i); got != want {
+			t.Errorf("pixel %d walks back to %d, want seed %d", i, got, want)
+		}
+	}
+}

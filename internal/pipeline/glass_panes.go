@@ -279,9 +279,9 @@ func dropSoftPanes(set []bool, sm []float32, gg *glassGrid) {
 		if d != paneSoftGap {
 			continue
 		}
-		ring[nearestSeed(labels, steps, w, i)]++
+		ring[labels[imaging.SeedOf(steps, w, i)]]++
 		if likely[i] == paneSoftGap {
-			soft[nearestSeed(labels, likely, w, i)]++
+			soft[labels[imaging.SeedOf(likely, w, i)]]++
 		}
 	}
 	for i, l := range labels {
@@ -289,21 +289,6 @@ func dropSoftPanes(set []bool, sm []float32, gg *glassGrid) {
 			set[i] = false
 		}
 	}
-}
-
-// nearestSeed returns the label of a seed pixel nearest to i, walking
-// back along the flood steps (imaging.Steps) reached i by.
-func nearestSeed(labels, steps []int32, w, i int) int32 {
-	for steps[i] > 0 {
-		x := i % w
-		for _, n := range [4]int{i - 1, i + 1, i - w, i + w} {
-			if n >= 0 && n < len(steps) && (n != i-1 || x > 0) && (n != i+1 || x < w-1) && steps[n] == steps[i]-1 {
-				i = n
-				break
-			}
-		}
-	}
-	return labels[i]
 }
 
 // Foot band settings (cutUnsureFoot): where the row means of a region's
