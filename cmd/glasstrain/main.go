@@ -68,6 +68,7 @@ func main() {
 	scoreModel := fs.String("score", "", "only score this model file on the photos (no training), e.g. glass_probe.json on the dev set")
 	foldModels := fs.String("fold-models", "", "keep the cross-validation's fold models in this folder (outside the repository): written after training, read instead of training when all are there (tuning the pane decisions on the same models)")
 	only := fs.String("only", "", "with --folds, score only the photos whose names start with these (comma-separated); the folds are still those of all the photos (tuning)")
+	augment := fs.Bool("augment", false, "train on a relit, mirrored copy of each photo too, segmented into -mask-cache (with -prepare too)")
 	cmd := cliflag.Command{Name: "glasstrain", Synopsis: synopsis}
 	if err := cmd.Parse(fs, os.Args[1:], os.Stdout); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -128,7 +129,7 @@ func main() {
 	if *footDrop >= 0 {
 		pipeline.SetFootDrop(float32(*footDrop))
 	}
-	o := options{foldModels: *foldModels}
+	o := options{foldModels: *foldModels, augment: *augment}
 	for _, p := range strings.Split(*only, ",") {
 		if p != "" {
 			o.only = append(o.only, p)
@@ -253,6 +254,9 @@ func (l *lazySegmenter) Segment(ctx context.Context, img *image.NRGBA) (*vision.
 type options struct {
 	foldModels string
 	only       []string
+	// augment trains on a relit, mirrored copy of each photo too
+	// (augment.go); the copies are scored nowhere.
+	augment bool
 }
 
 // picks reports whether photo name is one to score.
@@ -337,9 +341,16 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 	for i, p := range paths {
 		names[i] = filepath.Base(strings.TrimSuffix(p, ".jpg"))
 	}
+	// segment gives photo its mask, from the cache or segmented into it.
+	// A cache of its own per photo: the in-memory one would keep every
+	// photo's activations.
+	segment := func(photo *image.NRGBA) (glasstrain.Example, error) {
+		cs := &maskcache.Cache{Segmenter: seg, Dir: cache}
+		mask, err := cs.Segment(context.Background(), photo)
+		return glasstrain.Example{Photo: photo, Mask: mask}, err
+	}
 	// load reads photo i, its mask (from the cache, or segmented into it)
-	// and its annotations. A cache of its own per photo: the in-memory one
-	// would keep every photo's activations.
+	// and its annotations.
 	load := func(i int) (glasstrain.Example, error) {
 		p := paths[i]
 		base := strings.TrimSuffix(p, ".jpg")
@@ -351,13 +362,12 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 		if err != nil {
 			return glasstrain.Example{}, fmt.Errorf("%s: %w", p, err)
 		}
-		cs := &maskcache.Cache{Segmenter: seg, Dir: cache}
-		mask, err := cs.Segment(context.Background(), photo)
+		ex, err := segment(photo)
 		if err != nil {
 			return glasstrain.Example{}, fmt.Errorf("%s: %w", p, err)
 		}
-		ex := glasstrain.Example{Name: names[i], Photo: photo, Mask: mask}
-		if prepare {
+		ex.Name = names[i]
+		if prepare && !o.augment {
 			return ex, nil
 		}
 		if ex.Windows, err = vision.ReadMask(base + ".windows.png"); err != nil {
@@ -376,8 +386,14 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 	if prepare {
 		for i := range paths {
 			progress(i)
-			if _, err := load(i); err != nil {
+			ex, err := load(i)
+			if err != nil {
 				return err
+			}
+			if o.augment {
+				if _, err := augmented(ex, i, segment); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
@@ -479,6 +495,13 @@ func run(dir, out string, folds int, cache string, prepare, baseline bool, limit
 			channels = glasstrain.Channels(ex)
 		}
 		rows[i] = glasstrain.PrepareProbe(ex)
+		if o.augment {
+			ax, err := augmented(ex, i, segment)
+			if err != nil {
+				return err
+			}
+			rows[i] = rows[i].With(glasstrain.PrepareProbe(ax))
+		}
 	}
 	if folds > 1 {
 		models := glasstrain.TrainProbeFolds(rows, folds, channels)

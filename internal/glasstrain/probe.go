@@ -9,6 +9,7 @@ import (
 	"image"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 
 	"github.com/showroom/showroom/internal/imaging"
@@ -344,4 +345,14 @@ func TrainProbe(rows []ProbeRows, channels []int) ([]byte, error) {
 		all[i] = r.rows
 	}
 	return json.Marshal(trainProbe(all, channels))
+}
+
+// With returns r's rows followed by o's: a photo's rows with those of a
+// copy made of it (glasstrain's --augment), which stay in its fold.
+func (r ProbeRows) With(o ProbeRows) ProbeRows {
+	return ProbeRows{probeRows{
+		x: append(slices.Clip(r.rows.x), o.rows.x...),
+		y: append(slices.Clip(r.rows.y), o.rows.y...),
+		w: append(slices.Clip(r.rows.w), o.rows.w...),
+	}}
 }
