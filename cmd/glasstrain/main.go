@@ -56,6 +56,7 @@ func main() {
 	sealValley := fs.Float64("seal-valley", -1, "override the least depth of the probability's valley between a pane and the panel under it, where a region whose foot lies on plain paint is cut (tuning; 0: no cut)")
 	paintBelow := fs.Float64("paint-below", -1, "override the least share of the car's paint in a region's rows under its seal at which they are cut (tuning; 0: no cut)")
 	slantSeal := fs.Float64("slant-seal", -1, "override the steepest slope (rows per column) along which a region whose foot lies on plain paint is cut at its seal (tuning; 0: no cut)")
+	sealLighter := fs.Float64("seal-lighter", -1, "override how much lighter than a region's part above its seal the part under it must be for less sure at all to cut it (tuning; 0: never)")
 	paneSure := fs.Float64("pane-sure", -1, "override the smoothed probability under which a pixel is sure not to be glass when a region is taken out to its frame (tuning)")
 	softSure := fs.Float64("soft-sure", -1, "override the smoothed probability from which a region's border, read a few cells out, runs over glass (tuning)")
 	softEdge := fs.Float64("soft-edge", -1, "override the share of a region's border over glass above which the region is left as photographed, as stopped inside its pane (tuning; 0: none is)")
@@ -110,6 +111,9 @@ func main() {
 	}
 	if *slantSeal >= 0 {
 		pipeline.SetSlantSeal(float32(*slantSeal))
+	}
+	if *sealLighter >= 0 {
+		pipeline.SetSealLighter(float32(*sealLighter))
 	}
 	if *paneSure >= 0 {
 		pipeline.SetPaneSure(float32(*paneSure))

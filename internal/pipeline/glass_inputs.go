@@ -159,6 +159,12 @@ func SetSealValley(v float32) { sealValley = v }
 // cut), for measuring it with glasstrain.
 func SetPaintBelow(v float32) { paintBelow = v }
 
+// SetSealLighter sets how much lighter than a region's part above its
+// seal the part under it must be for cutAtSeal and cutAtSlantedSeal to cut
+// it when it is less sure at all (sealLighter; 0: only when less sure by
+// sealLess), for measuring it with glasstrain.
+func SetSealLighter(v float32) { sealLighter = v }
+
 // SetSlantSeal sets the steepest slope (rows per column) along which
 // cutAtSlantedSeal looks for a seal, in steps of a quarter (0: it cuts
 // nothing), for measuring it with glasstrain.
