@@ -189,6 +189,26 @@ func TestSideViewPanesAreNotTongues(t *testing.T) {
 	}
 }
 
+// TestSliverDownAPillarIsCut draws a windscreen and, hanging from one end
+// of its foot, a strip of glass two cells wide running down the A-pillar
+// and the wing (photo 172, a black car's pillar the model rates as its
+// glass): not under the pane's middle, but a sliver, never as wide as a
+// quarter of the pane; it is cut, the windscreen stays whole.
+func TestSliverDownAPillarIsCut(t *testing.T) {
+	gg, prob := paneGrid()
+	fillProb(gg, prob, image.Rect(0, 0, 120, 80), 0.1, 0.6)
+	screen, sliver := image.Rect(20, 10, 100, 36), image.Rect(20, 36, 23, 62)
+	fillProb(gg, prob, screen, 0.95, 0.3)
+	fillProb(gg, prob, sliver, 0.95, 0.3)
+	out := postGlass(gg, prob)
+	if s := share(out, gg.w, screen.Inset(2)); s < 0.99 {
+		t.Errorf("the windscreen is %.0f%% glass, want all of it", 100*s)
+	}
+	if s := share(out, gg.w, image.Rect(20, 40, 23, 62)); s > 0 {
+		t.Errorf("the sliver down the pillar is %.0f%% glass, want none", 100*s)
+	}
+}
+
 // TestNoPaneUnderAPane draws a rear window and, under its foot, a dark band
 // the model finds glass-like (the shade under a trunk's chrome strip), a
 // region of its own: it stays as photographed. A side window beside the
