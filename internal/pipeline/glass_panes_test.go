@@ -190,7 +190,7 @@ func TestSideViewPanesAreNotTongues(t *testing.T) {
 }
 
 // TestSliverDownAPillarIsCut draws a windscreen and, hanging from one end
-// of its foot, a strip of glass two cells wide running down the A-pillar
+// of its foot, a strip of glass three cells wide running down the A-pillar
 // and the wing (photo 172, a black car's pillar the model rates as its
 // glass): not under the pane's middle, but a sliver, never as wide as a
 // quarter of the pane; it is cut, the windscreen stays whole.
