@@ -438,7 +438,7 @@ func cutAtSeal(set []bool, prob []float32, gg *glassGrid) {
 			}
 		}
 		cut, best := sharpestStep(n, sum, max(rows/5, sealK))
-		if cut >= 0 && best >= sealStep && lessSure(n, sure, cut, c.Area, lighterUnder(n, sum, cut)) {
+		if cut >= 0 && best >= sealStep && lessSure(n, sure, sum, cut, c.Area) {
 			clearFrom(set, labels, int32(l), w, c.Box, cut)
 			rows = cut
 		}
@@ -449,14 +449,15 @@ func cutAtSeal(set []bool, prob []float32, gg *glassGrid) {
 }
 
 // lessSure reports whether the rows of a region from cut on (its rows'
-// pixel counts n and sums of the probability sure; area pixels in all)
-// hold at most sealMax of it, the rows above are sure glass (sealSure)
-// and the rows below less sure by sealLess; or, when they are lighter
-// (lighterUnder), at most sealValleyMax of it and less sure at all.
-func lessSure(n []int, sure []float32, cut, area int, lighter bool) bool {
+// pixel counts n, sums of the probability sure and of the lightness lum;
+// area pixels in all) hold at most sealMax of it, the rows above are sure
+// glass (sealSure) and the rows below less sure by sealLess; or, when they
+// are lighter (lighterUnder), at most sealValleyMax of it and less sure at
+// all.
+func lessSure(n []int, sure, lum []float32, cut, area int) bool {
 	above, below, na, nb := splitRows(n, sure, cut)
 	less, most := sealLess, sealMax
-	if lighter {
+	if lighterUnder(n, lum, cut) {
 		less, most = 0, sealValleyMax
 	}
 	return na > 0 && nb > 0 && float32(nb) <= most*float32(area) &&
@@ -709,7 +710,7 @@ func cutAtSlantedSeal(set []bool, prob []float32, gg *glassGrid) {
 				best = sl
 			}
 		}
-		if best.step < sealStep || !lessSure(best.n, best.sure, best.cut, c.Area, lighterUnder(best.n, best.sum, best.cut)) {
+		if best.step < sealStep || !lessSure(best.n, best.sure, best.sum, best.cut, c.Area) {
 			continue
 		}
 		for y := c.Box.Min.Y; y < c.Box.Max.Y; y++ {
