@@ -64,6 +64,8 @@ func main() {
 	neverWeight := fs.Float64("never-weight", 1, "the deep model's training weight of never-glass candidates (tuning)")
 	neverDensity := fs.Int("never-density", 1, "how many times more never-glass candidates than others it trains on (tuning)")
 	nearReach := fs.Float64("never-near", 0, "with -never-weight and -never-density, only the never-glass within this share of the car's size of annotated glass (tuning; 0: all)")
+	roofWeight := fs.Float64("roof-weight", 0, "train the deep model on the car over each annotated pane as not glass at this weight (tuning; 0: as the rest of the car)")
+	roofMargin := fs.Int("roof-margin", 0, "with -roof-weight, how many glass-grid cells over a pane's top are left out (tuning; 0: the default)")
 	neverPrior := fs.Bool("never-prior", false, "give back the log-odds shift of -never-weight and -never-density in the model's bias (tuning)")
 	hand := fs.String("hand", "", "the hand-made features the deep model reads, by index, comma-separated (tuning; empty: the default ones)")
 	scoreModel := fs.String("score", "", "only score this model file on the photos (no training), e.g. glass_probe.json on the dev set")
@@ -97,6 +99,7 @@ func main() {
 	}
 	glasstrain.TuneProbe(float32(*neverWeight), *neverDensity, float32(*nearReach), handList)
 	glasstrain.ShiftProbePrior(*neverPrior)
+	glasstrain.TuneRoof(float32(*roofWeight), *roofMargin)
 	if *snap >= 0 {
 		pipeline.SetGlassSnap(*snap, float32(*snapEps))
 	}
@@ -149,15 +152,25 @@ func main() {
 func report(what string, folds int, names []string, res []glasstrain.Result) {
 	var scores []vision.GlassScore
 	var panes pipeline.PaneScore
+	var roof float64
+	roofs, roofOver := 0, 0
 	for i, r := range res {
-		fmt.Printf("%-20s recall %.3f  false %.4f  torn %d/%d\n", names[i], r.Score.Recall, r.Score.False, r.Panes.Torn, r.Panes.Panes)
+		fmt.Printf("%-20s recall %.3f  false %.4f  torn %d/%d  roof %.4f\n", names[i], r.Score.Recall, r.Score.False, r.Panes.Torn, r.Panes.Panes, r.Roof)
 		scores = append(scores, r.Score)
 		panes = panes.Add(r.Panes)
+		if r.Roof >= 0 {
+			roof += r.Roof
+			roofs++
+			if r.Roof > 0.1 {
+				roofOver++
+			}
+		}
 	}
 	sum := vision.SummarizeGlass(scores)
 	fmt.Printf("%s, %d-fold cross-validation on %d photos: mean recall %.3f (median %.3f), found on %d of %d (%.1f%%), never-glass made glass mean %.2f%% max %.2f%%, torn panes %d of %d (%.1f%%)\n",
 		what, folds, len(res), sum.MeanRecall, sum.MedianRecall, sum.Found, sum.Scored, 100*float64(sum.Found)/float64(max(sum.Scored, 1)),
 		100*sum.MeanFalse, 100*sum.MaxFalse, panes.Torn, panes.Panes, 100*float64(panes.Torn)/float64(max(panes.Panes, 1)))
+	fmt.Printf("glass over the annotated panes (a roof, a spoiler made see-through), in the panes' area: mean %.1f%% on %d photos, %d over 10%%\n", 100*roof/float64(max(roofs, 1)), roofs, roofOver)
 }
 
 // sheetWriter draws the glass of photos scored one after another onto

@@ -77,7 +77,7 @@ func trainGlass(sets []glassSet) pipeline.BoostModel {
 // scores the full-resolution layer against the annotation.
 func (s glassSet) score(m *pipeline.BoostModel) Result {
 	layer := s.in.BoostLayer(m)
-	return Result{vision.CompareGlass(layer, s.ex.Windows, s.ex.Never), pipeline.ScorePanes(layer, s.ex.Windows), layer}
+	return result(s.ex, layer)
 }
 
 // TrainGlassModel trains the glass model on every example and returns it

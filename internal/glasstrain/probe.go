@@ -48,6 +48,10 @@ var probeTraining = struct {
 	// Hand names the hand-made features the model reads (nil: the
 	// pipeline's default ones).
 	Hand []int
+	// RoofWeight, when above 0, is the weight of a roof candidate (the
+	// car above an annotated pane, roofCells) as not glass, in place of
+	// RestWeight.
+	RoofWeight float32
 }{Hidden: 16, Epochs: 6, Batch: 256, Rate: 2e-3, L2: 1e-4, Sample: 40, RestWeight: 0.15, NeverWeight: 1, NeverDensity: 1}
 
 // TuneProbe sets the deep model's never-glass weight and density and the
@@ -56,6 +60,14 @@ var probeTraining = struct {
 func TuneProbe(neverWeight float32, neverDensity int, nearReach float32, hand []int) {
 	probeTraining.NeverWeight, probeTraining.NeverDensity, probeTraining.Hand = neverWeight, max(neverDensity, 1), hand
 	probeTraining.NearReach = nearReach
+}
+
+// TuneRoof sets RoofWeight and, when above 0, roofMargin (tuning).
+func TuneRoof(w float32, margin int) {
+	probeTraining.RoofWeight = w
+	if margin > 0 {
+		roofMargin = margin
+	}
 }
 
 // ShiftProbePrior sets PriorShift (tuning).
@@ -89,6 +101,9 @@ type Result struct {
 	Panes pipeline.PaneScore
 	// Layer is the glass found (255 fully glass), at the photo's size.
 	Layer *image.Gray
+	// Roof is the glass over the car above the annotated panes, as a
+	// share of the panes' own area (roofGlass; -1: no annotated pane).
+	Roof float64
 }
 
 // probeRows are one photo's training rows.
@@ -112,6 +127,11 @@ func probeExample(ex Example) probeRows {
 	var keep []int
 	var keepHand []float32
 	hard := hardNegatives(in, windows, never)
+	var roof []bool
+	if p.RoofWeight > 0 {
+		w, h, _ := in.Grid()
+		roof = roofCells(w, h, in.Cells, windows, never)
+	}
 	for j, i := range in.Cells {
 		n := p.Sample
 		if hard[i] {
@@ -126,6 +146,9 @@ func probeExample(ex Example) probeRows {
 		if hard[i] {
 			wt *= p.NeverWeight
 		}
+		if roof != nil && roof[i] {
+			wt = p.RoofWeight
+		}
 		r.y = append(r.y, lab)
 		r.w = append(r.w, wt)
 	}
@@ -137,7 +160,7 @@ func probeExample(ex Example) probeRows {
 // deep model m and scores it.
 func scoreGlass(ex Example, m *pipeline.ProbeModel) Result {
 	layer := pipeline.DetectGlassWith(ex.Photo, ex.Mask, m)
-	return Result{vision.CompareGlass(layer, ex.Windows, ex.Never), pipeline.ScorePanes(layer, ex.Windows), layer}
+	return result(ex, layer)
 }
 
 // trainProbe fits a probeModel with logistic loss on rows of n inputs by

@@ -1,5 +1,12 @@
 package glasstrain
 
+import (
+	"image"
+
+	"github.com/showroom/showroom/internal/pipeline"
+	"github.com/showroom/showroom/internal/vision"
+)
+
 // What both trainers share: which candidates they learn from, with which
 // label and weight, and how they are scored on photos they never saw.
 
@@ -42,4 +49,77 @@ func crossValidate[P, M any](prepared []P, folds int, train func([]P) M, score f
 		}
 	}
 	return out
+}
+
+// roofMargin is how many glass-grid cells over an annotated pane's top
+// roofCells leaves out: the pane's frame, where the annotation's edge and
+// the grid's cells disagree.
+var roofMargin = 2
+
+// roofCells marks the candidate cells (cells, on a w×h grid) that lie
+// above an annotated pane in its own columns, more than roofMargin cells
+// over the pane's top, and are neither glass nor never-glass: the roof,
+// a spoiler or the frame over a windscreen or a rear window. The dataset
+// annotates neither roofs nor doors, so without them a roof the model
+// takes for glass costs it only RestWeight.
+func roofCells(w, h int, cells []int, windows, never []bool) []bool {
+	top := make([]int, w)
+	for x := range top {
+		top[x] = -1
+		for y := range h {
+			if windows[y*w+x] {
+				top[x] = y
+				break
+			}
+		}
+	}
+	roof := make([]bool, w*h)
+	for _, i := range cells {
+		x, y := i%w, i/w
+		roof[i] = top[x] >= 0 && y < top[x]-roofMargin && !windows[i] && !never[i]
+	}
+	return roof
+}
+
+// result scores the glass layer found on ex: recall and false glass, torn
+// panes, and the glass over the roof.
+func result(ex Example, layer *image.Gray) Result {
+	return Result{vision.CompareGlass(layer, ex.Windows, ex.Never), pipeline.ScorePanes(layer, ex.Windows), layer, roofGlass(ex, layer)}
+}
+
+// roofGlass returns how much of ex's roof layer makes glass, as a share
+// of the annotated panes' own area: a see-through roof as large as the
+// windscreen under it is 1; -1 when the photo has no annotated pane. The
+// roof is roofCells' at the photo's size: the car's matte above each
+// column's pane, more than 1% of the photo's height over its top, not
+// never-glass. The bars do not see it (the dataset annotates no roof), a
+// dealer does.
+func roofGlass(ex Example, layer *image.Gray) float64 {
+	if ex.Windows == nil || ex.Mask == nil || ex.Mask.Alpha == nil {
+		return -1
+	}
+	r := ex.Windows.Rect
+	margin := max(1, r.Dy()/100)
+	panes, hit := 0, 0
+	for x := r.Min.X; x < r.Max.X; x++ {
+		top := -1
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			if ex.Windows.GrayAt(x, y).Y >= 128 {
+				if top < 0 {
+					top = y
+				}
+				panes++
+			}
+		}
+		for y := r.Min.Y; y < top-margin; y++ {
+			if ex.Mask.Alpha.GrayAt(x, y).Y >= 128 && layer.GrayAt(x, y).Y >= 128 &&
+				(ex.Never == nil || ex.Never.GrayAt(x, y).Y < 128) {
+				hit++
+			}
+		}
+	}
+	if panes == 0 {
+		return -1
+	}
+	return float64(hit) / float64(panes)
 }
