@@ -9,7 +9,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -42,18 +41,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	model := fs.String("model", vision.ModelISNet, "segmentation model: isnet or u2netp")
 	modelDir := fs.String("model-dir", vision.DefaultModelDir(), "folder with the model files (make models)")
 	cmd := cliflag.Command{Name: "gallery", Synopsis: synopsis}
-	if err := cmd.Parse(fs, args, stdout); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		fmt.Fprintln(stderr, "gallery:", err)
-		return cliflag.ErrUsage
+	if err := cmd.ParseTool(fs, args, stdout, stderr); err != nil {
+		return err
 	}
 	// Required, not defaulted: a bare 'gallery' is a question, and
 	// renders every configuration on every photo for many minutes.
 	if *images == "" {
-		fmt.Fprintln(stderr, "gallery:", cmd.Mistake("--images DIR[,DIR...] is needed, the folders of photos to render"))
-		return cliflag.ErrUsage
+		return cmd.Refuse(stderr, "--images DIR[,DIR...] is needed, the folders of photos to render")
 	}
 	dirs := strings.Split(*images, ",")
 	sets := make([][]gallery.Photo, len(dirs))

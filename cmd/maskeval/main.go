@@ -49,18 +49,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	modelDir := fs.String("model-dir", vision.DefaultModelDir(), "folder with the model files (make models)")
 	glass := fs.Bool("glass", false, "find and score the glass as SemiTransparentWindowsProcessor finds it")
 	cmd := cliflag.Command{Name: "maskeval", Synopsis: synopsis, About: evalUsage}
-	if err := cmd.Parse(fs, args, stdout); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		fmt.Fprintln(stderr, "maskeval:", err)
-		return cliflag.ErrUsage
+	if err := cmd.ParseTool(fs, args, stdout, stderr); err != nil {
+		return err
 	}
 	// Required, not defaulted: a bare 'maskeval' is a question, and runs
 	// the model over a folder for minutes.
 	if *images == "" {
-		fmt.Fprintln(stderr, "maskeval:", cmd.Mistake("--images DIR is needed, the folder of photos to score"))
-		return cliflag.ErrUsage
+		return cmd.Refuse(stderr, "--images DIR is needed, the folder of photos to score")
 	}
 	// The photos are listed first: a folder without any fails before the
 	// model is loaded.

@@ -56,6 +56,26 @@ func (c Command) Parse(fs *flag.FlagSet, args []string, stdout io.Writer) error 
 	return nil
 }
 
+// ParseTool is Parse for a tool that explains its own mistakes: a mistake
+// is written on stderr as "NAME: error" over the usage line and ErrUsage
+// returned; --help returns flag.ErrHelp as Parse does.
+func (c Command) ParseTool(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
+	err := c.Parse(fs, args, stdout)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", c.Name, err)
+	return ErrUsage
+}
+
+// Refuse writes msg on stderr as a mistake of the command line (the
+// synopsis under it, as Mistake) and returns ErrUsage: a flag that is
+// needed and missing.
+func (c Command) Refuse(stderr io.Writer, msg string) error {
+	fmt.Fprintf(stderr, "%s: %v\n", c.Name, c.Mistake(msg))
+	return ErrUsage
+}
+
 // Mistake returns msg with the command's synopsis under it and where to
 // find the rest: two lines, not the whole help.
 func (c Command) Mistake(msg string) error {

@@ -34,3 +34,30 @@ func TestParse(t *testing.T) {
 		t.Errorf("help without flags: %q", help.String())
 	}
 }
+
+// TestParseTool: a tool's mistake, in a flag or a flag it needs, is
+// explained on stderr as "NAME: error" over the usage line, and ErrUsage
+// returned; --help and a good line write nothing there.
+func TestParseTool(t *testing.T) {
+	cmd := Command{Name: "tool", Synopsis: "tool --in DIR"}
+	parse := func(args ...string) (string, error) {
+		fs := flag.NewFlagSet("tool", flag.ContinueOnError)
+		fs.String("in", "", "the `folder` to read")
+		var stdout, stderr bytes.Buffer
+		err := cmd.ParseTool(fs, args, &stdout, &stderr)
+		return stderr.String(), err
+	}
+	if msg, err := parse("--nope"); !errors.Is(err, ErrUsage) || msg != "tool: unknown flag --nope\nUsage: tool --in DIR ('tool --help' lists the flags)\n" {
+		t.Errorf("a bad flag: %v, %q", err, msg)
+	}
+	if msg, err := parse("--help"); !errors.Is(err, flag.ErrHelp) || msg != "" {
+		t.Errorf("--help: %v, %q", err, msg)
+	}
+	if msg, err := parse("--in", "x"); err != nil || msg != "" {
+		t.Errorf("a good line: %v, %q", err, msg)
+	}
+	var stderr bytes.Buffer
+	if err := cmd.Refuse(&stderr, "--in DIR is needed"); !errors.Is(err, ErrUsage) || stderr.String() != "tool: --in DIR is needed\nUsage: tool --in DIR ('tool --help' lists the flags)\n" {
+		t.Errorf("Refuse: %v, %q", err, stderr.String())
+	}
+}
