@@ -49,10 +49,13 @@ var probeTraining = struct {
 	// pipeline's default ones).
 	Hand []int
 	// RoofWeight, when above 0, is the weight of a roof candidate (the
-	// car above an annotated pane, roofCells) as not glass, in place of
-	// RestWeight.
+	// car above an annotated pane, more than RoofMargin glass-grid cells
+	// over its top: roofCells) as not glass, in place of RestWeight. The
+	// margin leaves out the pane's frame, where the annotation's edge and
+	// the grid's cells disagree.
 	RoofWeight float32
-}{Hidden: 16, Epochs: 6, Batch: 256, Rate: 2e-3, L2: 1e-4, Sample: 40, RestWeight: 0.15, NeverWeight: 1, NeverDensity: 1}
+	RoofMargin int
+}{Hidden: 16, Epochs: 6, Batch: 256, Rate: 2e-3, L2: 1e-4, Sample: 40, RestWeight: 0.15, NeverWeight: 1, NeverDensity: 1, RoofMargin: 2}
 
 // TuneProbe sets the deep model's never-glass weight and density and the
 // hand-made features it reads (nil: the default ones), for measuring them
@@ -62,11 +65,11 @@ func TuneProbe(neverWeight float32, neverDensity int, nearReach float32, hand []
 	probeTraining.NearReach = nearReach
 }
 
-// TuneRoof sets RoofWeight and, when above 0, roofMargin (tuning).
+// TuneRoof sets RoofWeight and, when above 0, RoofMargin (tuning).
 func TuneRoof(w float32, margin int) {
 	probeTraining.RoofWeight = w
 	if margin > 0 {
-		roofMargin = margin
+		probeTraining.RoofMargin = margin
 	}
 }
 
@@ -130,7 +133,7 @@ func probeExample(ex Example) probeRows {
 	var roof []bool
 	if p.RoofWeight > 0 {
 		w, h, _ := in.Grid()
-		roof = roofCells(w, h, in.Cells, windows, never)
+		roof = roofCells(w, h, in.Cells, windows, never, p.RoofMargin)
 	}
 	for j, i := range in.Cells {
 		n := p.Sample

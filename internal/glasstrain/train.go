@@ -51,18 +51,13 @@ func crossValidate[P, M any](prepared []P, folds int, train func([]P) M, score f
 	return out
 }
 
-// roofMargin is how many glass-grid cells over an annotated pane's top
-// roofCells leaves out: the pane's frame, where the annotation's edge and
-// the grid's cells disagree.
-var roofMargin = 2
-
 // roofCells marks the candidate cells (cells, on a w×h grid) that lie
-// above an annotated pane in its own columns, more than roofMargin cells
-// over the pane's top, and are neither glass nor never-glass: the roof,
-// a spoiler or the frame over a windscreen or a rear window. The dataset
+// above an annotated pane in its own columns, more than margin cells over
+// the pane's top, and are neither glass nor never-glass: the roof, a
+// spoiler or the frame over a windscreen or a rear window. The dataset
 // annotates neither roofs nor doors, so without them a roof the model
 // takes for glass costs it only RestWeight.
-func roofCells(w, h int, cells []int, windows, never []bool) []bool {
+func roofCells(w, h int, cells []int, windows, never []bool, margin int) []bool {
 	top := make([]int, w)
 	for x := range top {
 		top[x] = -1
@@ -76,7 +71,7 @@ func roofCells(w, h int, cells []int, windows, never []bool) []bool {
 	roof := make([]bool, w*h)
 	for _, i := range cells {
 		x, y := i%w, i/w
-		roof[i] = top[x] >= 0 && y < top[x]-roofMargin && !windows[i] && !never[i]
+		roof[i] = top[x] >= 0 && y < top[x]-margin && !windows[i] && !never[i]
 	}
 	return roof
 }
@@ -90,36 +85,52 @@ func result(ex Example, layer *image.Gray) Result {
 // roofGlass returns how much of ex's roof layer makes glass, as a share
 // of the annotated panes' own area: a see-through roof as large as the
 // windscreen under it is 1; -1 when the photo has no annotated pane. The
-// roof is roofCells' at the photo's size: the car's matte above each
-// column's pane, more than 1% of the photo's height over its top, not
-// never-glass. The bars do not see it (the dataset annotates no roof), a
-// dealer does.
+// roof is roofCells' at the photo's size, the car's matte its candidates
+// and the margin 1% of the photo's height. The bars do not see it (the
+// dataset annotates no roof), a dealer does.
 func roofGlass(ex Example, layer *image.Gray) float64 {
 	if ex.Windows == nil || ex.Mask == nil || ex.Mask.Alpha == nil {
 		return -1
 	}
 	r := ex.Windows.Rect
-	margin := max(1, r.Dy()/100)
-	panes, hit := 0, 0
-	for x := r.Min.X; x < r.Max.X; x++ {
-		top := -1
-		for y := r.Min.Y; y < r.Max.Y; y++ {
-			if ex.Windows.GrayAt(x, y).Y >= 128 {
-				if top < 0 {
-					top = y
-				}
-				panes++
-			}
+	w, h := r.Dx(), r.Dy()
+	windows, never, car := inside(ex.Windows, r), inside(ex.Never, r), inside(ex.Mask.Alpha, r)
+	var cells []int
+	panes := 0
+	for i := range car {
+		if car[i] {
+			cells = append(cells, i)
 		}
-		for y := r.Min.Y; y < top-margin; y++ {
-			if ex.Mask.Alpha.GrayAt(x, y).Y >= 128 && layer.GrayAt(x, y).Y >= 128 &&
-				(ex.Never == nil || ex.Never.GrayAt(x, y).Y < 128) {
-				hit++
-			}
+		if windows[i] {
+			panes++
 		}
 	}
 	if panes == 0 {
 		return -1
 	}
+	hit := 0
+	glass := inside(layer, r)
+	for i, roof := range roofCells(w, h, cells, windows, never, max(1, h/100)) {
+		if roof && glass[i] {
+			hit++
+		}
+	}
 	return float64(hit) / float64(panes)
+}
+
+// inside returns which pixels of r are inside g (at least 128); a nil g,
+// and r beyond g, are inside nowhere.
+func inside(g *image.Gray, r image.Rectangle) []bool {
+	out := make([]bool, r.Dx()*r.Dy())
+	if g == nil {
+		return out
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if (image.Point{x, y}).In(g.Rect) && g.Pix[g.PixOffset(x, y)] >= 128 {
+				out[(y-r.Min.Y)*r.Dx()+x-r.Min.X] = true
+			}
+		}
+	}
+	return out
 }

@@ -68,13 +68,13 @@ func TestRoofCells(t *testing.T) {
 	for i := range w * h {
 		cells = append(cells, i)
 	}
-	roof := roofCells(w, h, cells, windows, never)
+	roof := roofCells(w, h, cells, windows, never, 2)
 	for _, c := range []struct {
 		x, y int
 		want bool
 	}{
 		{2, 0, true}, {3, 3, true}, // over the pane, past the margin
-		{3, 4, false}, {3, 5, false}, // its frame (roofMargin 2)
+		{3, 4, false}, {3, 5, false}, // its frame (a margin of 2)
 		{3, 7, false}, // the pane
 		{4, 1, false}, // never-glass
 		{6, 1, false}, // beside the pane
