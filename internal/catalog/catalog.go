@@ -155,7 +155,8 @@ var catalog = []Processor{
 	{
 		Name: SemiTransparentWindows,
 		Description: "Finds the glass (regions inside the car's outline that show the old background) and lets the " +
-			"new background show through.",
+			"new background show through. A pane found only in part is left as photographed, not drawn torn; " +
+			"when no glass is found at all the result carries the WINDOWS_NOT_FOUND warning.",
 		Requires: []string{DetectCarMask},
 		Params: []Param{
 			num("windowTransparency", 0.5, 0, 1, "How much of the new background shows through the glass: 0 opaque, 1 clear."),

@@ -88,7 +88,34 @@ func warnings(s *Scene) []showroom.Warning {
 			Message: fmt.Sprintf("the line through the tyres is %.1f degrees off level (its %s side lower): %s",
 				math.Abs(t)*180/math.Pi, side, done)})
 	}
+	if s.treatsWindows() && !anyGlass(s.Glass) {
+		// Side windows are not what the glass model learnt (they are
+		// unannotated in its training set), and a pane found only in part
+		// is left as photographed rather than drawn torn: a side view often
+		// ends with no glass at all, which the dealer should know before
+		// comparing it with the other photos of the car.
+		out = append(out, showroom.Warning{Code: showroom.WarnWindowsNotFound,
+			Message: "no window glass was found: the windows are left as photographed"})
+	}
 	return out
+}
+
+// treatsWindows reports whether SemiTransparentWindowsProcessor ran with
+// settings that change how glass looks: at windowTransparency 0 and
+// windowBrightness 1 found glass is drawn as photographed anyway.
+func (s *Scene) treatsWindows() bool {
+	return s.Glass != nil && (s.WindowTransparency > 0 || s.WindowBrightness != 1)
+}
+
+// anyGlass reports whether the glass layer holds a pixel that is at least
+// half glass, the share at which the glass scores count a pixel glass.
+func anyGlass(g *image.Gray) bool {
+	for _, v := range g.Pix {
+		if v >= 128 {
+			return true
+		}
+	}
+	return false
 }
 
 // cutSides returns the borders of the photo ("left", "top", "right",

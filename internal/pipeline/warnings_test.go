@@ -25,6 +25,9 @@ func TestWarnings(t *testing.T) {
 	draw.Draw(bg, bg.Rect, &image.Uniform{color.NRGBA{90, 120, 160, 255}}, image.Point{}, draw.Src)
 	big := Step{"processorName": AddBackgroundAndCrop, "background": "wall", "outputWidth": 2000.0, "outputHeight": 1500.0}
 	placed := Step{"processorName": PlaceCar}
+	see := Step{"processorName": SemiTransparentWindows, "windowTransparency": 0.6, "windowBrightness": 1.0}
+	// Glass drawn as photographed: nothing to warn of when none is found.
+	untouched := Step{"processorName": SemiTransparentWindows, "windowTransparency": 0.0, "windowBrightness": 1.0}
 	for _, tc := range []struct {
 		name       string
 		car        *drawncar.Car
@@ -46,6 +49,9 @@ func TestWarnings(t *testing.T) {
 		{"levelled from 3 degrees", drawncar.New(480, 300, -3*deg), 0, []Step{det(), {"processorName": PlaceCar, "useKeypoints": true}},
 			[]string{showroom.WarnTilted}, "turned 3.0 degrees to level it"},
 		{"tilted 1 degree", drawncar.New(480, 300, 1*deg), 0, []Step{det()}, nil, ""},
+		{"windows found", car, 0, []Step{det(), see}, nil, ""},
+		{"no windows found", paintedOver(car), 0, []Step{det(), see}, []string{showroom.WarnWindowsNotFound}, "as photographed"},
+		{"windows untouched", paintedOver(car), 0, []Step{det(), untouched}, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newTestEngine(t, &fakeSegmenter{car: tc.car, confidence: tc.confidence}, mapContent{"wall": bg})
@@ -69,4 +75,25 @@ func TestWarnings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// paintedOver returns a copy of car whose windows are painted the body's
+// colour and which the model takes whole: a car with no glass to find.
+func paintedOver(car *drawncar.Car) *drawncar.Car {
+	c := *car
+	c.Photo = image.NewNRGBA(car.Photo.Rect)
+	copy(c.Photo.Pix, car.Photo.Pix)
+	c.Raw = image.NewGray(car.Raw.Rect)
+	c.Windows = image.NewGray(car.Windows.Rect)
+	for y := car.Photo.Rect.Min.Y; y < car.Photo.Rect.Max.Y; y++ {
+		for x := car.Photo.Rect.Min.X; x < car.Photo.Rect.Max.X; x++ {
+			if car.Windows.GrayAt(x, y).Y > 0 {
+				c.Photo.SetNRGBA(x, y, car.Body)
+			}
+			if car.Matte.GrayAt(x, y).Y > 127 {
+				c.Raw.SetGray(x, y, color.Gray{Y: 255})
+			}
+		}
+	}
+	return &c
 }

@@ -99,10 +99,13 @@ const (
 	WarnCarSmallInPhoto = "CAR_SMALL_IN_PHOTO"
 	// WarnTilted: the line through the tyres' contact points is not level.
 	WarnTilted = "TILTED"
+	// WarnWindowsNotFound: the configuration treats the windows, but no
+	// window glass was found, so they are left as photographed.
+	WarnWindowsNotFound = "WINDOWS_NOT_FOUND"
 )
 
 // WarningCodes are every warning code, for metrics and docs.
-var WarningCodes = []string{WarnCarCutByFrame, WarnLowConfidence, WarnCarSmallInPhoto, WarnTilted}
+var WarningCodes = []string{WarnCarCutByFrame, WarnLowConfidence, WarnCarSmallInPhoto, WarnTilted, WarnWindowsNotFound}
 
 // Timing is how long one step of a run took. In JSON, the job record's and
 // the stores' alike, it is {"name": ..., "ms": ...}: milliseconds with a
