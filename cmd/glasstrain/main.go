@@ -49,6 +49,7 @@ func main() {
 	limit := fs.Int("limit", 0, "use only the first N photos (0: all), e.g. those already in -mask-cache")
 	cache := fs.String("mask-cache", "", "folder to keep the segmenter's masks in between runs")
 	grow := fs.Float64("grow", -1, "override the probability glass grows over (tuning)")
+	confidence := fs.Float64("confidence", -1, "override the least mean probability of a region drawn as glass (tuning)")
 	snap := fs.Int("snap", -1, "override the guided filter's radius on the probability (tuning)")
 	snapEps := fs.Float64("snap-eps", 2e-3, "its regularisation, with -snap")
 	footDrop := fs.Float64("foot-drop", -1, "override the fall of the probability across a pane's seal under which the band below is cut (tuning; 0: no cut)")
@@ -132,6 +133,9 @@ func main() {
 	}
 	if *grow >= 0 {
 		pipeline.SetGlassGrow(float32(*grow))
+	}
+	if *confidence >= 0 {
+		pipeline.SetGlassConfidence(float32(*confidence))
 	}
 	if *footDrop >= 0 {
 		pipeline.SetFootDrop(float32(*footDrop))

@@ -480,10 +480,9 @@ func window(c imaging.Component, probSum float32, carArea int) bool {
 
 // glassConfidence is the least mean probability of a region drawn as
 // glass, and glassSolidity the least share of its bounding box it fills.
-const (
-	glassConfidence = 0.7
-	glassSolidity   = 0.4
-)
+var glassConfidence float32 = 0.7
+
+const glassSolidity = 0.4
 
 // glassSnap is the guided filter's radius in glass-grid pixels that fits
 // the probability's edges to the photo's (0: none), glassSnapEps its

@@ -129,6 +129,10 @@ func SetPaneSoftSure(v float32) { paneSoftSure = v }
 // is), for tuning it with glasstrain.
 func SetPaneSoftEdge(v float32) { paneSoftEdge = v }
 
+// SetGlassConfidence sets the least mean probability of a region drawn as
+// glass (glassConfidence), for tuning it with glasstrain.
+func SetGlassConfidence(v float32) { glassConfidence = v }
+
 // SetGlassReach sets how far glass grows (glassReach), for tuning.
 func SetGlassReach(v float32) { glassReach = v }
 
