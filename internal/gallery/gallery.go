@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/image/font"
@@ -119,6 +120,7 @@ func Write(ctx context.Context, e *pipeline.Engine, photos []Photo, configs []Co
 				}
 				DrawCell(sheet, cell, out)
 				text += fmt.Sprintf("  %dx%d %.0fms", res.Width, res.Height, float64(time.Since(t).Microseconds())/1000)
+				warningStrip(sheet, cell, res.Warnings)
 			}
 			Label(sheet, x0, y0+sheetCell*2/3+sheetLabel-5, text, color.NRGBA{235, 235, 235, 255})
 		}
@@ -166,6 +168,22 @@ func Label(dst *image.NRGBA, x, y int, text string, c color.NRGBA) {
 	}
 	d := font.Drawer{Dst: dst, Src: image.NewUniform(c), Face: basicfont.Face7x13, Dot: fixed.P(x, y)}
 	d.DrawString(text)
+}
+
+// warningStrip writes the codes of a result's warnings (what the dealer
+// is told to check) along the top of its cell, on a dark strip; nothing
+// for a clean photo.
+func warningStrip(sheet *image.NRGBA, cell image.Rectangle, warnings []showroom.Warning) {
+	if len(warnings) == 0 {
+		return
+	}
+	codes := make([]string, len(warnings))
+	for i, w := range warnings {
+		codes[i] = w.Code
+	}
+	strip := image.Rect(cell.Min.X, cell.Min.Y, cell.Max.X, cell.Min.Y+sheetLabel)
+	draw.Draw(sheet, strip, image.NewUniform(color.NRGBA{40, 30, 10, 200}), image.Point{}, draw.Over)
+	Label(sheet, cell.Min.X+4, cell.Min.Y+sheetLabel-5, "check: "+strings.Join(codes, ", "), color.NRGBA{255, 200, 80, 255})
 }
 
 // DecodePNG reads a result back as NRGBA: the engine writes an opaque
