@@ -25,6 +25,7 @@ func TestWarningsCounted(t *testing.T) {
 		`showroom_job_warnings_total{code="LOW_CONFIDENCE"} 0`,
 		`showroom_job_warnings_total{code="CAR_SMALL_IN_PHOTO"} 0`,
 		`showroom_job_warnings_total{code="WINDOWS_NOT_FOUND"} 0`,
+		`showroom_job_warnings_total{code="BACKGROUND_ENLARGED"} 0`,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics lacks %s", want)

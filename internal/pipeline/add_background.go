@@ -98,7 +98,7 @@ func (a addBackground) layout(s *Scene, img *image.NRGBA, ow, oh float64) {
 	offY := math.Max(math.Min(a.horizon*oh-a.horizon*ih*sc, 0), oh-ih*sc)
 	horizon := offY + a.horizon*ih*sc
 	s.Canvas.X, s.Canvas.Y = int(ow), int(oh)
-	s.Background = Background{Kind: BackgroundImage, Image: img, ImageScale: sc, ImageOffset: Point{offX, offY}}
+	s.Background = Background{Kind: BackgroundImage, Image: img, ImageScale: sc, ImageOffset: Point{offX, offY}, Name: a.name}
 	s.Floor = horizon
 	if !s.hasCar() {
 		return

@@ -118,6 +118,8 @@ type Background struct {
 	Image       *image.NRGBA
 	ImageScale  float64
 	ImageOffset Point
+	// Name is the image's content name.
+	Name string
 }
 
 // Placement maps photo pixels onto the canvas: the photo point Anchor goes

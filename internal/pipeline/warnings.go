@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/showroom"
 )
 
@@ -28,8 +29,8 @@ const (
 	// split between the car and something else, or spread thin.
 	lowConfidenceMargin = 0.2
 	// maxEnlargement is the largest scale at which the car's photographed
-	// pixels are enlarged without a word: past twice, edges and details
-	// are visibly soft.
+	// pixels, or a company's background image, are enlarged without a
+	// word: past twice, edges and details are visibly soft.
 	maxEnlargement = 2.0
 	// tiltWarn is the tilt of the tyres' contact line past which a photo
 	// is tilted: under about 2 degrees the eye does not see it, and the
@@ -96,6 +97,16 @@ func warnings(s *Scene) []showroom.Warning {
 		// comparing it with the other photos of the car.
 		out = append(out, showroom.Warning{Code: showroom.WarnWindowsNotFound,
 			Message: "no window glass was found: the windows are left as photographed"})
+	}
+	if bg := s.Background; bg.Kind == BackgroundImage && bg.Name != catalog.StudioBackground && bg.ImageScale > maxEnlargement {
+		// The built-in studio is a smooth gradient drawn at 1920×1280,
+		// which enlarged stays as it was; a company's own background is a
+		// photo or artwork, and enlarged it is soft beside the car (a
+		// 1920-pixel background under a 12 MP photo's 4032-pixel canvas).
+		w := int(math.Ceil(bg.ImageScale * float64(bg.Image.Rect.Dx()) / maxEnlargement))
+		out = append(out, showroom.Warning{Code: showroom.WarnBackgroundEnlarged,
+			Message: fmt.Sprintf("the background %q (%d×%d) was enlarged %.1f times to cover the %d×%d canvas, so it may look soft: upload one at least %d pixels wide",
+				bg.Name, bg.Image.Rect.Dx(), bg.Image.Rect.Dy(), bg.ImageScale, s.Canvas.X, s.Canvas.Y, w)})
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/showroom/showroom/internal/catalog"
 	"github.com/showroom/showroom/internal/drawncar"
 	"github.com/showroom/showroom/internal/showroom"
 )
@@ -24,6 +25,10 @@ func TestWarnings(t *testing.T) {
 	bg := image.NewNRGBA(image.Rect(0, 0, 400, 300))
 	draw.Draw(bg, bg.Rect, &image.Uniform{color.NRGBA{90, 120, 160, 255}}, image.Point{}, draw.Src)
 	big := Step{"processorName": AddBackgroundAndCrop, "background": "wall", "outputWidth": 2000.0, "outputHeight": 1500.0}
+	bigOnLarge := Step{"processorName": AddBackgroundAndCrop, "background": "largeWall", "outputWidth": 2000.0, "outputHeight": 1500.0}
+	bigStudio := Step{"processorName": AddBackgroundAndCrop, "background": catalog.StudioBackground, "outputWidth": 2000.0, "outputHeight": 1500.0}
+	large := image.NewNRGBA(image.Rect(0, 0, 2400, 1800))
+	draw.Draw(large, large.Rect, &image.Uniform{color.NRGBA{90, 120, 160, 255}}, image.Point{}, draw.Src)
 	placed := Step{"processorName": PlaceCar}
 	see := Step{"processorName": SemiTransparentWindows, "windowTransparency": 0.6, "windowBrightness": 1.0}
 	// Glass drawn as photographed: nothing to warn of when none is found.
@@ -44,7 +49,10 @@ func TestWarnings(t *testing.T) {
 			[]string{showroom.WarnCarCutByFrame}, "right and bottom edges"},
 		{"low confidence", car, 0.6, []Step{det()}, []string{showroom.WarnLowConfidence}, "0.60"},
 		{"confident enough", car, 0.75, []Step{det()}, nil, ""},
-		{"enlarged four times", car, 0, []Step{det(), big}, []string{showroom.WarnCarSmallInPhoto}, "enlarged"},
+		{"enlarged four times", car, 0, []Step{det(), bigOnLarge}, []string{showroom.WarnCarSmallInPhoto}, "enlarged"},
+		{"background enlarged five times", car, 0, []Step{det(), big},
+			[]string{showroom.WarnCarSmallInPhoto, showroom.WarnBackgroundEnlarged}, ""},
+		{"the built-in studio enlarged", car, 0, []Step{det(), bigStudio}, []string{showroom.WarnCarSmallInPhoto}, ""},
 		{"tilted 3 degrees", drawncar.New(480, 300, 3*deg), 0, []Step{det()}, []string{showroom.WarnTilted}, "3.0 degrees"},
 		{"levelled from 3 degrees", drawncar.New(480, 300, -3*deg), 0, []Step{det(), {"processorName": PlaceCar, "useKeypoints": true}},
 			[]string{showroom.WarnTilted}, "turned 3.0 degrees to level it"},
@@ -54,7 +62,7 @@ func TestWarnings(t *testing.T) {
 		{"windows untouched", paintedOver(car), 0, []Step{det(), untouched}, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newTestEngine(t, &fakeSegmenter{car: tc.car, confidence: tc.confidence}, mapContent{"wall": bg})
+			e := newTestEngine(t, &fakeSegmenter{car: tc.car, confidence: tc.confidence}, mapContent{"wall": bg, "largeWall": large, catalog.StudioBackground: bg})
 			res, err := e.Run(context.Background(), Request{Processors: stepsJSONTest(t, tc.steps...),
 				Photo: pngBytes(t, tc.car.Photo), Format: FormatPNG})
 			if err != nil {

@@ -102,10 +102,13 @@ const (
 	// WarnWindowsNotFound: the configuration treats the windows, but no
 	// window glass was found, so they are left as photographed.
 	WarnWindowsNotFound = "WINDOWS_NOT_FOUND"
+	// WarnBackgroundEnlarged: the company's background image was enlarged
+	// more than twice to cover the canvas, so it may look soft.
+	WarnBackgroundEnlarged = "BACKGROUND_ENLARGED"
 )
 
 // WarningCodes are every warning code, for metrics and docs.
-var WarningCodes = []string{WarnCarCutByFrame, WarnLowConfidence, WarnCarSmallInPhoto, WarnTilted, WarnWindowsNotFound}
+var WarningCodes = []string{WarnCarCutByFrame, WarnLowConfidence, WarnCarSmallInPhoto, WarnTilted, WarnWindowsNotFound, WarnBackgroundEnlarged}
 
 // Timing is how long one step of a run took. In JSON, the job record's and
 // the stores' alike, it is {"name": ..., "ms": ...}: milliseconds with a
