@@ -63,7 +63,7 @@ func warnings(s *Scene) []showroom.Warning {
 		out = append(out, showroom.Warning{Code: showroom.WarnLowConfidence,
 			Message: fmt.Sprintf("the model is not sure it found the car (confidence %.2f): check that the cutout is the car, all of it and nothing else", s.Confidence)})
 	}
-	if sc := s.Place.scale(); sc > maxEnlargement {
+	if sc := s.Place.scale() * s.outputScale(); sc > maxEnlargement {
 		out = append(out, showroom.Warning{Code: showroom.WarnCarSmallInPhoto,
 			Message: fmt.Sprintf("the car is small in the photo and was enlarged %.1f times: the result may look soft", sc)})
 	}
@@ -98,17 +98,39 @@ func warnings(s *Scene) []showroom.Warning {
 		out = append(out, showroom.Warning{Code: showroom.WarnWindowsNotFound,
 			Message: "no window glass was found: the windows are left as photographed"})
 	}
-	if bg := s.Background; bg.Kind == BackgroundImage && bg.Name != catalog.StudioBackground && bg.ImageScale > maxEnlargement {
+	if bg := s.Background; bg.Kind == BackgroundImage && bg.Name != catalog.StudioBackground {
 		// The built-in studio is a smooth gradient drawn at 1920×1280,
 		// which enlarged stays as it was; a company's own background is a
 		// photo or artwork, and enlarged it is soft beside the car (a
 		// 1920-pixel background under a 12 MP photo's 4032-pixel canvas).
-		w := int(math.Ceil(bg.ImageScale * float64(bg.Image.Rect.Dx()) / maxEnlargement))
-		out = append(out, showroom.Warning{Code: showroom.WarnBackgroundEnlarged,
-			Message: fmt.Sprintf("the background %q (%d×%d) was enlarged %.1f times to cover the %d×%d canvas, so it may look soft: upload one at least %d pixels wide",
-				bg.Name, bg.Image.Rect.Dx(), bg.Image.Rect.Dy(), bg.ImageScale, s.Canvas.X, s.Canvas.Y, w)})
+		if sc := bg.ImageScale * s.outputScale(); sc > maxEnlargement {
+			size := s.Canvas
+			if s.Output != nil {
+				size = s.Output.size(s.Canvas)
+			}
+			w := int(math.Ceil(sc * float64(bg.Image.Rect.Dx()) / maxEnlargement))
+			out = append(out, showroom.Warning{Code: showroom.WarnBackgroundEnlarged,
+				Message: fmt.Sprintf("the background %q (%d×%d) is enlarged %.1f times in the %d×%d result, so it may look soft: upload one at least %d pixels wide",
+					bg.Name, bg.Image.Rect.Dx(), bg.Image.Rect.Dy(), sc, size.X, size.Y, w)})
+		}
 	}
 	return out
+}
+
+// outputScale returns how much ResizeProcessor scales the canvas, 1
+// without it: with both sides given, contain scales by the smaller of the
+// two factors, cover by the larger (it crops the rest), and fill stretches
+// each axis by its own, of which the larger is the enlargement that shows.
+func (s *Scene) outputScale() float64 {
+	if s.Output == nil || s.Canvas.X == 0 || s.Canvas.Y == 0 {
+		return 1
+	}
+	sz := s.Output.size(s.Canvas)
+	fx, fy := float64(sz.X)/float64(s.Canvas.X), float64(sz.Y)/float64(s.Canvas.Y)
+	if s.Output.Fit == FitContain && s.Output.Width > 0 && s.Output.Height > 0 {
+		return math.Min(fx, fy)
+	}
+	return math.Max(fx, fy)
 }
 
 // treatsWindows reports whether SemiTransparentWindowsProcessor ran with
