@@ -104,10 +104,7 @@ func warnings(s *Scene) []showroom.Warning {
 		// photo or artwork, and enlarged it is soft beside the car (a
 		// 1920-pixel background under a 12 MP photo's 4032-pixel canvas).
 		if sc := bg.ImageScale * s.outputScale(); sc > maxEnlargement {
-			size := s.Canvas
-			if s.Output != nil {
-				size = s.Output.size(s.Canvas)
-			}
+			size := s.outputSize()
 			w := int(math.Ceil(sc * float64(bg.Image.Rect.Dx()) / maxEnlargement))
 			out = append(out, showroom.Warning{Code: showroom.WarnBackgroundEnlarged,
 				Message: fmt.Sprintf("the background %q (%d×%d) is enlarged %.1f times in the %d×%d result, so it may look soft: upload one at least %d pixels wide",
@@ -125,7 +122,7 @@ func (s *Scene) outputScale() float64 {
 	if s.Output == nil || s.Canvas.X == 0 || s.Canvas.Y == 0 {
 		return 1
 	}
-	sz := s.Output.size(s.Canvas)
+	sz := s.outputSize()
 	fx, fy := float64(sz.X)/float64(s.Canvas.X), float64(sz.Y)/float64(s.Canvas.Y)
 	if s.Output.Fit == FitContain && s.Output.Width > 0 && s.Output.Height > 0 {
 		return math.Min(fx, fy)

@@ -22,13 +22,15 @@ func TestWarnings(t *testing.T) {
 	const deg = math.Pi / 180
 	car := testCar(t)
 	w, h := car.Photo.Rect.Dx(), car.Photo.Rect.Dy()
-	bg := image.NewNRGBA(image.Rect(0, 0, 400, 300))
-	draw.Draw(bg, bg.Rect, &image.Uniform{color.NRGBA{90, 120, 160, 255}}, image.Point{}, draw.Src)
+	wall := func(w, h int) *image.NRGBA {
+		img := image.NewNRGBA(image.Rect(0, 0, w, h))
+		draw.Draw(img, img.Rect, &image.Uniform{color.NRGBA{90, 120, 160, 255}}, image.Point{}, draw.Src)
+		return img
+	}
+	bg, large := wall(400, 300), wall(2400, 1800)
 	big := Step{"processorName": AddBackgroundAndCrop, "background": "wall", "outputWidth": 2000.0, "outputHeight": 1500.0}
 	bigOnLarge := Step{"processorName": AddBackgroundAndCrop, "background": "largeWall", "outputWidth": 2000.0, "outputHeight": 1500.0}
 	bigStudio := Step{"processorName": AddBackgroundAndCrop, "background": catalog.StudioBackground, "outputWidth": 2000.0, "outputHeight": 1500.0}
-	large := image.NewNRGBA(image.Rect(0, 0, 2400, 1800))
-	draw.Draw(large, large.Rect, &image.Uniform{color.NRGBA{90, 120, 160, 255}}, image.Point{}, draw.Src)
 	placed := Step{"processorName": PlaceCar}
 	see := Step{"processorName": SemiTransparentWindows, "windowTransparency": 0.6, "windowBrightness": 1.0}
 	// Glass drawn as photographed: nothing to warn of when none is found.
@@ -94,20 +96,17 @@ func TestWarnings(t *testing.T) {
 // paintedOver returns a copy of car whose windows are painted the body's
 // colour and which the model takes whole: a car with no glass to find.
 func paintedOver(car *drawncar.Car) *drawncar.Car {
-	c := *car
-	c.Photo = image.NewNRGBA(car.Photo.Rect)
-	copy(c.Photo.Pix, car.Photo.Pix)
-	c.Raw = image.NewGray(car.Raw.Rect)
-	c.Windows = image.NewGray(car.Windows.Rect)
-	for y := car.Photo.Rect.Min.Y; y < car.Photo.Rect.Max.Y; y++ {
-		for x := car.Photo.Rect.Min.X; x < car.Photo.Rect.Max.X; x++ {
-			if car.Windows.GrayAt(x, y).Y > 0 {
-				c.Photo.SetNRGBA(x, y, car.Body)
+	c := drawncar.Crop(car, car.Photo.Rect) // a copy
+	for y := range c.Photo.Rect.Dy() {
+		for x := range c.Photo.Rect.Dx() {
+			if c.Windows.GrayAt(x, y).Y > 0 {
+				c.Photo.SetNRGBA(x, y, c.Body)
+				c.Windows.SetGray(x, y, color.Gray{})
 			}
-			if car.Matte.GrayAt(x, y).Y > 127 {
+			if c.Matte.GrayAt(x, y).Y > 127 {
 				c.Raw.SetGray(x, y, color.Gray{Y: 255})
 			}
 		}
 	}
-	return &c
+	return c
 }
