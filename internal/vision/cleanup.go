@@ -78,9 +78,9 @@ const (
 // narrow peak is cut (clipRoofPeaks): a letter's foot, a person.
 //
 // The run order: the body and its reach, restoreLowParts, clipRoofPeaks,
-// clipBorderStrips, clipSideLobes, closeLowGaps, groundLine (the row under
-// the car's tyres, below which neither the second opinion nor a second
-// look adds anything), addSecondOpinion (opinion is the second model's
+// clipBorderStrips, clipSideLobes, clipFootLobes, closeLowGaps,
+// groundLine (the row under the car's tyres, below which neither the
+// second opinion nor a second look adds anything), addSecondOpinion (opinion is the second model's
 // answer on the same grid, or the zero plane for none; work's colours
 // give the picture's frame, pictureFrame), the hole filling,
 // completeMirror (after the filling, so that what it completes closes no
@@ -121,6 +121,7 @@ func cleanup(sal plane, work [3]plane, opinion plane) cleaned {
 	c.box = clipRoofPeaks(keep, w, c.box)
 	c.box = clipBorderStrips(keep, w, c.box)
 	c.box = clipSideLobes(keep, sal, w, h, r, c.box)
+	c.box = clipFootLobes(keep, w, c.box)
 	closeLowGaps(keep, sal, w, c.box)
 	c.floorY = groundLine(keep, w, c.box)
 	if opinion.Pix != nil {

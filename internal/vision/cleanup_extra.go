@@ -2,6 +2,7 @@ package vision
 
 import (
 	"image"
+	"math"
 
 	"github.com/showroom/showroom/internal/imaging"
 )
@@ -77,6 +78,66 @@ func clipSideLobes(keep []bool, sal plane, w, h, r int, box image.Rectangle) ima
 	for y := box.Min.Y; y < box.Max.Y; y++ {
 		for x := box.Min.X; x < box.Max.X; x++ {
 			if keep[y*w+x] {
+				out = out.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	return out
+}
+
+// footLobeBand and footLobeMargin bound what clipFootLobes cuts.
+const (
+	// footLobeBand is the share of the car's height, from its lowest row
+	// up, that is its foot: bumpers, sills and tyres.
+	footLobeBand = 0.3
+	// footLobeMargin is how far, as a share of the car's width, its foot
+	// may reach beyond the sides of the body above it: a bumper's corner
+	// or a tyre seen from low down stands out a little.
+	footLobeMargin = 0.03
+)
+
+// clipFootLobes cuts off keep what its foot (the lowest footLobeBand of
+// box) holds beyond the sides of the car above it: a car's bumpers, sills
+// and tyres lie under its body, within the span of its wings and mirrors,
+// in any view, while a seller's watermark in the photo's corner, which the
+// model joins to a bumper it touches, or a patch of floor beside a tyre,
+// stands out sideways at the car's foot. A side where the car runs out of
+// the photo is left alone. It returns the box of what is left.
+func clipFootLobes(keep []bool, w int, box image.Rectangle) image.Rectangle {
+	if box.Dx() < 3 || box.Dy() < 3 {
+		return box
+	}
+	foot := box.Max.Y - int(footLobeBand*float64(box.Dy()))
+	x0, x1 := box.Max.X, box.Min.X-1
+	for y := box.Min.Y; y < foot; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			if keep[y*w+x] {
+				x0, x1 = min(x0, x), max(x1, x)
+			}
+		}
+	}
+	if x1 < x0 {
+		return box
+	}
+	margin := int(math.Ceil(footLobeMargin * float64(box.Dx())))
+	left, right := x0-margin, x1+margin
+	if box.Min.X == 0 {
+		left = 0
+	}
+	if box.Max.X == w {
+		right = w
+	}
+	if left <= box.Min.X && right >= box.Max.X-1 {
+		return box
+	}
+	var out image.Rectangle
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			i := y*w + x
+			if keep[i] && y >= foot && (x < left || x > right) {
+				keep[i] = false
+			}
+			if keep[i] {
 				out = out.Union(image.Rect(x, y, x+1, y+1))
 			}
 		}

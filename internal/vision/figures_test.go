@@ -33,6 +33,7 @@ func TestWriteCleanupFigures(t *testing.T) {
 	person, personCar, _ := sedanWithPerson()
 	strip, stripCar := carWithStrip(image.Rect(310, 212, 400, 234))
 	front, frontCar := frontWithValance(0.35, image.Rect(130, 230, 250, 236))
+	mark, markCar, _, _ := carWithWatermark()
 	for _, c := range []struct {
 		name string
 		sal  plane
@@ -42,6 +43,7 @@ func TestWriteCleanupFigures(t *testing.T) {
 		{"cleanup-person-on-bonnet", person, personCar},
 		{"cleanup-border-strip", strip, stripCar},
 		{"cleanup-lower-valance", front, frontCar},
+		{"cleanup-watermark-at-foot", mark, markCar},
 	} {
 		got, _ := keptOf(t, c.sal)
 		w, h := c.sal.W, c.sal.H
