@@ -65,6 +65,16 @@ side lies on the canvas's edge: the car runs out of the picture as it ran out
 of the photo, never a sliced car in the middle of the floor with a shadow under
 the cut. Its other sides keep clear of the canvas's.`,
 			car: cutCar, config: "default_showroom", steps: showroomSteps},
+		{name: "cut-both-sides", title: "A car cut at both sides",
+			text: `A car the photo cuts at its left and its right (a close front view, or the
+middle of a long car) cannot have both cut edges on the canvas's edges at the
+background's shape when it is taller than that shape: one cut edge stood in the
+middle of the floor. Without an explicit size the canvas takes the car's own
+shape across the cut, keeping its height (its width for a car cut at the top
+and the bottom), and the car fills it between the margins of its other sides.
+With an explicit size the car spans the width and stays between the top and
+bottom margins.`,
+			car: drawncar.Crop(full, image.Rect(200, 0, 400, 400)), config: "default_showroom", steps: showroomSteps},
 		{name: "levelled", title: "A tilted photo levelled",
 			text: `When the two tyres found stand at least half the car's width apart and the line
 through their contact points is off level by at most 4 degrees, the car is

@@ -54,6 +54,12 @@ func (a addBackground) apply(ctx context.Context, r *run, s *Scene) error {
 		s.standOnWheels(true)
 	}
 	a.layout(s, img, ow, oh)
+	if a.width == 0 && a.height == 0 {
+		if w, h := a.cutShape(s, ow, oh); w != ow || h != oh {
+			ow, oh = w, h
+			a.layout(s, img, ow, oh)
+		}
+	}
 	// Everything in the layout is a share of the canvas, so a smaller or
 	// larger canvas is the same picture with the car smaller or larger.
 	if a.width == 0 && a.height == 0 {
@@ -67,6 +73,40 @@ func (a addBackground) apply(ctx context.Context, r *run, s *Scene) error {
 		}
 	}
 	return nil
+}
+
+// cutShape returns the canvas ow×oh narrowed, when neither output size is
+// given, to the car's own shape across two opposite sides the photo cuts
+// it at: at the background's shape a car cut at its left and right (a
+// close front view) is as tall as the canvas allows and one cut edge
+// stands in the middle of the floor, a sliced car. The canvas keeps its
+// height (its width for a car cut at the top and bottom), and the car
+// fills it between the margins of its sides that are not cut.
+func (a addBackground) cutShape(s *Scene, ow, oh float64) (float64, float64) {
+	if !s.hasCar() {
+		return ow, oh
+	}
+	cut := cutEdges(s.Matte, s.Box)
+	st := s.stance()
+	margin := func(m float64, isCut bool) float64 {
+		if isCut {
+			return 0
+		}
+		return m
+	}
+	switch {
+	case cut.left && cut.right && st.height() > 0:
+		sc := (1 - margin(a.top, cut.top) - margin(a.bottom, cut.bottom)) * oh / st.height()
+		if w := math.Max(math.Round(sc*st.width()), 1); w < ow {
+			return w, oh
+		}
+	case cut.top && cut.bottom && st.width() > 0:
+		sc := (1 - margin(a.left, cut.left) - margin(a.right, cut.right)) * ow / st.width()
+		if h := math.Max(math.Round(sc*st.height()), 1); h < oh {
+			return ow, h
+		}
+	}
+	return ow, oh
 }
 
 // notSmallerThan returns the default canvas w×h scaled up, where needed,
@@ -138,6 +178,12 @@ func (a addBackground) layout(s *Scene, img *image.NRGBA, ow, oh float64) {
 	}
 	x := a.left*ow + availW/2 + csc*(st.left-st.right)/2
 	csc, x, ground = frameCut(st, cut, csc, x, ground, ow, oh)
+	if cut.left && cut.right && !cut.top && !cut.bottom {
+		// frameCut scaled the car to span the canvas's width, not to the
+		// floor it stood on: it stays between the top and bottom margins
+		// (which cutShape's canvas makes it fill), the top first.
+		ground = math.Max(math.Min(ground, (1-a.bottom)*oh-csc*st.below), a.top*oh+csc*st.above)
+	}
 	s.Place = Placement{Anchor: st.anchor, To: Point{x, ground}, Scale: csc, Angle: s.Level}.
 		onPixels(math.Max(st.width(), st.height()))
 }

@@ -123,6 +123,9 @@ func TestCutCarOnTheCanvasEdge(t *testing.T) {
 		{"front cut on the left", image.Rect(w/4, 0, w, h), edges{left: true}},
 		{"back cut on the right", image.Rect(0, 0, w*3/4, h), edges{right: true}},
 		{"cut on the left and at the bottom", image.Rect(w/4, 0, w, int(0.76*float64(h))), edges{left: true, bottom: true}},
+		// Taller than the studio's shape: at its shape one cut edge stood
+		// in the middle of the floor (glass-more's 060, a close front view).
+		{"cut on the left and on the right", image.Rect(w/3, 0, w*2/3, h), edges{left: true, right: true}},
 	} {
 		cut := drawncar.Crop(car, crop.r)
 		e := newTestEngine(t, &fakeSegmenter{car: cut}, &BuiltinContent{})
