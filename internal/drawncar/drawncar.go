@@ -215,6 +215,9 @@ func Crop(car *Car, r image.Rectangle) *Car {
 	off := Point{float64(r.Min.X), float64(r.Min.Y)}
 	shift := func(p Point) Point { return Point{p.X - off.X, p.Y - off.Y} }
 	gray := func(g *image.Gray) *image.Gray {
+		if g == nil {
+			return nil // a layer the car was drawn without (RaisedThreeQuarter's windows)
+		}
 		out := image.NewGray(image.Rect(0, 0, r.Dx(), r.Dy()))
 		for y := range r.Dy() {
 			copy(out.Pix[y*out.Stride:y*out.Stride+r.Dx()], g.Pix[g.PixOffset(r.Min.X, r.Min.Y+y):])

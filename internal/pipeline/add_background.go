@@ -156,17 +156,22 @@ func (a addBackground) layout(s *Scene, img *image.NRGBA, ow, oh float64) {
 		}
 	}
 	availW := (1 - a.left - a.right) * ow
+	// zoom enlarges the background k times about its bottom edge, which
+	// raises its wall–floor line.
+	zoom := func(k float64) {
+		bsc := sc * k
+		offX, offY = (ow-iw*bsc)/2, oh-ih*bsc
+		horizon = offY + a.horizon*ih*bsc
+		s.Background.ImageScale, s.Background.ImageOffset = bsc, Point{offX, offY}
+		s.Floor = horizon
+	}
 	if !cut.bottom {
 		// A car that needs more floor than the background shows below its
 		// wall line (a three-quarter view from above) gets it: the
 		// background is enlarged about its bottom edge, which raises the
 		// line, rather than the car shrunk.
 		if k := a.floorZoom(st, ow, oh, horizon); k > 1 {
-			bsc := sc * k
-			offX, offY = (ow-iw*bsc)/2, oh-ih*bsc
-			horizon = offY + a.horizon*ih*bsc
-			s.Background.ImageScale, s.Background.ImageOffset = bsc, Point{offX, offY}
-			s.Floor = horizon
+			zoom(k)
 		}
 	}
 	csc, ground := a.onFloor(st, ow, oh, horizon)
@@ -183,6 +188,17 @@ func (a addBackground) layout(s *Scene, img *image.NRGBA, ow, oh float64) {
 		// floor it stood on: it stays between the top and bottom margins
 		// (which cutShape's canvas makes it fill), the top first.
 		ground = math.Max(math.Min(ground, (1-a.bottom)*oh-csc*st.below), a.top*oh+csc*st.above)
+	}
+	if cut.bottom && horizon > 0 && horizon < oh && a.horizon > 0 && a.horizon < 1 {
+		// Standing on the canvas's bottom edge, the car does not move for
+		// the floor: seen close from a high camera its far wheels would
+		// stand on the wall, so the floor is deepened under them instead,
+		// the line at least minFloorGap of the car's height behind them.
+		if line := ground - minFloorGap*csc*st.height(); line < horizon {
+			// At 1 the background only moves down onto the canvas's
+			// bottom, where it covered more than the canvas.
+			zoom(math.Max(math.Min((oh-line)/((1-a.horizon)*ih*sc), maxFloorZoom), 1))
+		}
 	}
 	s.Place = Placement{Anchor: st.anchor, To: Point{x, ground}, Scale: csc, Angle: s.Level}.
 		onPixels(math.Max(st.width(), st.height()))

@@ -157,6 +157,26 @@ func TestCutCarOnTheCanvasEdge(t *testing.T) {
 	}
 }
 
+// TestCutCarsFarWheelsOnTheFloor: a three-quarter view from a high
+// camera whose near wheels the photo cuts stands on the canvas's bottom
+// edge, as large as the margins allow; its far wheels, high in the
+// picture, stood on the studio's wall (three of glass-more's photos cut at
+// the bottom, up to 0.16 of the canvas above the line). The floor is
+// deepened under them instead.
+func TestCutCarsFarWheelsOnTheFloor(t *testing.T) {
+	full := drawncar.RaisedThreeQuarterAt(600, 400, 0.97)
+	cut := drawncar.Crop(full, image.Rect(0, 0, 600, int(full.Contacts[0].Y)-20))
+	e := newTestEngine(t, &fakeSegmenter{car: cut}, &BuiltinContent{})
+	s := scene(t, e, cut, placedConfigs(t)["default_showroom"]...)
+	f := measureFrame(s)
+	if !f.cut.bottom {
+		t.Fatalf("cut at %v, want the bottom", f.cut)
+	}
+	if msg := f.problem(); msg != "" {
+		t.Errorf("%s (far wheels %+.3f of the canvas below the wall line)", msg, f.belowWall)
+	}
+}
+
 // TestCarCutByALittleOnTheCanvasEdge: the model's answer fades over the
 // last pixels before the photo's border (it sees the border as an edge), so
 // a car the photo cuts can end a pixel or two short of it, the matte there
