@@ -192,7 +192,8 @@ var catalog = []Processor{
 			"its floor: the far wheels a fifth of the car's height (at most half the floor) below the line where " +
 			"the floor meets the wall, the near wheels lower as photographed, the car as large as the margins " +
 			"allow (at least 72% of the output where they allow that much), a tilted photo levelled, a side along " +
-			"which the photo cuts the car on the output's edge. Without an output size the output is the background's size, made smaller where the car would " +
+			"which the photo cuts the car on the output's edge. Without an output size the output is the background's size (narrowed to " +
+			"the car's own shape where the photo cuts it at both its left and right, or its top and bottom), made smaller where the car would " +
 			"otherwise be enlarged beyond its photographed pixels, but never with a long side under the photo's.",
 		Requires: []string{DetectCarMask},
 		Params: []Param{
@@ -208,8 +209,9 @@ var catalog = []Processor{
 			{Name: "outputWidth", Type: Integer, Min: bound(64), Max: bound(MaxNamedSide),
 				Description: "Width of the output in pixels, honoured exactly; with outputHeight unset the " +
 					"height follows the background's aspect (a background of an extreme shape can make that too " +
-					"large: the run then fails with 422 INVALID_CONFIGURATION). With neither set: the background's size, " +
-					"smaller where the car would be enlarged, its long side at least the photo's."},
+					"large: the run then fails with 422 INVALID_CONFIGURATION). With neither set: the background's size " +
+					"(narrowed to a car the photo cuts at two opposite sides), smaller where the car would be enlarged, " +
+					"its long side at least the photo's."},
 			{Name: "outputHeight", Type: Integer, Min: bound(64), Max: bound(MaxNamedSide),
 				Description: "Height of the output in pixels, honoured exactly; with outputWidth unset the " +
 					"width follows the background's aspect."},

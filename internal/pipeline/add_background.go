@@ -13,8 +13,9 @@ import (
 // the same share of the output's height where the cover allows, and the
 // car standing on its floor, as large as the margins allow. The output is
 // the crop of the covering background to outputWidth × outputHeight; with
-// neither given, the background's size, made smaller where that would
-// enlarge the car, and never with a long side under the photo's.
+// neither given, the background's size (narrowed to a car the photo cuts
+// at two opposite sides, cutShape), made smaller where that would enlarge
+// the car, and never with a long side under the photo's.
 type addBackground struct {
 	name                     string
 	horizon                  float64
