@@ -21,15 +21,23 @@ import (
 // binding dimension, touches no side of it where the photo does not cut
 // the car, and lies on the canvas edge where it does; the far wheels stand
 // below the studio's wall line. It logs each photo's numbers (go test -v)
-// and a summary. It runs only with SHOWROOM_MASK_CACHE set (as for the
+// and a summary (SHOWROOM_FRAME_SETS=glass-more measures another set of
+// ../shared/testdata). It runs only with SHOWROOM_MASK_CACHE set (as for the
 // gallery, it keeps the model's runs): the model over every photo is too
 // long for every test run.
 func TestFramingOnPhotos(t *testing.T) {
 	if os.Getenv("SHOWROOM_MASK_CACHE") == "" {
 		t.Skip("skipping: set SHOWROOM_MASK_CACHE (e.g. ~/.cache/showroom/gallery-masks) to measure the framing on the photos")
 	}
+	// SHOWROOM_FRAME_SETS names other folders of ../shared/testdata
+	// (glass-more: 283 more dealer photos, about 6 minutes of the model the
+	// first time).
+	sets := []string{"cars", "glass", "large"}
+	if v := os.Getenv("SHOWROOM_FRAME_SETS"); v != "" {
+		sets = strings.Split(v, ",")
+	}
 	var photos []string
-	for _, dir := range []string{"cars", "glass", "large"} {
+	for _, dir := range sets {
 		all, _ := filepath.Glob(filepath.Join("../../../shared/testdata", dir, "*.jpg"))
 		photos = append(photos, all...)
 	}
