@@ -107,7 +107,8 @@ var vipsTypes = map[Format]C.int{JPEG: C.SR_VIPS_JPEG, PNG: C.SR_VIPS_PNG, WebP:
 // Inspect checks an image against lim without decoding a pixel, and
 // returns its header (the size as stored, before any EXIF orientation). A
 // file that is no JPEG, PNG or WebP, whose header cannot be read, with a
-// side under lim.MinSide, or a JPEG of more than lim.MaxScans scans is
+// side under lim.MinSide, a JPEG of more than lim.MaxScans scans, or a PNG
+// whose image data is too short for its pixels (see pngDataCutShort) is
 // INVALID_IMAGE; one over lim.MaxPixels or lim.MaxBytes is
 // PAYLOAD_TOO_LARGE. It takes microseconds: a caller may do it before
 // waiting for a turn to decode.
@@ -149,6 +150,11 @@ func inspect(data []byte, lim Limits) (h Header, orientation int, typ C.int, dec
 		}
 	}
 	if typ == C.SR_VIPS_PNG {
+		if have, need, short, ok := pngDataCutShort(data); ok && short {
+			return h, 0, 0, nil, invalidImage("the image is truncated or corrupt",
+				fmt.Errorf("the PNG's image data is %d bytes, which inflate to at most %d of the %d its pixels take",
+					have, have*deflateMaxRatio, need))
+		}
 		data = withoutPNGText(data)
 	}
 	if h, orientation, err = readHeader(data, typ); err != nil {

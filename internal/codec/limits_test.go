@@ -188,6 +188,42 @@ func TestDecodeBoundsMemoryByBytes(t *testing.T) {
 	}
 }
 
+// A PNG whose image data is too short for the pixels its header declares,
+// however well compressed, is refused from its structure: libpng would
+// allocate the whole image (230 MB for a 57 MP header) and inflate what
+// there is before finding the rows missing, a second of CPU a request.
+// The bound is deflate's own, so the most compressible real files, a
+// blank 1-bit page and a blank RGB one, still decode.
+func TestDecodeRefusesPNGDataTooShortForItsPixels(t *testing.T) {
+	ctx := context.Background()
+	start := codectest.CPUTime()
+	for range 10 {
+		_, err := Decode(ctx, codectest.PNGHeader(7550, 7550, 8, 2), DefaultLimits())
+		wantCode(t, "57 MP header with an empty stream", err, showroom.EInvalidImage)
+	}
+	if d := codectest.CPUTime() - start; d > 100*time.Millisecond {
+		t.Errorf("refused ten times in %v of CPU; the structure alone decides", d)
+	}
+	blankBits := image.NewPaletted(image.Rect(0, 0, 6000, 4000), color.Palette{color.White, color.Black})
+	blankRGB := image.NewNRGBA(image.Rect(0, 0, 3000, 2000))
+	for i := range blankRGB.Pix {
+		blankRGB.Pix[i] = 0xFF
+	}
+	for name, img := range map[string]image.Image{"blank 1-bit": blankBits, "blank RGB": blankRGB} {
+		var b bytes.Buffer
+		enc := png.Encoder{CompressionLevel: png.BestCompression}
+		if err := enc.Encode(&b, img); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Decode(ctx, b.Bytes(), DefaultLimits())
+		if err != nil {
+			t.Errorf("%s, %d bytes: %v", name, b.Len(), err)
+			continue
+		}
+		Recycle(got)
+	}
+}
+
 // Transparency is kept by DecodeTransparent (posters, logos) and flattened
 // onto white by Decode (photos, backgrounds).
 func TestDecodeTransparent(t *testing.T) {
