@@ -483,14 +483,7 @@ func clipRoofPeaks(keep []bool, w int, box image.Rectangle) image.Rectangle {
 		}
 		cut(i, t, min(roof[i], band))
 	}
-	// The box's top may have come down.
-	for y := box.Min.Y; y < box.Max.Y; y++ {
-		if slices.Contains(keep[y*w+x0:y*w+x0+n], true) {
-			box.Min.Y = y
-			break
-		}
-	}
-	return box
+	return keptBox(keep, w, box)
 }
 
 // stripThin and stripLong bound what clipBorderStrips cuts: columns at
@@ -558,14 +551,26 @@ func clipBorderStrips(keep []bool, w int, box image.Rectangle) image.Rectangle {
 			box.Max.X = x
 		}
 	}
-	// The box's bottom may have come up.
-	for y := box.Max.Y - 1; y >= box.Min.Y; y-- {
-		if slices.Contains(keep[y*w+box.Min.X:y*w+box.Max.X], true) {
-			box.Max.Y = y + 1
-			break
+	return keptBox(keep, w, box)
+}
+
+// keptBox returns the box of keep's set pixels within r, for a rule that
+// cut some of them to return what is left.
+func keptBox(keep []bool, w int, r image.Rectangle) image.Rectangle {
+	var out image.Rectangle
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		row := keep[y*w+r.Min.X : y*w+r.Max.X]
+		x0 := slices.Index(row, true)
+		if x0 < 0 {
+			continue
 		}
+		x1 := len(row)
+		for !row[x1-1] {
+			x1--
+		}
+		out = out.Union(image.Rect(r.Min.X+x0, y, r.Min.X+x1, y+1))
 	}
-	return box
+	return out
 }
 
 // lowGapLong, lowGapSure and lowGapWide bound the gaps closeLowGaps

@@ -69,20 +69,12 @@ func clipSideLobes(keep []bool, sal plane, w, h, r int, box image.Rectangle) ima
 	if !any {
 		return box
 	}
-	var out image.Rectangle
 	for i, l := range labels {
 		if l >= 0 && cut[l] {
 			keep[i] = false
 		}
 	}
-	for y := box.Min.Y; y < box.Max.Y; y++ {
-		for x := box.Min.X; x < box.Max.X; x++ {
-			if keep[y*w+x] {
-				out = out.Union(image.Rect(x, y, x+1, y+1))
-			}
-		}
-	}
-	return out
+	return keptBox(keep, w, box)
 }
 
 // footLobeBand and footLobeMargin bound what clipFootLobes cuts.
@@ -108,19 +100,12 @@ func clipFootLobes(keep []bool, w int, box image.Rectangle) image.Rectangle {
 		return box
 	}
 	foot := box.Max.Y - int(footLobeBand*float64(box.Dy()))
-	x0, x1 := box.Max.X, box.Min.X-1
-	for y := box.Min.Y; y < foot; y++ {
-		for x := box.Min.X; x < box.Max.X; x++ {
-			if keep[y*w+x] {
-				x0, x1 = min(x0, x), max(x1, x)
-			}
-		}
-	}
-	if x1 < x0 {
+	above := keptBox(keep, w, image.Rect(box.Min.X, box.Min.Y, box.Max.X, foot))
+	if above.Empty() {
 		return box
 	}
 	margin := int(math.Ceil(footLobeMargin * float64(box.Dx())))
-	left, right := x0-margin, x1+margin
+	left, right := above.Min.X-margin, above.Max.X-1+margin
 	if box.Min.X == 0 {
 		left = 0
 	}
@@ -130,17 +115,12 @@ func clipFootLobes(keep []bool, w int, box image.Rectangle) image.Rectangle {
 	if left <= box.Min.X && right >= box.Max.X-1 {
 		return box
 	}
-	var out image.Rectangle
-	for y := box.Min.Y; y < box.Max.Y; y++ {
+	for y := foot; y < box.Max.Y; y++ {
 		for x := box.Min.X; x < box.Max.X; x++ {
-			i := y*w + x
-			if keep[i] && y >= foot && (x < left || x > right) {
-				keep[i] = false
-			}
-			if keep[i] {
-				out = out.Union(image.Rect(x, y, x+1, y+1))
+			if x < left || x > right {
+				keep[y*w+x] = false
 			}
 		}
 	}
-	return out
+	return keptBox(keep, w, box)
 }
