@@ -72,6 +72,8 @@ func main() {
 	scoreModel := fs.String("score", "", "only score this model file on the photos (no training), e.g. glass_probe.json on the dev set")
 	foldModels := fs.String("fold-models", "", "keep the cross-validation's fold models in this folder (outside the repository): written after training, read instead of training when all are there (tuning the pane decisions on the same models)")
 	only := fs.String("only", "", "with --folds, score only the photos whose names start with these (comma-separated); the folds are still those of all the photos (tuning)")
+	seed := fs.Uint64("seed", 0, "override the deep model's first seed (tuning)")
+	members := fs.Int("members", 0, "override how many networks, from seeds seed, seed+1, ..., the deep model averages (tuning)")
 	augment := fs.Bool("augment", false, "train on a relit, mirrored copy of each photo too, segmented into -mask-cache (with -prepare too)")
 	cmd := cliflag.Command{Name: "glasstrain", Synopsis: synopsis}
 	if err := cmd.Parse(fs, os.Args[1:], os.Stdout); err != nil {
@@ -99,6 +101,7 @@ func main() {
 		handList = append(handList, v)
 	}
 	glasstrain.TuneProbe(float32(*neverWeight), *neverDensity, float32(*nearReach), handList)
+	glasstrain.TuneMembers(*seed, *members)
 	glasstrain.ShiftProbePrior(*neverPrior)
 	glasstrain.TuneRoof(float32(*roofWeight), *roofMargin)
 	if *snap >= 0 {
