@@ -62,7 +62,7 @@ var probeTraining = struct {
 	// different seeds and averaged (see mergeMembers).
 	Members int
 }{Hidden: 16, Epochs: 6, Batch: 256, Rate: 2e-3, L2: 1e-4, Sample: 40, RestWeight: 0.15, NeverWeight: 1, NeverDensity: 1, RoofMargin: 2,
-	Seed: 27, Members: 1}
+	Seed: 27, Members: 4}
 
 // TuneMembers sets Seed and Members where they are not 0 (tuning).
 func TuneMembers(seed uint64, members int) {

@@ -30,7 +30,9 @@ import (
 var glassPosFeatures = []int{0, 1, 2, 7, 9, 11, 23}
 
 // probeModel is a network with one hidden layer of ReLU units over
-// standardised inputs, giving the log-odds of glass.
+// standardised inputs, giving the log-odds of glass. glass_probe.json is
+// four such networks trained from different seeds, merged into one: their
+// hidden units side by side, the mean of their outputs.
 type probeModel struct {
 	// Layers names the activations it reads, with their channel counts,
 	// so a model trained on other outputs is not applied to these.
