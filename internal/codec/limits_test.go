@@ -204,6 +204,10 @@ func TestDecodeRefusesPNGDataTooShortForItsPixels(t *testing.T) {
 	if d := codectest.CPUTime() - start; d > 100*time.Millisecond {
 		t.Errorf("refused ten times in %v of CPU; the structure alone decides", d)
 	}
+	// With no limits at all, the largest header PNG allows (2^62 pixels of
+	// 64 bits) is still judged by its data.
+	_, err := Decode(ctx, codectest.PNGHeader(1<<31-1, 1<<31-1, 16, 6), Limits{})
+	wantCode(t, "2^62 pixels, no limits", err, showroom.EInvalidImage)
 	blankBits := image.NewPaletted(image.Rect(0, 0, 6000, 4000), color.Palette{color.White, color.Black})
 	blankRGB := image.NewNRGBA(image.Rect(0, 0, 3000, 2000))
 	for i := range blankRGB.Pix {

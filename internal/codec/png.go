@@ -1,6 +1,9 @@
 package codec
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // withoutPNGText returns the PNG in data without its text chunks (tEXt,
 // zTXt, iTXt), or data itself when it has none. Showroom uses no text of
@@ -83,8 +86,10 @@ func pngDataCutShort(data []byte) (have, need int64, short, ok bool) {
 	w, h := int64(binary.BigEndian.Uint32(data[16:])), int64(binary.BigEndian.Uint32(data[20:]))
 	depth, channels := int64(data[24]), int64(map[byte]int{0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[data[25]])
 	// The pixels alone, without a row's filter byte or an interlaced
-	// pass's padding: the least any PNG of this header inflates to.
-	need = w * h * channels * depth / 8
+	// pass's padding: the least any PNG of this header inflates to. In
+	// floating point: with no pixel limit a header may claim 2^62 pixels.
+	bytes := float64(w) * float64(h) * float64(channels*depth) / 8
+	need = int64(min(bytes, math.MaxInt64))
 	for i := len(pngSignature); i+8 <= len(data); {
 		n := int64(binary.BigEndian.Uint32(data[i:]))
 		typ := string(data[i+4 : i+8])
@@ -96,5 +101,5 @@ func pngDataCutShort(data []byte) (have, need int64, short, ok bool) {
 		}
 		i += 12 + int(n)
 	}
-	return have, need, have*deflateMaxRatio < need, true
+	return have, need, float64(have)*deflateMaxRatio < bytes, true
 }
