@@ -187,9 +187,13 @@ func scoreGlass(ex Example, m *pipeline.ProbeModel) Result {
 // and merges them into one model (mergeMembers).
 func trainProbe(rows []probeRows, channels []int) pipeline.ProbeModel {
 	p := probeTraining
+	set := newProbeSet(rows)
+	if len(set.y) == 0 {
+		return pipeline.ProbeModel{}
+	}
 	members := make([]pipeline.ProbeModel, max(p.Members, 1))
 	for k := range members {
-		members[k] = trainMember(rows, channels, p.Seed+uint64(k))
+		members[k] = trainMember(set, channels, p.Seed+uint64(k))
 	}
 	m := mergeMembers(members)
 	if p.PriorShift {
@@ -226,21 +230,27 @@ func mergeMembers(members []pipeline.ProbeModel) pipeline.ProbeModel {
 	return m
 }
 
-// trainMember fits a probeModel with logistic loss on rows of n inputs by
-// Adam over shuffled mini-batches, from seed (reproducible).
-func trainMember(rows []probeRows, channels []int, seed uint64) pipeline.ProbeModel {
-	p := probeTraining
+// probeSet is the training rows of every photo as one matrix, standardised
+// once for all the members: xs holds n inputs a row, each less its mean
+// and divided by its deviation, y the labels and w the weights.
+type probeSet struct {
+	xs, y, w  []float32
+	mean, std []float32
+	n         int
+}
+
+// newProbeSet gathers and standardises rows.
+func newProbeSet(rows []probeRows) probeSet {
 	var x, y, w []float32
 	for _, r := range rows {
 		x, y, w = append(x, r.x...), append(y, r.y...), append(w, r.w...)
 	}
 	N := len(y)
 	if N == 0 {
-		return pipeline.ProbeModel{}
+		return probeSet{}
 	}
 	n := len(x) / N
-	m := pipeline.ProbeModel{Channels: channels, Hand: p.Hand, Hidden: p.Hidden, Mean: make([]float32, n), Std: make([]float32, n),
-		W1: make([]float32, p.Hidden*n), B1: make([]float32, p.Hidden), W2: make([]float32, p.Hidden)}
+	set := probeSet{y: y, w: w, n: n, mean: make([]float32, n), std: make([]float32, n)}
 	for i := range n {
 		var s, q float64
 		for r := range N {
@@ -249,15 +259,25 @@ func trainMember(rows []probeRows, channels []int, seed uint64) pipeline.ProbeMo
 			q += v * v
 		}
 		mean := s / float64(N)
-		m.Mean[i] = float32(mean)
-		m.Std[i] = float32(math.Sqrt(math.Max(q/float64(N)-mean*mean, 0)) + 1e-3)
+		set.mean[i] = float32(mean)
+		set.std[i] = float32(math.Sqrt(math.Max(q/float64(N)-mean*mean, 0)) + 1e-3)
 	}
-	xs := make([]float32, len(x))
 	for r := range N {
 		for i := range n {
-			xs[r*n+i] = (x[r*n+i] - m.Mean[i]) / m.Std[i]
+			x[r*n+i] = (x[r*n+i] - set.mean[i]) / set.std[i]
 		}
 	}
+	set.xs = x
+	return set
+}
+
+// trainMember fits a probeModel to set with logistic loss by Adam over
+// shuffled mini-batches, from seed (reproducible).
+func trainMember(set probeSet, channels []int, seed uint64) pipeline.ProbeModel {
+	p := probeTraining
+	xs, y, w, n, N := set.xs, set.y, set.w, set.n, len(set.y)
+	m := pipeline.ProbeModel{Channels: channels, Hand: p.Hand, Hidden: p.Hidden, Mean: set.mean, Std: set.std,
+		W1: make([]float32, p.Hidden*n), B1: make([]float32, p.Hidden), W2: make([]float32, p.Hidden)}
 	rng := rand.New(rand.NewPCG(seed, 1))
 	for i := range m.W1 {
 		m.W1[i] = float32(rng.NormFloat64() * math.Sqrt(2/float64(n)))

@@ -51,7 +51,7 @@ func TestTrainProbeAveragesItsMembers(t *testing.T) {
 	}
 	var members []pipeline.ProbeModel
 	for k := range 3 {
-		members = append(members, trainMember([]probeRows{rows}, []int{n}, 40+uint64(k)))
+		members = append(members, trainMember(newProbeSet([]probeRows{rows}), []int{n}, 40+uint64(k)))
 	}
 	if a, b := logOdds(members[0], rows.x[:n]), logOdds(members[1], rows.x[:n]); math.Abs(a-b) < 1e-6 {
 		t.Errorf("seeds 40 and 41 trained the same network (%v)", a)
