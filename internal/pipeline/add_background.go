@@ -89,20 +89,15 @@ func (a addBackground) cutShape(s *Scene, ow, oh float64) (float64, float64) {
 	}
 	cut := cutEdges(s.Matte, s.Box)
 	st := s.stance()
-	margin := func(m float64, isCut bool) float64 {
-		if isCut {
-			return 0
-		}
-		return m
-	}
+	m := a.uncut(cut)
 	switch {
 	case cut.left && cut.right && st.height() > 0:
-		sc := (1 - margin(a.top, cut.top) - margin(a.bottom, cut.bottom)) * oh / st.height()
+		sc := (1 - m.top - m.bottom) * oh / st.height()
 		if w := math.Max(math.Round(sc*st.width()), 1); w < ow {
 			return w, oh
 		}
 	case cut.top && cut.bottom && st.width() > 0:
-		sc := (1 - margin(a.left, cut.left) - margin(a.right, cut.right)) * ow / st.width()
+		sc := (1 - m.left - m.right) * ow / st.width()
 		if h := math.Max(math.Round(sc*st.height()), 1); h < oh {
 			return ow, h
 		}
@@ -128,6 +123,20 @@ func notSmallerThan(w, h float64, photo image.Point, limit int64) (float64, floa
 	return w, h
 }
 
+// uncut returns a without its margins on the sides where the photo cuts
+// the car (cut): there the car runs to the canvas's edge (frameCut).
+func (a addBackground) uncut(cut edges) addBackground {
+	for _, c := range []struct {
+		on     bool
+		margin *float64
+	}{{cut.left, &a.left}, {cut.top, &a.top}, {cut.right, &a.right}, {cut.bottom, &a.bottom}} {
+		if c.on {
+			*c.margin = 0
+		}
+	}
+	return a
+}
+
 // layout sets the canvas to ow×oh, the background covering it and the car
 // on its floor.
 func (a addBackground) layout(s *Scene, img *image.NRGBA, ow, oh float64) {
@@ -145,17 +154,8 @@ func (a addBackground) layout(s *Scene, img *image.NRGBA, ow, oh float64) {
 		return
 	}
 	st := s.stance()
-	// Where the photo cuts the car, it runs to the canvas's edge: no
-	// margin there (frameCut).
 	cut := cutEdges(s.Matte, s.Box)
-	for _, c := range []struct {
-		on     bool
-		margin *float64
-	}{{cut.left, &a.left}, {cut.top, &a.top}, {cut.right, &a.right}, {cut.bottom, &a.bottom}} {
-		if c.on {
-			*c.margin = 0
-		}
-	}
+	a = a.uncut(cut)
 	availW := (1 - a.left - a.right) * ow
 	// zoom enlarges the background k times about its bottom edge, which
 	// raises its wall–floor line.
